@@ -1,0 +1,14 @@
+export type Permission = "launch" | "kubeconfig";
+
+/** Who may do what. Deny by default; `*` grants everyone. */
+export interface AccessPolicy {
+  allows(userId: string, permission: Permission): Promise<boolean>;
+  /** for refusals: who grants it, e.g. "ask an admin to add you to ALLOW_KUBECONFIG" */
+  grantHint(permission: Permission): string;
+}
+
+/** The console user may do everything. */
+export const allowAll: AccessPolicy = {
+  allows: async () => true,
+  grantHint: () => "",
+};

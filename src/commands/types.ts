@@ -1,0 +1,67 @@
+import type { KnownBlock } from "@slack/types";
+import type { AccessPolicy } from "../access/types.ts";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { PaletteApi } from "../palette/api.ts";
+import type { AuditLog } from "../store/audit.ts";
+import type { Db } from "../store/db.ts";
+
+/**
+ * The contract between the edges (Slack, console) and the commands. A handler gets everything
+ * it needs passed in and returns a Reply: plain data, no Slack and no HTTP.
+ */
+
+export interface Requester {
+  userId: string;
+  /** the channel the command was typed in (console: "console") */
+  channelId: string;
+  teamId?: string;
+}
+
+export interface CommandDeps {
+  palette: PaletteApi;
+  db: Db;
+  audit: AuditLog;
+  policy: AccessPolicy;
+  clock: Clock;
+  logger: Logger;
+  /** PALETTE_PROJECTS: watched projects and the default scope; empty = tenant */
+  projects: string[];
+  /** PALETTE_CONSOLE_URL, ends with "/" */
+  consoleUrl: string;
+}
+
+export interface CommandContext extends CommandDeps {
+  requester: Requester;
+}
+
+export type Visibility = "ephemeral" | "in_channel";
+
+/** A message to show where the command was typed. */
+export interface MessageReply {
+  kind: "message";
+  /** plain-text fallback for notifications and screen readers */
+  text: string;
+  blocks: KnownBlock[];
+  visibility: Visibility;
+}
+
+/** A kubeconfig for the requester's DMs only; `notice` is what the channel shows them. */
+export interface FileReply {
+  kind: "file";
+  fileName: string;
+  title: string;
+  content: Buffer;
+  notice: MessageReply;
+}
+
+/** Ask the edge to open a modal (launch). */
+export interface ModalReply {
+  kind: "modal";
+  modal: "launch";
+}
+
+export type Reply = MessageReply | FileReply | ModalReply;
+
+/** Action IDs of buttons that run commands again; the button's `value` is the command text. */
+export const RUN_COMMAND_ACTION = "palette_run";

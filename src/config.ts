@@ -1,0 +1,192 @@
+import { z } from "zod";
+import { Secret } from "./secret.ts";
+
+/**
+ * Every environment variable of the design's table (design §3), parsed once at start-up.
+ * A wrong or missing value stops the bot with one line naming the variable and what it wants.
+ */
+
+const optionalSecret = z
+  .string()
+  .optional()
+  .transform((value) => (value ? new Secret(value) : undefined));
+
+const csv = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? "")
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
+
+const url = (what: string) =>
+  z
+    .string()
+    .url({ message: `wants an absolute URL (${what})` })
+    .transform((value) => (value.endsWith("/") ? value : `${value}/`));
+
+const cronExpression = z.string().refine((value) => /^\s*\S+(\s+\S+){4,5}\s*$/.test(value), {
+  message: "wants a node-cron expression of 5 or 6 fields, e.g. */30 * * * * *",
+});
+
+const slackIdList = csv.refine(
+  (ids) => ids.every((id) => id === "*" || /^[UWS][A-Z0-9]{2,}$/.test(id)),
+  {
+    message:
+      "wants comma-separated Slack user IDs (U…/W…) or user-group IDs (S…), or * for everyone",
+  },
+);
+
+const rawEnvSchema = z.object({
+  SLACK_BOT_TOKEN: optionalSecret,
+  SLACK_SIGNING_SECRET: optionalSecret,
+  SLACK_APP_TOKEN: optionalSecret,
+  SLACK_API_URL: url("the Slack Web API base").default("https://slack.com/api/"),
+  PORT: z.coerce
+    .number({ message: "wants a TCP port number" })
+    .int()
+    .min(0, "wants a TCP port number from 0 to 65535")
+    .max(65535, "wants a TCP port number from 0 to 65535")
+    .default(3000),
+  PALETTE_API_URL: url("the Palette API base").default("https://api.spectrocloud.com"),
+  PALETTE_API_KEY: optionalSecret,
+  PALETTE_EMAIL: z.string().optional(),
+  PALETTE_ORG: z.string().optional(),
+  PALETTE_PASSWORD: optionalSecret,
+  PALETTE_PROJECTS: csv,
+  PALETTE_CONSOLE_URL: url("the Palette console base").default("https://console.spectrocloud.com"),
+  POLL_SCHEDULE: cronExpression.default("*/30 * * * * *"),
+  TOKEN_REFRESH_SCHEDULE: cronExpression.default("*/10 * * * *"),
+  STATE_DB: z.string().min(1).default("./data/palette-chatops.sqlite"),
+  ALLOW_LAUNCH: slackIdList,
+  ALLOW_KUBECONFIG: slackIdList,
+  LOG_LEVEL: z
+    .enum(["debug", "info", "warn", "error"], { message: "wants one of debug, info, warn, error" })
+    .default("info"),
+});
+
+export type PaletteCredentials =
+  | { kind: "apiKey"; apiKey: Secret }
+  | { kind: "serviceAccount"; email: string; org: string; password: Secret };
+
+export interface SlackConfig {
+  botToken: Secret;
+  signingSecret?: Secret;
+  appToken?: Secret;
+  apiUrl: string;
+  mode: "socket" | "http";
+}
+
+export interface Config {
+  slack?: SlackConfig;
+  port: number;
+  palette: {
+    apiUrl: string;
+    credentials: PaletteCredentials;
+    projects: string[];
+    consoleUrl: string;
+  };
+  pollSchedule: string;
+  tokenRefreshSchedule: string;
+  stateDb: string;
+  allowLaunch: string[];
+  allowKubeconfig: string[];
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+/** Thrown for a bad environment; its message is the one line an operator reads. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    wants: string,
+  ) {
+    super(`${variable}: ${wants}`);
+    this.name = "ConfigError";
+  }
+}
+
+export interface LoadOptions {
+  /** `start` needs Slack credentials; `console`/`demo` do not. */
+  requireSlack: boolean;
+}
+
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  options: LoadOptions = { requireSlack: true },
+): Config {
+  // An empty variable means "not set": operators often template env files with blanks.
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""),
+  );
+  const parsed = rawEnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(String(issue.path[0] ?? "environment"), issue.message);
+  }
+  const raw = parsed.data;
+
+  const credentials = paletteCredentials(raw);
+  let slack: SlackConfig | undefined;
+  if (raw.SLACK_BOT_TOKEN) {
+    if (!raw.SLACK_APP_TOKEN && !raw.SLACK_SIGNING_SECRET) {
+      throw new ConfigError(
+        "SLACK_SIGNING_SECRET",
+        "required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)",
+      );
+    }
+    slack = {
+      botToken: raw.SLACK_BOT_TOKEN,
+      signingSecret: raw.SLACK_SIGNING_SECRET,
+      appToken: raw.SLACK_APP_TOKEN,
+      apiUrl: raw.SLACK_API_URL,
+      mode: raw.SLACK_APP_TOKEN ? "socket" : "http",
+    };
+  } else if (options.requireSlack) {
+    throw new ConfigError("SLACK_BOT_TOKEN", "required: the bot token (xoxb-…) of your Slack app");
+  }
+
+  return {
+    slack,
+    port: raw.PORT,
+    palette: {
+      apiUrl: raw.PALETTE_API_URL,
+      credentials,
+      projects: raw.PALETTE_PROJECTS,
+      consoleUrl: raw.PALETTE_CONSOLE_URL,
+    },
+    pollSchedule: raw.POLL_SCHEDULE,
+    tokenRefreshSchedule: raw.TOKEN_REFRESH_SCHEDULE,
+    stateDb: raw.STATE_DB,
+    allowLaunch: raw.ALLOW_LAUNCH,
+    allowKubeconfig: raw.ALLOW_KUBECONFIG,
+    logLevel: raw.LOG_LEVEL,
+  };
+}
+
+function paletteCredentials(raw: z.infer<typeof rawEnvSchema>): PaletteCredentials {
+  if (raw.PALETTE_API_KEY) return { kind: "apiKey", apiKey: raw.PALETTE_API_KEY };
+  const account = [raw.PALETTE_EMAIL, raw.PALETTE_ORG, raw.PALETTE_PASSWORD];
+  if (account.every((value) => value !== undefined)) {
+    return {
+      kind: "serviceAccount",
+      email: raw.PALETTE_EMAIL!,
+      org: raw.PALETTE_ORG!,
+      password: raw.PALETTE_PASSWORD!,
+    };
+  }
+  if (account.some((value) => value !== undefined)) {
+    const missing = ["PALETTE_EMAIL", "PALETTE_ORG", "PALETTE_PASSWORD"].find(
+      (_, index) => account[index] === undefined,
+    )!;
+    throw new ConfigError(missing, "required with the other service-account variables");
+  }
+  throw new ConfigError(
+    "PALETTE_API_KEY",
+    "one Palette credential is required: PALETTE_API_KEY, or PALETTE_EMAIL + PALETTE_ORG + PALETTE_PASSWORD",
+  );
+}
+
+/** The variables, their meaning and default, for the README table (kept in step by a test). */
+export const CONFIG_VARIABLES = Object.keys(rawEnvSchema.shape);

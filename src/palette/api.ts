@@ -1,0 +1,84 @@
+import type { CloudAccountKind, Provider } from "./providers-list.ts";
+import type {
+  AlertComponent,
+  CloudAccount,
+  CloudConfig,
+  Cluster,
+  ClusterGroup,
+  ClusterOverview,
+  ClusterProfileMeta,
+  ClusterSummary,
+  EdgeHost,
+  Machine,
+  PaletteEvent,
+  ProjectSummary,
+  Workloads,
+} from "./schemas.ts";
+
+/**
+ * The Palette API as the rest of the bot sees it. Only `src/palette/` implements it over HTTP;
+ * commands, views and the poller get it injected, so tests can use the simulator or a fake.
+ *
+ * `projectUid` undefined means tenant scope. Every method throws `PaletteError` or
+ * `PaletteSchemaError` (src/palette/errors.ts) and nothing else.
+ */
+export interface Scope {
+  projectUid?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** opaque `listmeta.continue` token; undefined when this is the last page */
+  continue?: string;
+  /** `listmeta.count`, the total when Palette reports it */
+  total?: number;
+}
+
+export interface ClusterSearch extends Scope {
+  /** tags as typed by users: `dev` (a plain tag) or `team:core` (key:value); empty = every cluster */
+  tags?: string[];
+  /** at most 50 (Palette's maximum) */
+  limit?: number;
+  continue?: string;
+}
+
+export interface PaletteApi {
+  /** POST /v1/dashboard/spectroclusters/search: one page */
+  searchClusters(query: ClusterSearch): Promise<Page<ClusterSummary>>;
+  /** the same, following `listmeta.continue` until it is empty (pages of 50) */
+  searchAllClusters(
+    query: Omit<ClusterSearch, "continue" | "limit">,
+  ): AsyncIterable<ClusterSummary>;
+  /** GET /v1/spectroclusters/{uid} */
+  getCluster(uid: string, scope: Scope): Promise<Cluster>;
+  /** GET /v1/dashboard/spectroclusters/{uid}/overview: health, Kubernetes version */
+  getClusterOverview(uid: string, scope: Scope): Promise<ClusterOverview>;
+  /** GET /v1/spectroclusters/{uid}/status */
+  getClusterState(uid: string, scope: Scope): Promise<string | undefined>;
+  /** GET /v1/cloudconfigs/{kind}/{uid} */
+  getCloudConfig(kind: string, configUid: string, scope: Scope): Promise<CloudConfig>;
+  /** GET /v1/cloudconfigs/{kind}/{uid}/machinePools/{pool}/machines, every page */
+  listMachines(kind: string, configUid: string, pool: string, scope: Scope): Promise<Machine[]>;
+  /** POST /v1/dashboard/spectroclusters/{uid}/workloads with filter.namespaces */
+  getWorkloads(uid: string, namespaces: string[], scope: Scope): Promise<Workloads>;
+  /** GET /v1/spectroclusters/{uid}/assets/kubeconfig as bytes (base64 bodies decoded) */
+  getKubeconfig(uid: string, scope: Scope): Promise<Buffer>;
+  /** GET /v1/projects/alerts: the alert kinds the project supports */
+  listAlertComponents(scope: Scope): Promise<AlertComponent[]>;
+  /** GET /v1/events/components/spectrocluster/{uid}: newest first, at most `limit` */
+  listClusterEvents(uid: string, scope: Scope, limit?: number): Promise<PaletteEvent[]>;
+  /** GET /v1/cloudaccounts/{kind}, every page */
+  listCloudAccounts(kind: CloudAccountKind, scope: Scope): Promise<CloudAccount[]>;
+  /** GET /v1/dashboard/clusterprofiles/metadata */
+  listClusterProfiles(scope: Scope): Promise<ClusterProfileMeta[]>;
+  /** GET /v1/clustergroups/hostCluster */
+  listClusterGroups(scope: Scope): Promise<ClusterGroup[]>;
+  /** POST /v1/dashboard/edgehosts/search, every page */
+  listEdgeHosts(scope: Scope): Promise<EdgeHost[]>;
+  /** POST /v1/dashboard/projects, every page */
+  listProjects(): Promise<ProjectSummary[]>;
+  /** POST /v1/spectroclusters/{provider}?ProjectUid=… → the new cluster's uid */
+  createCluster(provider: Provider, body: unknown, scope: Scope): Promise<string>;
+  /** DELETE /v1/spectroclusters/{uid} */
+  deleteCluster(uid: string, scope: Scope): Promise<void>;
+}

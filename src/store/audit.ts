@@ -1,0 +1,41 @@
+import type { Clock } from "../clock.ts";
+import type { Db } from "./db.ts";
+
+export type AuditAction = "kubeconfig" | "launch";
+export type AuditOutcome = "granted" | "denied" | "failed" | "created" | "rejected";
+
+export interface AuditRecord {
+  at: string;
+  userId: string;
+  action: AuditAction;
+  /** what was acted on: cluster name/uid, or provider/name for a launch */
+  target: string;
+  outcome: AuditOutcome;
+  /** JSON with secrets already removed */
+  detail?: string;
+}
+
+export class AuditLog {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  record(entry: Omit<AuditRecord, "at">): AuditRecord {
+    const record: AuditRecord = { at: new Date(this.clock.now()).toISOString(), ...entry };
+    this.db
+      .prepare(
+        "INSERT INTO audit (at, user_id, action, target, outcome, detail) VALUES (@at, @userId, @action, @target, @outcome, @detail)",
+      )
+      .run({ ...record, detail: record.detail ?? null });
+    return record;
+  }
+
+  recent(limit = 50): AuditRecord[] {
+    return this.db
+      .prepare(
+        "SELECT at, user_id AS userId, action, target, outcome, detail FROM audit ORDER BY id DESC LIMIT ?",
+      )
+      .all(limit) as AuditRecord[];
+  }
+}

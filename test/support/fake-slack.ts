@@ -1,0 +1,215 @@
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A fake Slack Web API on 127.0.0.1: the bot reaches it through `SLACK_API_URL`
+ * (`${fake.apiUrl}`), and `response_url`s in test payloads point at `${fake.url}/response/<id>`.
+ * It records every call so tests assert what the bot sent, and answers like Slack does
+ * (HTTP 200 with `ok: false` for API errors, 429 with `Retry-After` for rate limits).
+ */
+
+export interface RecordedCall {
+  method: string;
+  /** form fields or JSON body; nested JSON fields (blocks, view…) are parsed */
+  body: Record<string, unknown>;
+  headers: IncomingMessage["headers"];
+  at: number;
+}
+
+export type FakeAnswer =
+  | { status?: number; headers?: Record<string, string>; body: unknown }
+  | undefined;
+
+/** Return undefined to fall through to the default answer. */
+export type FakeHandler = (call: RecordedCall) => FakeAnswer | Promise<FakeAnswer>;
+
+export interface FakeSlack {
+  url: string;
+  apiUrl: string;
+  calls: RecordedCall[];
+  /** calls to one Web API method (e.g. `chat.postMessage`), or `response_url` posts as `response` */
+  callsTo(method: string): RecordedCall[];
+  /** bytes uploaded to the `upload_url`s handed out by files.getUploadURLExternal */
+  uploads: Map<string, Buffer>;
+  on(method: string, handler: FakeHandler): void;
+  /** resolves when `count` calls to `method` have been recorded */
+  waitFor(method: string, count?: number, timeoutMs?: number): Promise<RecordedCall[]>;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const JSON_FIELDS = ["blocks", "attachments", "view", "file_uploads", "files", "metadata"];
+
+function parseBody(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (!raw) return {};
+  if (contentType?.includes("application/json")) {
+    try {
+      return JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      return { _raw: raw };
+    }
+  }
+  const fields: Record<string, unknown> = Object.fromEntries(new URLSearchParams(raw));
+  for (const key of JSON_FIELDS) {
+    const value = fields[key];
+    if (typeof value === "string") {
+      try {
+        fields[key] = JSON.parse(value);
+      } catch {
+        // leave as sent
+      }
+    }
+  }
+  return fields;
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const calls: RecordedCall[] = [];
+  const uploads = new Map<string, Buffer>();
+  const handlers = new Map<string, FakeHandler[]>();
+  const waiters: Array<() => void> = [];
+  let sequence = 0;
+  let url = "";
+
+  const defaults = (call: RecordedCall): unknown => {
+    const body = call.body;
+    const ts = () => `${1_700_000_000 + ++sequence}.${String(sequence).padStart(6, "0")}`;
+    switch (call.method) {
+      case "auth.test":
+        return {
+          ok: true,
+          url: "https://test.slack.com/",
+          team: "Test",
+          user: "palette",
+          team_id: "T111",
+          user_id: "UBOT",
+          bot_id: "BBOT",
+        };
+      case "chat.postMessage":
+        return { ok: true, channel: body.channel, ts: ts(), message: { text: body.text } };
+      case "chat.update":
+        return { ok: true, channel: body.channel, ts: body.ts, text: body.text };
+      case "chat.postEphemeral":
+        return { ok: true, message_ts: ts() };
+      case "conversations.open":
+        return {
+          ok: true,
+          channel: { id: `D${String(body.users ?? "X").replace(/[^A-Z0-9]/g, "")}` },
+        };
+      case "conversations.info":
+        return { ok: true, channel: { id: body.channel, is_member: true } };
+      case "files.getUploadURLExternal": {
+        const id = `F${++sequence}`;
+        return { ok: true, upload_url: `${url}/upload/${id}`, file_id: id };
+      }
+      case "files.completeUploadExternal":
+        return {
+          ok: true,
+          files:
+            (body.files as Array<{ id: string; title?: string }> | undefined)?.map((f) => ({
+              id: f.id,
+              title: f.title,
+            })) ?? [],
+        };
+      case "views.open":
+      case "views.update":
+      case "views.push":
+        return {
+          ok: true,
+          view: { id: `V${++sequence}`, hash: `h${sequence}`, ...(body.view as object) },
+        };
+      case "usergroups.users.list":
+        return { ok: true, users: [] };
+      case "response":
+        return { ok: true };
+      default:
+        return { ok: true };
+    }
+  };
+
+  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
+    const path = (req.url ?? "/").split("?")[0]!;
+
+    if (path.startsWith("/upload/")) {
+      uploads.set(path.slice("/upload/".length), raw);
+      res.writeHead(200, { "content-type": "text/plain" }).end("OK - uploaded");
+      return;
+    }
+
+    let method: string;
+    if (path.startsWith("/api/")) method = path.slice("/api/".length);
+    else if (path.startsWith("/response/")) method = "response";
+    else {
+      res.writeHead(404).end();
+      return;
+    }
+
+    const call: RecordedCall = {
+      method,
+      body: parseBody(raw.toString("utf8"), req.headers["content-type"]),
+      headers: req.headers,
+      at: Date.now(),
+    };
+    if (method === "response") call.body._responseId = path.slice("/response/".length);
+    calls.push(call);
+
+    let answer: FakeAnswer;
+    for (const handler of handlers.get(method) ?? []) {
+      answer = await handler(call);
+      if (answer) break;
+    }
+    answer ??= { body: defaults(call) };
+    res.writeHead(answer.status ?? 200, { "content-type": "application/json", ...answer.headers });
+    res.end(JSON.stringify(answer.body));
+    for (const wake of waiters.splice(0)) wake();
+  });
+
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const callsTo = (method: string) => calls.filter((call) => call.method === method);
+
+  return {
+    url,
+    apiUrl: `${url}/api/`,
+    calls,
+    callsTo,
+    uploads,
+    on(method, handler) {
+      handlers.set(method, [...(handlers.get(method) ?? []), handler]);
+    },
+    async waitFor(method, count = 1, timeoutMs = 5_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (callsTo(method).length < count) {
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          throw new Error(
+            `fake Slack: waited ${timeoutMs} ms for ${count}× ${method}, saw ${callsTo(method).length}`,
+          );
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(left, 50));
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      return callsTo(method);
+    },
+    reset() {
+      calls.length = 0;
+      uploads.clear();
+      handlers.clear();
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
