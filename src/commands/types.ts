@@ -65,3 +65,29 @@ export type Reply = MessageReply | FileReply | ModalReply;
 
 /** Action IDs of buttons that run commands again; the button's `value` is the command text. */
 export const RUN_COMMAND_ACTION = "palette_run";
+
+/** A parsed `/palette` text (src/commands/parse.ts produces it). */
+export interface ParsedCommand {
+  /** lower-cased first word; "help" when the text is empty */
+  verb: string;
+  /** words and quoted values after the verb, minus the key:value options and flags below */
+  args: string[];
+  /** `project:<uid>` */
+  project?: string;
+  /** every `tag:<t>` */
+  tags: string[];
+  /** `--share` and other `--flags`, without the dashes */
+  flags: Set<string>;
+  /** the original text, trimmed */
+  raw: string;
+}
+
+/** One verb of `/palette`. The dispatcher (src/commands/dispatch.ts) holds a table of these. */
+export interface VerbSpec {
+  name: string;
+  /** e.g. "clusters [tag…] [project:<uid>]" */
+  usage: string;
+  summary: string;
+  examples: string[];
+  run(command: ParsedCommand, ctx: CommandContext): Promise<Reply>;
+}

@@ -1,0 +1,107 @@
+import type { Clock } from "../clock.ts";
+
+/**
+ * The contract of the Palette simulator (src/simulator/server.ts exports
+ * `startSimulator(options): Promise<RunningSimulator>`). Tests, the demo and the benchmarks
+ * start it in-process on 127.0.0.1 with an ephemeral port.
+ */
+
+export interface SimulatorCredentials {
+  apiKey: string;
+  email: string;
+  org: string;
+  password: string;
+}
+
+export interface SimulatorOptions {
+  /** default 0 (ephemeral) */
+  port?: number;
+  /** default 127.0.0.1 */
+  host?: string;
+  /** clusters in the seeded fleet, spread over the projects and all 11 providers; default 40 */
+  clusters?: number;
+  /** projects; default 3 */
+  projects?: number;
+  /** PRNG seed: the same seed gives the same fleet; default 1 */
+  seed?: number;
+  /** injectable clock that drives lifecycles and token expiry; default the system clock */
+  clock?: Clock;
+  /** token life; default 15 minutes */
+  tokenTtlMs?: number;
+  /** default { apiKey: "sim-api-key", email: "bot@example.com", org: "demo", password: "sim-password" } */
+  credentials?: Partial<SimulatorCredentials>;
+  /** enforce the documented per-prefix rate limits (answer 429 past them); default false */
+  enforceRateLimits?: boolean;
+  /** how long a created cluster stays Pending and then Provisioning; defaults 5 s and 20 s */
+  lifecycle?: { pendingMs?: number; provisioningMs?: number; deletingMs?: number };
+  /** for the demo: every `animateEveryMs` a random cluster changes health or state; default off */
+  animateEveryMs?: number;
+}
+
+export type FaultKind = "status" | "latency" | "reset" | "malformed";
+
+export interface Fault {
+  /** applies to requests whose path starts with this, e.g. "/v1/dashboard" */
+  pathPrefix: string;
+  /** optional HTTP method filter */
+  method?: string;
+  kind: FaultKind;
+  /** for "status": the HTTP status to answer (429, 500, 503, 401…) */
+  status?: number;
+  /** for 429: the Retry-After header, seconds */
+  retryAfterSec?: number;
+  /** for "latency": added delay in ms (real time, not the injected clock) */
+  latencyMs?: number;
+  /** how many matching requests it affects; default unlimited until cleared */
+  times?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** path without the query */
+  path: string;
+  status: number;
+  /** which credential header the request used */
+  auth: "apiKey" | "token" | "none";
+}
+
+export interface FleetCluster {
+  uid: string;
+  name: string;
+  projectUid: string;
+  provider: string;
+  /** Pending | Provisioning | Running | Deleting | Deleted | Failed … */
+  state: string;
+  /** Healthy | UnHealthy | Unknown */
+  health: string;
+  labels: Record<string, string>;
+}
+
+export interface SimulatorControl {
+  /** project UIDs, in creation order */
+  projects(): string[];
+  clusters(projectUid?: string): FleetCluster[];
+  setState(clusterUid: string, state: string): void;
+  setHealth(clusterUid: string, health: string, reason?: string): void;
+  addEvent(clusterUid: string, event: { reason: string; message: string; severity?: string }): void;
+  /** add a cluster directly (not through the API) and return it */
+  addCluster(input: {
+    name: string;
+    projectUid: string;
+    provider: string;
+    labels?: Record<string, string>;
+  }): FleetCluster;
+  addFault(fault: Fault): void;
+  clearFaults(): void;
+  /** every request served, oldest first */
+  requests(): RecordedRequest[];
+  clearRequests(): void;
+}
+
+export interface RunningSimulator {
+  /** base URL without a trailing slash, e.g. http://127.0.0.1:40123 */
+  url: string;
+  credentials: SimulatorCredentials;
+  control: SimulatorControl;
+  close(): Promise<void>;
+}
