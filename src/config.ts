@@ -43,20 +43,20 @@ const rawEnvSchema = z.object({
   SLACK_BOT_TOKEN: optionalSecret,
   SLACK_SIGNING_SECRET: optionalSecret,
   SLACK_APP_TOKEN: optionalSecret,
-  SLACK_API_URL: url("the Slack Web API base").default("https://slack.com/api/"),
+  SLACK_API_URL: url("the Slack Web API base").prefault("https://slack.com/api/"),
   PORT: z.coerce
     .number({ message: "wants a TCP port number" })
     .int()
     .min(0, "wants a TCP port number from 0 to 65535")
     .max(65535, "wants a TCP port number from 0 to 65535")
     .default(3000),
-  PALETTE_API_URL: url("the Palette API base").default("https://api.spectrocloud.com"),
+  PALETTE_API_URL: url("the Palette API base").prefault("https://api.spectrocloud.com"),
   PALETTE_API_KEY: optionalSecret,
   PALETTE_EMAIL: z.string().optional(),
   PALETTE_ORG: z.string().optional(),
   PALETTE_PASSWORD: optionalSecret,
   PALETTE_PROJECTS: csv,
-  PALETTE_CONSOLE_URL: url("the Palette console base").default("https://console.spectrocloud.com"),
+  PALETTE_CONSOLE_URL: url("the Palette console base").prefault("https://console.spectrocloud.com"),
   POLL_SCHEDULE: cronExpression.default("*/30 * * * * *"),
   TOKEN_REFRESH_SCHEDULE: cronExpression.default("*/10 * * * *"),
   STATE_DB: z.string().min(1).default("./data/palette-chatops.sqlite"),

@@ -1,0 +1,101 @@
+import { inspect } from "node:util";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+const base = {
+  SLACK_BOT_TOKEN: "xoxb-test-bot-token",
+  SLACK_SIGNING_SECRET: "signing-secret-value",
+  PALETTE_API_KEY: "palette-api-key-value",
+};
+
+function errorOf(env: Record<string, string | undefined>, requireSlack = true): ConfigError {
+  try {
+    loadConfig(env, { requireSlack });
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  it("applies the design's defaults", () => {
+    const config = loadConfig(base);
+    expect(config.slack?.mode).toBe("http");
+    expect(config.slack?.apiUrl).toBe("https://slack.com/api/");
+    expect(config.port).toBe(3000);
+    expect(config.palette.apiUrl).toBe("https://api.spectrocloud.com/");
+    expect(config.palette.consoleUrl).toBe("https://console.spectrocloud.com/");
+    expect(config.palette.projects).toEqual([]);
+    expect(config.pollSchedule).toBe("*/30 * * * * *");
+    expect(config.tokenRefreshSchedule).toBe("*/10 * * * *");
+    expect(config.stateDb).toBe("./data/palette-chatops.sqlite");
+    expect(config.allowLaunch).toEqual([]);
+    expect(config.logLevel).toBe("info");
+  });
+
+  it("uses Socket Mode when an app token is set, without a signing secret", () => {
+    const config = loadConfig({
+      ...base,
+      SLACK_SIGNING_SECRET: undefined,
+      SLACK_APP_TOKEN: "xapp-1-x",
+    });
+    expect(config.slack?.mode).toBe("socket");
+  });
+
+  it("parses lists and the service account", () => {
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: "xoxb-1",
+      SLACK_SIGNING_SECRET: "s",
+      PALETTE_EMAIL: "bot@example.com",
+      PALETTE_ORG: "acme",
+      PALETTE_PASSWORD: "hunter2",
+      PALETTE_PROJECTS: " p1, p2 ,,",
+      ALLOW_LAUNCH: "U123,S456",
+      ALLOW_KUBECONFIG: "*",
+    });
+    expect(config.palette.credentials.kind).toBe("serviceAccount");
+    expect(config.palette.projects).toEqual(["p1", "p2"]);
+    expect(config.allowLaunch).toEqual(["U123", "S456"]);
+    expect(config.allowKubeconfig).toEqual(["*"]);
+  });
+
+  it.each([
+    [{ ...base, PORT: "http" }, "PORT"],
+    [{ ...base, PORT: "70000" }, "PORT"],
+    [{ ...base, PALETTE_API_URL: "not a url" }, "PALETTE_API_URL"],
+    [{ ...base, LOG_LEVEL: "loud" }, "LOG_LEVEL"],
+    [{ ...base, POLL_SCHEDULE: "every minute" }, "POLL_SCHEDULE"],
+    [{ ...base, ALLOW_LAUNCH: "alice" }, "ALLOW_LAUNCH"],
+    [{ ...base, SLACK_BOT_TOKEN: undefined }, "SLACK_BOT_TOKEN"],
+    [{ ...base, SLACK_SIGNING_SECRET: undefined }, "SLACK_SIGNING_SECRET"],
+    [{ ...base, PALETTE_API_KEY: undefined }, "PALETTE_API_KEY"],
+    [
+      { ...base, PALETTE_API_KEY: undefined, PALETTE_EMAIL: "a@b.c", PALETTE_ORG: "o" },
+      "PALETTE_PASSWORD",
+    ],
+  ])("names the variable in one line: %#", (env, variable) => {
+    const error = errorOf(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message.startsWith(`${variable}: `)).toBe(true);
+    expect(error.message).not.toContain("\n");
+  });
+
+  it("does not need Slack for the console", () => {
+    const config = loadConfig({ PALETTE_API_KEY: "k" }, { requireSlack: false });
+    expect(config.slack).toBeUndefined();
+  });
+
+  it("never prints a secret", () => {
+    const config = loadConfig({ ...base, PALETTE_PASSWORD: "pw" });
+    const printed = [
+      JSON.stringify(config),
+      inspect(config, { depth: 10 }),
+      `${config.slack?.botToken}`,
+    ].join("\n");
+    for (const secret of Object.values(base)) expect(printed).not.toContain(secret);
+    expect(printed).toContain("[redacted]");
+    if (config.palette.credentials.kind !== "apiKey") throw new Error("expected an API key");
+    expect(config.palette.credentials.apiKey.reveal()).toBe(base.PALETTE_API_KEY);
+  });
+});
