@@ -1,30 +1,198 @@
-import type { VerbSpec } from "./types.ts";
+import type { SubscriptionKind } from "../notify/model.ts";
+import { SubscriptionStore } from "../store/subscriptions.ts";
+import { noticeBlocks } from "../views/message.ts";
+import { escapeMrkdwn } from "../views/mrkdwn.ts";
+import { subscriptionListBlocks } from "../views/notification-subscriptions.ts";
+import { errorReply, messageReply, usageReply } from "./reply.ts";
+import type { CommandContext, MessageReply, VerbSpec } from "./types.ts";
 
-const notYet = (name: string, usage: string, summary: string): VerbSpec => ({
-  name,
-  usage,
-  summary,
-  examples: [`/palette ${name}`],
-  run: async () => ({
-    kind: "message",
-    visibility: "ephemeral",
-    text: `\`/palette ${name}\` is not available yet.`,
-    blocks: [
-      {
-        type: "section",
-        text: { type: "mrkdwn", text: `\`/palette ${name}\` is not available yet.` },
-      },
-    ],
-  }),
-});
+/**
+ * `/palette subscribe|unsubscribe|subscriptions`: which notifications this channel gets. The
+ * poller (src/notify/poller.ts) reads the same table every cycle.
+ */
 
-// Placeholders until the notification issue lands: they say so instead of pretending.
-export const subscribeVerbs: VerbSpec[] = [
-  notYet(
-    "subscribe",
-    "subscribe [clusters|alerts|all] [project:<uid>] [tag:<t>]",
-    "this channel gets notifications",
-  ),
-  notYet("unsubscribe", "unsubscribe [id|all]", "stop notifications in this channel"),
-  notYet("subscriptions", "subscriptions", "list this channel's subscriptions"),
-];
+const KINDS: readonly SubscriptionKind[] = ["clusters", "alerts", "all"];
+const PROJECT_UID = /^[A-Za-z0-9_-]{1,64}$/;
+const TAG = /^[A-Za-z0-9_.:/-]{1,128}$/;
+
+const KIND_TEXT: Record<SubscriptionKind, string> = {
+  clusters: "cluster state and health changes",
+  alerts: "alerts raised and resolved",
+  all: "cluster changes and alerts",
+};
+
+function describe(kind: SubscriptionKind, project?: string, tag?: string): string {
+  const scope = [
+    project ? `in project \`${escapeMrkdwn(project)}\`` : "in every watched project",
+    tag ? `tagged \`${escapeMrkdwn(tag)}\`` : undefined,
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return `${KIND_TEXT[kind]} ${scope}`;
+}
+
+async function notMember(ctx: CommandContext): Promise<MessageReply | undefined> {
+  if (!ctx.channelProbe) return undefined;
+  let member: boolean | undefined;
+  try {
+    member = await ctx.channelProbe.isMember(ctx.requester.channelId);
+  } catch {
+    member = undefined;
+  }
+  if (member !== false) return undefined;
+  return errorReply(
+    "I am not in this channel, so I could not post notifications here.",
+    "I am not in this channel. Invite me: /invite @palette",
+    "Invite me with `/invite @palette`, then run `/palette subscribe` again.",
+  );
+}
+
+export const subscribeVerb: VerbSpec = {
+  name: "subscribe",
+  usage: "subscribe [clusters|alerts|all] [project:<uid>] [tag:<t>]",
+  summary: "this channel gets notifications",
+  examples: [
+    "/palette subscribe",
+    "/palette subscribe alerts",
+    "/palette subscribe clusters tag:env:prod",
+  ],
+  run: async (command, ctx) => {
+    if (command.args.length > 1) {
+      return usageReply(subscribeVerb, "Give at most one kind: clusters, alerts or all.");
+    }
+    const kindWord = (command.args[0] ?? "all").toLowerCase();
+    const kind = KINDS.find((k) => k === kindWord);
+    if (!kind) {
+      return usageReply(subscribeVerb, `Unknown kind "${kindWord}": use clusters, alerts or all.`);
+    }
+    if (command.tags.length > 1) {
+      return usageReply(subscribeVerb, "One `tag:` per subscription; subscribe again for another.");
+    }
+    const tag = command.tags[0];
+    if (tag !== undefined && !TAG.test(tag)) {
+      return usageReply(subscribeVerb, "A tag is letters, digits and `-_.:/`, at most 128.");
+    }
+    const project = command.project;
+    if (project !== undefined) {
+      if (!PROJECT_UID.test(project)) {
+        return usageReply(subscribeVerb, "`project:` wants a project UID.");
+      }
+      if (ctx.projects.length > 0 && !ctx.projects.includes(project)) {
+        return errorReply(
+          `I do not watch project \`${escapeMrkdwn(project)}\`.`,
+          `I do not watch project ${project}.`,
+          `Watched projects (PALETTE_PROJECTS): ${ctx.projects.map((p) => `\`${escapeMrkdwn(p)}\``).join(", ")}`,
+        );
+      }
+    }
+    const refusal = await notMember(ctx);
+    if (refusal) return refusal;
+
+    const store = new SubscriptionStore(ctx.db, ctx.clock);
+    const channel = ctx.requester.channelId;
+    const existing = store.find(channel, kind, project, tag);
+    if (existing && !existing.pausedReason) {
+      return messageReply(
+        noticeBlocks(
+          `This channel already gets ${describe(kind, project, tag)} (subscription #${existing.id}).`,
+        ),
+        `Already subscribed (#${existing.id}).`,
+      );
+    }
+    if (existing) {
+      store.resume(existing.id);
+      ctx.logger.info({ channel, subscription: existing.id }, "subscription resumed");
+      return messageReply(
+        noticeBlocks(
+          `:arrow_forward: Resumed subscription #${existing.id}: ${describe(kind, project, tag)}.`,
+        ),
+        `Resumed subscription #${existing.id}.`,
+        "in_channel",
+      );
+    }
+    const sub = store.add({ channel, kind, project, tag, createdBy: ctx.requester.userId });
+    ctx.logger.info({ channel, subscription: sub.id, kind }, "subscription added");
+    return messageReply(
+      noticeBlocks(
+        `:bell: Subscribed (#${sub.id}): this channel gets ${describe(kind, project, tag)}.`,
+        "Each change is posted once; a cluster's later changes edit its card and add a line to its thread. `/palette unsubscribe` stops them.",
+      ),
+      `Subscribed (#${sub.id}).`,
+      "in_channel",
+    );
+  },
+};
+
+export const unsubscribeVerb: VerbSpec = {
+  name: "unsubscribe",
+  usage: "unsubscribe [id|all]",
+  summary: "stop notifications in this channel",
+  examples: ["/palette unsubscribe 3", "/palette unsubscribe all"],
+  run: async (command, ctx) => {
+    const store = new SubscriptionStore(ctx.db, ctx.clock);
+    const channel = ctx.requester.channelId;
+    const subs = store.forChannel(channel);
+    if (command.args.length > 1 || command.tags.length > 0 || command.project) {
+      return usageReply(unsubscribeVerb, "Give one subscription id, or `all`.");
+    }
+    const arg = command.args[0]?.replace(/^#/, "").toLowerCase();
+    if (subs.length === 0) {
+      return messageReply(
+        noticeBlocks("This channel has no subscriptions.", "`/palette subscribe` adds one."),
+        "This channel has no subscriptions.",
+      );
+    }
+    if (arg === "all" || (arg === undefined && subs.length === 1)) {
+      const removed = store.removeAll(channel);
+      return messageReply(
+        noticeBlocks(`:no_bell: Removed ${removed} subscription${removed === 1 ? "" : "s"}.`),
+        `Removed ${removed} subscriptions.`,
+        "in_channel",
+      );
+    }
+    if (arg === undefined) {
+      return messageReply(
+        [
+          ...noticeBlocks("This channel has several subscriptions: name one by id, or `all`."),
+          ...subscriptionListBlocks(subs),
+        ],
+        "Name a subscription id, or all.",
+      );
+    }
+    const id = Number(arg);
+    if (!Number.isInteger(id) || id <= 0) {
+      return usageReply(unsubscribeVerb, `"${arg}" is not a subscription id.`);
+    }
+    if (!store.remove(channel, id)) {
+      return errorReply(
+        `This channel has no subscription #${id}.`,
+        `No subscription #${id} here.`,
+        "`/palette subscriptions` lists them.",
+      );
+    }
+    return messageReply(
+      noticeBlocks(`:no_bell: Removed subscription #${id}.`),
+      `Removed subscription #${id}.`,
+      "in_channel",
+    );
+  },
+};
+
+export const subscriptionsVerb: VerbSpec = {
+  name: "subscriptions",
+  usage: "subscriptions",
+  summary: "list this channel's subscriptions",
+  examples: ["/palette subscriptions"],
+  run: async (_command, ctx) => {
+    const subs = new SubscriptionStore(ctx.db, ctx.clock).forChannel(ctx.requester.channelId);
+    if (subs.length === 0) {
+      return messageReply(
+        noticeBlocks("This channel has no subscriptions.", "`/palette subscribe` adds one."),
+        "This channel has no subscriptions.",
+      );
+    }
+    return messageReply(subscriptionListBlocks(subs), `${subs.length} subscriptions.`);
+  },
+};
+
+export const subscribeVerbs: VerbSpec[] = [subscribeVerb, unsubscribeVerb, subscriptionsVerb];

@@ -18,6 +18,12 @@ export interface Requester {
   teamId?: string;
 }
 
+/** Is the bot a member of a channel? (Slack edge: conversations.info `is_member`) */
+export interface ChannelProbe {
+  /** undefined when it cannot tell (DM, console, API error) */
+  isMember(channelId: string): Promise<boolean | undefined>;
+}
+
 export interface CommandDeps {
   palette: PaletteApi;
   db: Db;
@@ -29,6 +35,8 @@ export interface CommandDeps {
   projects: string[];
   /** PALETTE_CONSOLE_URL, ends with "/" */
   consoleUrl: string;
+  /** for `/palette subscribe`: warns when the bot is not in the channel; absent = no check */
+  channelProbe?: ChannelProbe;
 }
 
 export interface CommandContext extends CommandDeps {

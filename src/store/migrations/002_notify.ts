@@ -1,4 +1,118 @@
 import type { Migration } from "../db.ts";
 
-/** Tables of the notification issue (subscriptions, snapshots, cards, outbox…). */
-export const notify: Migration[] = [];
+/**
+ * Tables of the notification issue. Everything the poller and the sender need to report a change
+ * exactly once lives here, so one SQLite transaction can move snapshot, alerts, flaps and outbox
+ * together (design §5).
+ */
+export const notify: Migration[] = [
+  {
+    id: 10,
+    name: "notify_subscriptions",
+    up: `
+      CREATE TABLE notify_subscriptions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        channel TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('clusters', 'alerts', 'all')),
+        project TEXT,
+        tag TEXT,
+        paused_reason TEXT,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX notify_subscriptions_channel ON notify_subscriptions (channel);
+    `,
+  },
+  {
+    id: 11,
+    name: "notify_snapshots",
+    up: `
+      CREATE TABLE notify_snapshots (
+        project TEXT NOT NULL,
+        cluster_uid TEXT NOT NULL,
+        name TEXT NOT NULL,
+        state TEXT NOT NULL,
+        health TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (project, cluster_uid)
+      );
+      CREATE TABLE notify_baselines (
+        project TEXT PRIMARY KEY,
+        at TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    id: 12,
+    name: "notify_alerts",
+    up: `
+      CREATE TABLE notify_alerts (
+        cluster_uid TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        raised_at TEXT NOT NULL,
+        PRIMARY KEY (cluster_uid, kind)
+      );
+    `,
+  },
+  {
+    id: 13,
+    name: "notify_cards",
+    up: `
+      CREATE TABLE notify_cards (
+        channel TEXT NOT NULL,
+        cluster_uid TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        thread_ts TEXT,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (channel, cluster_uid)
+      );
+    `,
+  },
+  {
+    id: 14,
+    name: "notify_outbox",
+    up: `
+      CREATE TABLE notify_outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        channel TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('post', 'card', 'thread', 'digest', 'summary')),
+        payload TEXT NOT NULL,
+        cluster_uid TEXT,
+        created_at TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL DEFAULT 0,
+        step INTEGER NOT NULL DEFAULT 0,
+        sent_at TEXT,
+        parked_reason TEXT
+      );
+      CREATE INDEX notify_outbox_pending ON notify_outbox (channel, id) WHERE sent_at IS NULL AND parked_reason IS NULL;
+    `,
+  },
+  {
+    id: 15,
+    name: "notify_flaps",
+    up: `
+      CREATE TABLE notify_flaps (
+        cluster_uid TEXT PRIMARY KEY,
+        transitions TEXT NOT NULL,
+        reported INTEGER NOT NULL DEFAULT 0
+      );
+    `,
+  },
+  {
+    id: 16,
+    name: "notify_launch_watches",
+    up: `
+      CREATE TABLE notify_launch_watches (
+        cluster_uid TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        requester TEXT NOT NULL,
+        ts TEXT,
+        created_at TEXT NOT NULL,
+        done INTEGER NOT NULL DEFAULT 0
+      );
+    `,
+  },
+];

@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+
+# palette-chatops: build with dev dependencies, run with production ones only, as a non-root user.
+#   docker build -t palette-chatops .
+#   docker run --env-file .env -p 3000:3000 -v palette-chatops-data:/data palette-chatops
+
+FROM node:22-bookworm-slim AS base
+WORKDIR /app
+
+# better-sqlite3 falls back to compiling from source when no prebuilt binary fits the platform.
+FROM base AS toolchain
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+
+FROM toolchain AS build
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# A separate install keeps dev dependencies and compilers out of the final image.
+FROM toolchain AS prod-deps
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+FROM base AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    STATE_DB=/data/palette-chatops.sqlite
+# Files stay owned by root so the running user cannot rewrite its own code.
+COPY package.json ./
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+RUN chmod 0755 bin/palette-chatops.js \
+ && ln -s /app/bin/palette-chatops.js /usr/local/bin/palette-chatops \
+ && mkdir -p /data \
+ && chown node:node /data
+VOLUME /data
+USER node
+EXPOSE 3000
+# Slim images have no curl; Node 22 has fetch.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["palette-chatops", "start"]

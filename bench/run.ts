@@ -1,0 +1,39 @@
+/**
+ * `npm run bench`: every benchmark in one process, one after the other (they would disturb each
+ * other's timings in parallel), printed as JSON and written to bench/results.json.
+ * Each figure is from this one run; compare ratios inside a run, not across machines.
+ */
+import { writeFileSync } from "node:fs";
+import { arch, cpus, platform, totalmem } from "node:os";
+import { join } from "node:path";
+import { runAckBench } from "./ack.ts";
+import { runClientBench } from "./client.ts";
+import { runPollBench } from "./poll.ts";
+
+const only = process.argv.slice(2);
+const benches: Array<[string, () => Promise<unknown>]> = [
+  ["client", runClientBench],
+  ["ack", runAckBench],
+  ["poll", runPollBench],
+];
+
+const results: Record<string, unknown> = {
+  machine: {
+    node: process.version,
+    platform: `${platform()} ${arch()}`,
+    cpus: `${cpus().length} × ${cpus()[0]?.model ?? "unknown"}`,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+  },
+  at: new Date().toISOString(),
+};
+
+for (const [name, run] of benches) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stderr.write(`bench: ${name}…\n`);
+  results[name] = await run();
+}
+
+const json = JSON.stringify(results, null, 2);
+process.stdout.write(`${json}\n`);
+writeFileSync(join(import.meta.dirname, "results.json"), `${json}\n`);
+process.exit(0);

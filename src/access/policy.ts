@@ -1,0 +1,107 @@
+import { z } from "zod";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { AccessPolicy, Permission } from "./types.ts";
+
+/** The one Slack call the policy makes; a WebClient fits, and so does a test fake. */
+export interface UsergroupsClient {
+  usergroups: {
+    users: {
+      list(args: { usergroup: string }): Promise<unknown>;
+    };
+  };
+}
+
+export interface AccessPolicyOptions {
+  /** ALLOW_LAUNCH: user IDs (U…/W…), user-group IDs (S…), or `*` */
+  allowLaunch: string[];
+  /** ALLOW_KUBECONFIG: same */
+  allowKubeconfig: string[];
+  client: UsergroupsClient;
+  clock: Clock;
+  /** how long a group's member list is trusted; default 5 minutes */
+  cacheTtlMs?: number;
+  logger: Logger;
+}
+
+const usergroupUsersResponse = z.object({
+  ok: z.boolean(),
+  error: z.string().optional(),
+  users: z.array(z.string()).optional(),
+});
+
+const VARIABLE: Record<Permission, string> = {
+  launch: "ALLOW_LAUNCH",
+  kubeconfig: "ALLOW_KUBECONFIG",
+};
+
+const isGroupId = (id: string) => id.startsWith("S");
+
+/**
+ * Deny by default. A user is allowed when the permission's list holds `*`, their user ID, or a
+ * user group they belong to. Group membership is fetched from Slack and cached, because Slack
+ * rate-limits `usergroups.users.list` (Tier 2) and a command should not wait on it every time.
+ * A failed lookup denies (and is not cached, so the next try asks again).
+ */
+export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
+  const ttl = options.cacheTtlMs ?? 5 * 60_000;
+  const lists: Record<Permission, string[]> = {
+    launch: options.allowLaunch,
+    kubeconfig: options.allowKubeconfig,
+  };
+  const cache = new Map<string, { members: Set<string>; fetchedAt: number }>();
+  const inFlight = new Map<string, Promise<Set<string> | undefined>>();
+
+  async function fetchMembers(group: string): Promise<Set<string> | undefined> {
+    try {
+      const raw = await options.client.usergroups.users.list({ usergroup: group });
+      const parsed = usergroupUsersResponse.safeParse(raw);
+      if (!parsed.success || !parsed.data.ok) {
+        const reason = parsed.success ? (parsed.data.error ?? "not ok") : "unexpected answer shape";
+        options.logger.warn({ usergroup: group, reason }, "user-group lookup failed; denying");
+        return undefined;
+      }
+      const members = new Set(parsed.data.users ?? []);
+      cache.set(group, { members, fetchedAt: options.clock.now() });
+      return members;
+    } catch (error) {
+      // WebClient errors carry `data.error` (e.g. missing_scope); the message alone is enough here.
+      const reason = error instanceof Error ? error.message : String(error);
+      options.logger.warn({ usergroup: group, reason }, "user-group lookup failed; denying");
+      return undefined;
+    }
+  }
+
+  async function membersOf(group: string): Promise<Set<string> | undefined> {
+    const cached = cache.get(group);
+    if (cached && options.clock.now() - cached.fetchedAt < ttl) return cached.members;
+    const pending = inFlight.get(group);
+    if (pending) return pending;
+    const lookup = fetchMembers(group).finally(() => inFlight.delete(group));
+    inFlight.set(group, lookup);
+    return lookup;
+  }
+
+  return {
+    async allows(userId, permission) {
+      const entries = lists[permission];
+      if (entries.length === 0) return false;
+      if (entries.includes("*") || entries.includes(userId)) return true;
+      for (const group of entries.filter(isGroupId)) {
+        const members = await membersOf(group);
+        if (members?.has(userId)) return true;
+      }
+      return false;
+    },
+
+    grantHint(permission) {
+      const variable = VARIABLE[permission];
+      const entries = lists[permission];
+      if (entries.length === 0) {
+        return `Nobody has this permission yet: an admin grants it by adding Slack user or user-group IDs to \`${variable}\`.`;
+      }
+      const ids = entries.map((id) => `\`${id}\``).join(", ");
+      return `Ask an admin to add your user ID, or a user group you are in, to \`${variable}\` (today it grants ${ids}).`;
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import { createAccessPolicy } from "../access/policy.ts";
+import type { Clock } from "../clock.ts";
+import { VERBS } from "../commands/dispatch.ts";
+import type { CommandDeps } from "../commands/types.ts";
+import type { Config } from "../config.ts";
+import { createHealth } from "../http/health.ts";
+import { Metrics } from "../http/metrics.ts";
+import { intervalScheduler } from "../launch/watch.ts";
+import type { Logger } from "../log.ts";
+import { createSender } from "../notify/deliver.ts";
+import { createPoller } from "../notify/poller.ts";
+import { createChannelProbe, createSlackPoster } from "../notify/slack-sender.ts";
+import { createPaletteClient } from "../palette/client.ts";
+import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
+import { registerHome } from "../slack/home.ts";
+import { type LaunchHandle, registerLaunch } from "../slack/launch/index.ts";
+import { AuditLog } from "../store/audit.ts";
+import { openDb } from "../store/db.ts";
+import { homeSources } from "./home-sources.ts";
+import { countingDispatch, paletteMetricsHook, registerAckTiming } from "./instrument.ts";
+
+export interface RunningBot {
+  port: number | undefined;
+  /** graceful: stop taking requests, finish what is in flight, stop the jobs, close the store */
+  stop(): Promise<void>;
+}
+
+/** How often launched clusters are checked until they settle (they change in minutes). */
+const LAUNCH_WATCH_MS = 15_000;
+
+/**
+ * `palette-chatops start`: assembles the bot from the config. Every part gets its dependencies
+ * here and nowhere else, so the parts themselves stay testable on their own.
+ */
+export async function startBot(config: Config, logger: Logger, clock: Clock): Promise<RunningBot> {
+  const slack = config.slack;
+  if (!slack) throw new Error("SLACK_BOT_TOKEN: required for start");
+
+  const metrics = new Metrics({ knownVerbs: VERBS.map((verb) => verb.name) });
+  const db = openDb(config.stateDb);
+  const palette = createPaletteClient({
+    baseUrl: config.palette.apiUrl,
+    credentials: config.palette.credentials,
+    logger: logger.child({ component: "palette" }),
+    clock,
+    tokenRefreshSchedule: config.tokenRefreshSchedule,
+    onEvent: paletteMetricsHook(metrics),
+  });
+  const slackClient = createSlackWebClient(slack, logger);
+  const policy = createAccessPolicy({
+    allowLaunch: config.allowLaunch,
+    allowKubeconfig: config.allowKubeconfig,
+    client: slackClient,
+    clock,
+    logger,
+  });
+  const commandDeps: CommandDeps = {
+    palette,
+    db,
+    audit: new AuditLog(db, clock),
+    policy,
+    clock,
+    logger,
+    projects: config.palette.projects,
+    consoleUrl: config.palette.consoleUrl,
+    channelProbe: createChannelProbe({ token: slack.botToken, apiUrl: slack.apiUrl }),
+  };
+
+  const sender = createSender({
+    db,
+    slack: createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
+    clock,
+    logger: logger.child({ component: "notify" }),
+  });
+  const poller = createPoller({
+    palette,
+    db,
+    clock,
+    logger: logger.child({ component: "poller" }),
+    projects: config.palette.projects,
+    schedule: config.pollSchedule,
+    onCommitted: () => sender.wake(),
+    onCycle: (result) =>
+      metrics.pollCompleted(result.durationMs / 1000, result.clusters, result.ok ? "ok" : "error"),
+  });
+  metrics.setOutboxSource(() => sender.outboxStats());
+
+  let slackReady = false;
+  const health = createHealth({
+    metrics,
+    logger,
+    probes: {
+      store: () => {
+        db.prepare("SELECT 1").get();
+        return true;
+      },
+      palette: () => {
+        const last = poller.metrics();
+        if (last.cycles === 0)
+          return { ok: false, reason: "waiting for the first poll of Palette" };
+        return last.lastCycleOk
+          ? { ok: true }
+          : {
+              ok: false,
+              reason: `the last poll of Palette failed: ${last.lastError ?? "unknown"}`,
+            };
+      },
+      slack: () =>
+        slackReady ? { ok: true } : { ok: false, reason: "Slack auth.test not passed yet" },
+    },
+  });
+
+  let launch: LaunchHandle | undefined;
+  const slackApp = createSlackApp({
+    slack,
+    commandDeps,
+    logger,
+    customRoutes: health.routes,
+    dispatch: countingDispatch(metrics),
+    register: [
+      registerAckTiming(metrics),
+      (app, edge) => {
+        launch = registerLaunch(app, edge);
+      },
+      (app) =>
+        registerHome(app, {
+          ...homeSources({ poller, palette, db, projects: config.palette.projects, clock }),
+          policy,
+          consoleUrl: config.palette.consoleUrl,
+          clock,
+          logger,
+          metrics,
+        }),
+    ],
+  });
+
+  const { port } = await slackApp.start(config.port);
+  slackReady = true;
+  poller.start();
+  sender.start();
+  launch?.tracker.start(intervalScheduler(LAUNCH_WATCH_MS));
+  // a first poll now rather than at the next tick: readiness and the baseline come sooner
+  void poller.runCycle();
+  logger.info(
+    { port, mode: slack.mode, projects: config.palette.projects.length },
+    "palette-chatops started",
+  );
+
+  return {
+    port,
+    async stop() {
+      health.setDraining();
+      await slackApp.stop();
+      launch?.tracker.stop();
+      await poller.stop();
+      await sender.stop();
+      await palette.close();
+      db.close();
+      logger.info("palette-chatops stopped");
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import type { Readable, Writable } from "node:stream";
+import { allowAll } from "../access/types.ts";
+import type { Clock } from "../clock.ts";
+import { systemClock } from "../clock.ts";
+import type { CommandDeps } from "../commands/types.ts";
+import type { Config, PaletteCredentials } from "../config.ts";
+import { runLaunchPrompts } from "../console/launch-prompts.ts";
+import { runConsole } from "../console/repl.ts";
+import { createLogger, type Logger } from "../log.ts";
+import { createPaletteClient, type PaletteClient } from "../palette/client.ts";
+import { AuditLog } from "../store/audit.ts";
+import { type Db, openDb } from "../store/db.ts";
+
+export interface ConsoleSession {
+  palette: PaletteClient;
+  db: Db;
+  deps: CommandDeps;
+  close(): Promise<void>;
+}
+
+/** The parts a console needs: a Palette client, the store, and the operator allowed everything. */
+export function openConsoleSession(input: {
+  apiUrl: string;
+  credentials: PaletteCredentials;
+  projects: string[];
+  consoleUrl: string;
+  stateDb: string;
+  logger: Logger;
+  clock?: Clock;
+}): ConsoleSession {
+  const clock = input.clock ?? systemClock;
+  const palette = createPaletteClient({
+    baseUrl: input.apiUrl,
+    credentials: input.credentials,
+    logger: input.logger,
+    clock,
+  });
+  const db = openDb(input.stateDb);
+  const deps: CommandDeps = {
+    palette,
+    db,
+    audit: new AuditLog(db, clock),
+    policy: allowAll,
+    clock,
+    logger: input.logger,
+    projects: input.projects,
+    consoleUrl: input.consoleUrl,
+  };
+  return {
+    palette,
+    db,
+    deps,
+    async close() {
+      await palette.close();
+      db.close();
+    },
+  };
+}
+
+/** Reads commands until end of input; `launch` walks the launch form as questions. */
+export async function runConsoleOn(
+  session: ConsoleSession,
+  input: Readable = process.stdin,
+  output: Writable = process.stdout,
+): Promise<void> {
+  await runConsole({
+    input,
+    output,
+    deps: session.deps,
+    onModal: async (_reply, io) => {
+      const result = await runLaunchPrompts({ ask: io.ask, print: io.print, deps: session.deps });
+      if (result.kind === "cancelled") io.print(`launch cancelled: ${result.reason}`);
+    },
+  });
+}
+
+/** `palette-chatops console`: the commands in a terminal against a real Palette. */
+export async function runPaletteConsole(config: Config): Promise<number> {
+  // logs go to stderr so that stdout holds only the answers (pipes stay clean)
+  const logger = createLogger(
+    config.logLevel === "info" ? "warn" : config.logLevel,
+    process.stderr,
+  );
+  const session = openConsoleSession({
+    apiUrl: config.palette.apiUrl,
+    credentials: config.palette.credentials,
+    projects: config.palette.projects,
+    consoleUrl: config.palette.consoleUrl,
+    stateDb: config.stateDb,
+    logger,
+  });
+  try {
+    await runConsoleOn(session);
+  } finally {
+    await session.close();
+  }
+  return 0;
+}

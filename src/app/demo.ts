@@ -1,0 +1,80 @@
+import { systemClock } from "../clock.ts";
+import { createConsolePoster } from "../console/notifications.ts";
+import { createLogger } from "../log.ts";
+import { createSender } from "../notify/deliver.ts";
+import { createPoller } from "../notify/poller.ts";
+import { Secret } from "../secret.ts";
+import { startSimulator } from "../simulator/server.ts";
+import { SubscriptionStore } from "../store/subscriptions.ts";
+import { openConsoleSession, runConsoleOn } from "./console.ts";
+
+/** The demo polls often and the simulator moves clusters, so notifications show within a minute. */
+const DEMO_POLL_SCHEDULE = "*/5 * * * * *";
+const DEMO_ANIMATE_MS = 7_000;
+
+/**
+ * `npm run demo`: a Palette simulator and the console in one process, no Slack and no Palette
+ * account. The console channel is subscribed to everything, so notifications print as they happen.
+ */
+export async function runDemo(argv: string[]): Promise<number> {
+  const quiet = argv.includes("--no-notify");
+  const logger = createLogger(process.env.LOG_LEVEL ?? "warn", process.stderr);
+  const clock = systemClock;
+  const sim = await startSimulator({ clusters: 40, projects: 3, animateEveryMs: DEMO_ANIMATE_MS });
+  const session = openConsoleSession({
+    apiUrl: sim.url,
+    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
+    projects: sim.control.projects(),
+    consoleUrl: "https://console.spectrocloud.com/",
+    stateDb: ":memory:",
+    logger,
+    clock,
+  });
+
+  const out = (text: string) => process.stdout.write(text);
+  out(
+    [
+      "palette-chatops demo: a simulated Palette with 40 clusters in 3 projects.",
+      "Type /palette help (or just help). This console is subscribed: cluster changes print as they happen.",
+      "",
+    ].join("\n"),
+  );
+
+  const poller = createPoller({
+    palette: session.palette,
+    db: session.db,
+    clock,
+    logger,
+    projects: sim.control.projects(),
+    schedule: DEMO_POLL_SCHEDULE,
+  });
+  const sender = createSender({
+    db: session.db,
+    slack: createConsolePoster(out),
+    clock,
+    logger,
+    minGapMs: 0,
+  });
+  if (!quiet) {
+    new SubscriptionStore(session.db, clock).add({
+      channel: "console",
+      kind: "all",
+      createdBy: "console",
+    });
+    // the baseline first, so it does not land in the middle of the first answer
+    await poller.runCycle();
+    await sender.drainAll(20);
+    poller.start();
+    sender.start();
+  }
+
+  try {
+    await runConsoleOn(session);
+  } finally {
+    await poller.stop();
+    await sender.stop();
+    await session.close();
+    await sim.close();
+  }
+  return 0;
+}

@@ -1,0 +1,101 @@
+import type { webApi } from "@slack/bolt";
+import type { Clock } from "../clock.ts";
+import type { Poller } from "../notify/poller.ts";
+import type { PaletteApi } from "../palette/api.ts";
+import type { Db } from "../store/db.ts";
+import { SubscriptionStore } from "../store/subscriptions.ts";
+import type { FleetCluster, FleetSnapshot, HomeSubscription } from "../views/app-home.ts";
+
+export interface HomeSourceDeps {
+  poller: Pick<Poller, "lastSnapshot">;
+  palette: PaletteApi;
+  db: Db;
+  projects: string[];
+  clock: Clock;
+  /** for "channels the user is in"; absent: every subscription is shown */
+  slack?: Pick<webApi.WebClient, "users">;
+  /** a snapshot older than this is read again from Palette */
+  freshForMs?: number;
+}
+
+/**
+ * The App Home's data: the poller's last snapshot while it is fresh (no Palette call at all),
+ * else one tag-less search per project; and the subscriptions of the channels the user is in.
+ */
+export function homeSources(deps: HomeSourceDeps): {
+  fleet(): Promise<FleetSnapshot>;
+  subscriptionsFor(userId: string): Promise<HomeSubscription[]>;
+} {
+  const freshForMs = deps.freshForMs ?? 2 * 60_000;
+  const subscriptions = new SubscriptionStore(deps.db, deps.clock);
+
+  return {
+    async fleet() {
+      const snapshot = deps.poller.lastSnapshot();
+      const at = snapshot.at ? Date.parse(snapshot.at) : Number.NaN;
+      if (!Number.isNaN(at) && deps.clock.now() - at <= freshForMs) {
+        return {
+          at,
+          clusters: snapshot.clusters.map((cluster) => ({
+            uid: cluster.uid,
+            name: cluster.name,
+            projectUid: cluster.project,
+            state: cluster.state,
+            health: cluster.health,
+            // the poller keeps no provider; the home tab shows it only when it has it
+            provider: "",
+          })),
+        };
+      }
+      const clusters: FleetCluster[] = [];
+      const scopes = deps.projects.length > 0 ? deps.projects : [undefined];
+      for (const projectUid of scopes) {
+        for await (const summary of deps.palette.searchAllClusters({ projectUid })) {
+          clusters.push({
+            uid: summary.metadata?.uid ?? "",
+            name: summary.metadata?.name ?? "",
+            projectUid: summary.specSummary?.projectMeta?.uid ?? projectUid ?? "",
+            projectName: summary.specSummary?.projectMeta?.name ?? undefined,
+            state: summary.status?.state ?? "",
+            health: summary.status?.health?.state ?? "",
+            provider: summary.specSummary?.cloudConfig?.cloudType ?? "",
+          });
+        }
+      }
+      return { at: deps.clock.now(), clusters };
+    },
+
+    async subscriptionsFor(userId) {
+      const all = subscriptions.all();
+      if (!deps.slack || all.length === 0) return all.map(toHome);
+      const channels = new Set<string>();
+      let cursor: string | undefined;
+      do {
+        const page = await deps.slack.users.conversations({
+          user: userId,
+          types: "public_channel,private_channel",
+          exclude_archived: true,
+          limit: 200,
+          cursor,
+        });
+        for (const channel of page.channels ?? []) if (channel.id) channels.add(channel.id);
+        cursor = page.response_metadata?.next_cursor || undefined;
+      } while (cursor);
+      return all.filter((subscription) => channels.has(subscription.channel)).map(toHome);
+    },
+  };
+}
+
+function toHome(subscription: {
+  channel: string;
+  kind: string;
+  project?: string | null;
+  tag?: string | null;
+}): HomeSubscription {
+  return {
+    channel: subscription.channel,
+    kind: subscription.kind,
+    project: subscription.project ?? undefined,
+    tag: subscription.tag ?? undefined,
+  };
+}

@@ -1,0 +1,66 @@
+import type { ClusterSummary } from "../palette/schemas.ts";
+import { type AlertsData, alertsBlocks, type RaisingCluster } from "../views/alerts.ts";
+import { isHealthy } from "../views/emoji.ts";
+import { messageReply, scopeOf, usageReply } from "./reply.ts";
+import type { VerbSpec } from "./types.ts";
+
+/**
+ * A cluster raises ClusterHealth when it reports a health that is not Healthy. A cluster with no
+ * health yet (still provisioning, agent not reporting) is not counted: nothing is known to be wrong.
+ */
+export function raisingCluster(summary: ClusterSummary): RaisingCluster | undefined {
+  const health = summary.status?.health?.state;
+  if (!health || isHealthy(health)) return undefined;
+  const reason = (summary.status?.health?.conditions ?? [])
+    .map((condition) => condition.message ?? condition.type ?? "")
+    .filter((text) => text.length > 0)
+    .join("; ");
+  return {
+    uid: summary.metadata?.uid ?? "",
+    name: summary.metadata?.name ?? "",
+    state: summary.status?.state ?? undefined,
+    health,
+    reason: reason || undefined,
+  };
+}
+
+export const alertsVerb: VerbSpec = {
+  name: "alerts",
+  usage: "alerts [project:<uid>]",
+  summary: "the project's alert kinds and the clusters now raising them",
+  examples: ["/palette alerts", "/palette alerts project:5f2b0c3e9d1a4b0001a2b3c4"],
+  run: async (command, ctx) => {
+    if (command.args.length > 0 || command.tags.length > 0) {
+      return usageReply(alertsVerb, "`alerts` takes only `project:<uid>`.");
+    }
+    const scope = scopeOf(command, ctx);
+    const [components, raising] = await Promise.all([
+      ctx.palette.listAlertComponents(scope),
+      (async () => {
+        const found: RaisingCluster[] = [];
+        for await (const summary of ctx.palette.searchAllClusters({
+          projectUid: scope.projectUid,
+        })) {
+          const cluster = raisingCluster(summary);
+          if (cluster) found.push(cluster);
+        }
+        return found;
+      })(),
+    ]);
+    const data: AlertsData = {
+      scope,
+      kinds: components.map((component) => ({
+        name: component.name ?? "",
+        description: component.description ?? undefined,
+        channels: component.supportedChannels ?? [],
+      })),
+      raising,
+    };
+    return messageReply(
+      alertsBlocks(data),
+      raising.length === 0
+        ? "No cluster is raising an alert"
+        : `${raising.length} cluster${raising.length === 1 ? "" : "s"} raising ClusterHealth`,
+    );
+  },
+};

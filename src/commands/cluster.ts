@@ -1,0 +1,77 @@
+import type { Cluster, ClusterOverview, ClusterSummary } from "../palette/schemas.ts";
+import { type ClusterCardData, clusterCardBlocks } from "../views/cluster-card.ts";
+import { errorSummary } from "./log-error.ts";
+import { messageReply, scopeOf, shareVisibility, tagsOf, usageReply } from "./reply.ts";
+import { type ResolvedCluster, replayWith, resolveCluster } from "./resolve.ts";
+import type { VerbSpec } from "./types.ts";
+
+export const clusterVerb: VerbSpec = {
+  name: "cluster",
+  usage: "cluster <name or uid> [project:<uid>] [--share]",
+  summary: "one cluster: state, health, provider, cloud config, age, links and buttons",
+  examples: ["/palette cluster web-prod", "/palette cluster 5f2b0c3e9d1a4b0001a2b3c4 --share"],
+  run: async (command, ctx) => {
+    if (command.args.length !== 1) {
+      return usageReply(
+        clusterVerb,
+        command.args.length === 0
+          ? "Which cluster? Give its name or UID."
+          : "One cluster at a time.",
+      );
+    }
+    const ref = command.args[0]!;
+    const found = await resolveCluster(ref, scopeOf(command, ctx), ctx, replayWith("cluster"));
+    if (found.kind === "reply") return found.reply;
+    const { cluster: resolved, scope } = found;
+    const [cluster, overview] = await Promise.all([
+      resolved.cluster ?? ctx.palette.getCluster(resolved.uid, scope),
+      // health lives only on the overview; a card without it beats no card
+      ctx.palette.getClusterOverview(resolved.uid, scope).catch((error: unknown) => {
+        ctx.logger.warn({ err: errorSummary(error), uid: resolved.uid }, "cluster overview failed");
+        return undefined;
+      }),
+    ]);
+    const data = cardData(resolved, cluster, overview, resolved.summary);
+    data.scope = { projectUid: scope.projectUid, projectName: resolved.projectName };
+    return messageReply(
+      clusterCardBlocks(data, { now: ctx.clock.now(), consoleUrl: ctx.consoleUrl }),
+      `Cluster ${data.name}: ${data.state ?? "unknown state"}, ${data.health ?? "health unknown"}`,
+      shareVisibility(command),
+    );
+  },
+};
+
+export function cardData(
+  resolved: ResolvedCluster,
+  cluster: Cluster,
+  overview: ClusterOverview | undefined,
+  summary: ClusterSummary | undefined,
+): ClusterCardData {
+  const endpoint = overview?.status?.apiEndpoints?.[0] ?? cluster.status?.apiEndpoints?.[0];
+  const ref = cluster.spec?.cloudConfigRef;
+  const reasons = (
+    overview?.status?.health?.conditions ??
+    summary?.status?.health?.conditions ??
+    []
+  )
+    .map((condition) => [condition.type, condition.message].filter(Boolean).join(": "))
+    .filter((reason) => reason.length > 0);
+  return {
+    uid: resolved.uid,
+    name: cluster.metadata?.name ?? resolved.name,
+    projectUid: resolved.projectUid,
+    projectName: resolved.projectName,
+    state: overview?.status?.state ?? cluster.status?.state ?? summary?.status?.state ?? undefined,
+    health: overview?.status?.health?.state ?? summary?.status?.health?.state ?? undefined,
+    healthReasons: reasons,
+    provider: cluster.spec?.cloudType ?? summary?.specSummary?.cloudConfig?.cloudType ?? undefined,
+    kubernetesVersion: overview?.status?.kubeMeta?.kubernetesVersion ?? undefined,
+    createdAt: cluster.metadata?.creationTimestamp ?? undefined,
+    apiEndpoint: endpoint?.host
+      ? `${endpoint.host}${endpoint.port ? `:${endpoint.port}` : ""}`
+      : undefined,
+    cloudConfig: ref?.kind && ref.uid ? { kind: ref.kind, uid: ref.uid } : undefined,
+    tags: tagsOf(cluster.metadata?.labels ?? summary?.metadata?.labels),
+    scope: {},
+  };
+}

@@ -1,0 +1,77 @@
+import type { ClusterSummary } from "../palette/schemas.ts";
+import { type ClusterListItem, clusterListBlocks } from "../views/cluster-list.ts";
+import { flagValue, quoteArg } from "./parse.ts";
+import { messageReply, scopeOf, shareVisibility, usageReply } from "./reply.ts";
+import type { VerbSpec } from "./types.ts";
+
+export const PAGE_SIZE = 50;
+const MAX_TAGS = 20;
+
+export function toListItem(summary: ClusterSummary): ClusterListItem {
+  return {
+    uid: summary.metadata?.uid ?? "",
+    name: summary.metadata?.name ?? "",
+    state: summary.status?.state ?? undefined,
+    health: summary.status?.health?.state ?? undefined,
+    provider:
+      summary.specSummary?.cloudConfig?.cloudType ??
+      summary.specSummary?.clusterProfileTemplate?.cloudType ??
+      undefined,
+    projectName: summary.specSummary?.projectMeta?.name ?? undefined,
+  };
+}
+
+/**
+ * The command a "Next 50" button replays: same tags, the scope made explicit (so a change of
+ * default project cannot move the list under the user), and the continue token as `--page=`.
+ */
+export function nextPageCommand(
+  tags: readonly string[],
+  projectUid: string | undefined,
+  token: string,
+): string {
+  const parts = ["clusters", ...tags.map(quoteArg)];
+  if (projectUid) parts.push(`project:${quoteArg(projectUid)}`);
+  parts.push(`--page=${quoteArg(token)}`);
+  return parts.join(" ");
+}
+
+export const clustersVerb: VerbSpec = {
+  name: "clusters",
+  usage: "clusters [tag…] [project:<uid>] [--share]",
+  summary: "searches clusters by tag, 50 a page: state, health, provider",
+  examples: ["/palette clusters", "/palette clusters env team:core", "/palette clusters --share"],
+  run: async (command, ctx) => {
+    // plain words are tags too: `clusters dev` reads better than `clusters tag:dev`
+    const tags = [...command.args, ...command.tags];
+    if (tags.length > MAX_TAGS) {
+      return usageReply(
+        clustersVerb,
+        `At most ${MAX_TAGS} tags at once (you gave ${tags.length}).`,
+      );
+    }
+    const scope = scopeOf(command, ctx);
+    const page = flagValue(command, "page");
+    const result = await ctx.palette.searchClusters({
+      projectUid: scope.projectUid,
+      tags,
+      limit: PAGE_SIZE,
+      continue: page || undefined,
+    });
+    const items = result.items.map(toListItem);
+    const blocks = clusterListBlocks({
+      items,
+      scope,
+      tags,
+      total: result.total,
+      nextCommand: result.continue
+        ? nextPageCommand(tags, scope.projectUid, result.continue)
+        : undefined,
+    });
+    return messageReply(
+      blocks,
+      `${items.length} cluster${items.length === 1 ? "" : "s"}${tags.length ? ` tagged ${tags.join(", ")}` : ""}`,
+      shareVisibility(command),
+    );
+  },
+};

@@ -1,0 +1,125 @@
+import { describeForUser } from "../palette/errors.ts";
+import { checkSlackLimits } from "../views/limits.ts";
+import { usageBlocks } from "../views/message.ts";
+import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { alertsVerb } from "./alerts.ts";
+import { clusterVerb } from "./cluster.ts";
+import { clustersVerb } from "./clusters.ts";
+import { helpVerb } from "./help.ts";
+import { kubeconfigVerb } from "./kubeconfig.ts";
+import { launchVerb } from "./launch.ts";
+import { errorSummary } from "./log-error.ts";
+import { nodesVerb } from "./nodes.ts";
+import { parseCommand, suggest } from "./parse.ts";
+import { errorReply, messageReply } from "./reply.ts";
+import { subscribeVerbs } from "./subscribe.ts";
+import type { CommandContext, MessageReply, Reply, VerbSpec } from "./types.ts";
+import { workloadsVerb } from "./workloads.ts";
+
+export const VERBS: VerbSpec[] = [
+  helpVerb(() => VERBS),
+  clustersVerb,
+  clusterVerb,
+  nodesVerb,
+  workloadsVerb,
+  kubeconfigVerb,
+  alertsVerb,
+  launchVerb,
+  ...subscribeVerbs,
+];
+
+/** Short forms people type anyway. */
+const ALIASES: Record<string, string> = {
+  "?": "help",
+  ls: "clusters",
+  list: "clusters",
+  kubectl: "kubeconfig",
+  kc: "kubeconfig",
+  alert: "alerts",
+  node: "nodes",
+  workload: "workloads",
+};
+
+/** Flags our verbs understand; other helpers' verbs (launch, subscribe) check their own. */
+const KNOWN_FLAGS: Record<string, readonly string[]> = {
+  help: [],
+  clusters: ["share", "page"],
+  cluster: ["share"],
+  nodes: [],
+  workloads: [],
+  kubeconfig: [],
+  alerts: [],
+};
+
+export function findVerb(name: string): VerbSpec | undefined {
+  const wanted = ALIASES[name] ?? name;
+  return VERBS.find((verb) => verb.name === wanted);
+}
+
+/**
+ * Parses `/palette <text>`, runs the verb and returns its reply. Never throws: a bad text gets a
+ * usage answer, a failure a clear ephemeral message (details in the log, never a secret).
+ */
+export async function dispatch(text: string, ctx: CommandContext): Promise<Reply> {
+  let verbName = "?";
+  try {
+    const { command, problems } = parseCommand(typeof text === "string" ? text : "");
+    verbName = command.verb;
+    const spec = findVerb(command.verb);
+    if (problems.length > 0) {
+      return messageReply(
+        usageBlocks(escapeMrkdwn(problems[0]!), escapeMrkdwn(spec?.usage ?? "help")),
+        problems[0]!,
+      );
+    }
+    if (!spec) return unknownVerb(command.verb);
+    const unknownFlag = [...command.flags]
+      .map((flag) => flag.split("=")[0]!)
+      .find((flag) => KNOWN_FLAGS[spec.name] && !KNOWN_FLAGS[spec.name]!.includes(flag));
+    if (unknownFlag !== undefined) {
+      const problem = `\`${spec.name}\` has no option --${unknownFlag.slice(0, 40)}.`;
+      return messageReply(usageBlocks(escapeMrkdwn(problem), escapeMrkdwn(spec.usage)), problem);
+    }
+    const reply = await spec.run(command, ctx);
+    return checked(reply, spec.name, ctx);
+  } catch (error) {
+    ctx.logger.warn(
+      { err: errorSummary(error), verb: verbName.slice(0, 40), userId: ctx.requester.userId },
+      "command failed",
+    );
+    const message = describeForUser(error);
+    return errorReply(escapeMrkdwn(message), message);
+  }
+}
+
+function unknownVerb(verb: string): MessageReply {
+  const guess = suggest(verb, [...VERBS.map((spec) => spec.name), ...Object.keys(ALIASES)]);
+  const target = guess ? (ALIASES[guess] ?? guess) : undefined;
+  const shown = verb.length > 40 ? `${verb.slice(0, 40)}…` : verb;
+  const problem = `I don't know \`/palette ${escapeMrkdwn(shown)}\`.`;
+  const hint = target ? `Did you mean ${code(target)}?` : undefined;
+  return messageReply(
+    usageBlocks(problem, "help", hint),
+    `Unknown command ${shown}.${target ? ` Did you mean ${target}?` : ""}`,
+  );
+}
+
+/** A belt for every verb, ours and others': a reply Slack would refuse becomes a clear error. */
+function checked(reply: Reply, verb: string, ctx: CommandContext): Reply {
+  const message =
+    reply.kind === "message" ? reply : reply.kind === "file" ? reply.notice : undefined;
+  if (!message) return reply;
+  const problems = checkSlackLimits(message.blocks);
+  if (problems.length === 0) return reply;
+  // a stray `<` only renders oddly; everything else Slack refuses, or it would ping people
+  const fatal = problems.filter((problem) => !problem.includes("unescaped < "));
+  ctx.logger[fatal.length > 0 ? "error" : "warn"](
+    { verb, problems: problems.slice(0, 5) },
+    "reply broke Slack limits",
+  );
+  if (fatal.length === 0) return reply;
+  return errorReply(
+    "I could not fit that answer into a Slack message; try narrowing the command (a tag, a project or a namespace). The details are in the bot's log.",
+    "I could not fit that answer into a Slack message.",
+  );
+}

@@ -1,0 +1,28 @@
+import { helpBlocks } from "../views/help.ts";
+import { code } from "../views/mrkdwn.ts";
+import { messageReply } from "./reply.ts";
+import type { VerbSpec } from "./types.ts";
+
+/** `help [verb]`. Takes the verb table lazily because the table contains help itself. */
+export function helpVerb(verbs: () => readonly VerbSpec[]): VerbSpec {
+  return {
+    name: "help",
+    usage: "help [command]",
+    summary: "lists the commands with examples",
+    examples: ["/palette help", "/palette help clusters"],
+    run: async (command) => {
+      const wanted = command.args[0]?.toLowerCase();
+      const all = verbs();
+      const one = wanted ? all.find((verb) => verb.name === wanted) : undefined;
+      const entries = one ? [one] : all;
+      const blocks = helpBlocks(entries);
+      if (wanted && !one) {
+        blocks.unshift({
+          type: "section",
+          text: { type: "mrkdwn", text: `No command ${code(wanted)}; here are all of them.` },
+        });
+      }
+      return messageReply(blocks, "Palette commands: /palette help");
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import type { AuditOutcome } from "../store/audit.ts";
+import { errorBlocks, noticeBlocks } from "../views/message.ts";
+import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { errorSummary } from "./log-error.ts";
+import { messageReply, scopeOf, usageReply } from "./reply.ts";
+import { replayWith, resolveCluster } from "./resolve.ts";
+import type { CommandContext, FileReply, VerbSpec } from "./types.ts";
+
+/** A file name any OS accepts, from a cluster name that may hold anything. */
+export function kubeconfigFileName(clusterName: string): string {
+  const safe = clusterName
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^\.+/, "_")
+    .slice(0, 100);
+  return `${safe || "cluster"}.kubeconfig`;
+}
+
+/** Every attempt leaves an audit record and a log line; neither ever holds the content. */
+function trail(
+  ctx: CommandContext,
+  target: string,
+  outcome: AuditOutcome,
+  detail: Record<string, unknown>,
+): void {
+  ctx.audit.record({
+    userId: ctx.requester.userId,
+    action: "kubeconfig",
+    target,
+    outcome,
+    detail: JSON.stringify(detail),
+  });
+  ctx.logger.info(
+    {
+      userId: ctx.requester.userId,
+      channelId: ctx.requester.channelId,
+      target,
+      outcome,
+      ...detail,
+    },
+    "kubeconfig request",
+  );
+}
+
+export const kubeconfigVerb: VerbSpec = {
+  name: "kubeconfig",
+  usage: "kubeconfig <cluster> [project:<uid>]",
+  summary:
+    "sends the cluster's kubeconfig to you as a file in a direct message, if you are allowed",
+  examples: ["/palette kubeconfig web-prod"],
+  run: async (command, ctx) => {
+    if (command.args.length !== 1) {
+      return usageReply(
+        kubeconfigVerb,
+        command.args.length === 0
+          ? "Which cluster? Give its name or UID."
+          : "One cluster at a time.",
+      );
+    }
+    const ref = command.args[0]!;
+    // the policy goes first: a refused user learns nothing about the cluster, not even if it exists
+    if (!(await ctx.policy.allows(ctx.requester.userId, "kubeconfig"))) {
+      trail(ctx, ref, "denied", {});
+      const hint = ctx.policy.grantHint("kubeconfig");
+      return messageReply(
+        errorBlocks(
+          ":no_entry: You are not allowed to download kubeconfigs.",
+          hint ? escapeMrkdwn(hint) : undefined,
+        ),
+        "You are not allowed to download kubeconfigs.",
+      );
+    }
+    const scope = scopeOf(command, ctx);
+    let stage = "resolve";
+    try {
+      const found = await resolveCluster(ref, scope, ctx, replayWith("kubeconfig"));
+      if (found.kind === "reply") {
+        trail(ctx, ref, "failed", { reason: found.reason });
+        return found.reply;
+      }
+      const { cluster, scope: clusterScope } = found;
+      stage = "download";
+      const content = await ctx.palette.getKubeconfig(cluster.uid, clusterScope);
+      if (content.length === 0) {
+        trail(ctx, cluster.name, "failed", { uid: cluster.uid, reason: "empty" });
+        return messageReply(
+          errorBlocks(
+            `Palette has no kubeconfig for ${code(cluster.name)} yet (is it still provisioning?).`,
+          ),
+          `No kubeconfig for ${cluster.name} yet`,
+        );
+      }
+      stage = "audit";
+      trail(ctx, cluster.name, "granted", {
+        uid: cluster.uid,
+        projectUid: clusterScope.projectUid ?? null,
+        bytes: content.length,
+      });
+      const fileName = kubeconfigFileName(cluster.name);
+      const reply: FileReply = {
+        kind: "file",
+        fileName,
+        title: `Kubeconfig of ${cluster.name}`,
+        content,
+        notice: messageReply(
+          noticeBlocks(
+            `:lock: The kubeconfig of ${code(cluster.name)} was sent to your DMs as ${code(fileName)}.`,
+            "Keep it private: it grants access to the cluster.",
+          ),
+          `The kubeconfig of ${cluster.name} was sent to your DMs.`,
+        ),
+      };
+      return reply;
+    } catch (error) {
+      // an audit write that failed is not a kubeconfig failure to record (it would fail again)
+      if (stage !== "audit") trail(ctx, ref, "failed", { stage, error: errorSummary(error).name });
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,121 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { allowAll } from "../access/types.ts";
+import { dispatch } from "../commands/dispatch.ts";
+import type { CommandDeps, FileReply, ModalReply, Reply, Requester } from "../commands/types.ts";
+import { type RenderOptions, renderBlocks } from "./render.ts";
+
+export interface ConsoleOptions {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  deps: CommandDeps;
+  requester?: Requester;
+  /**
+   * the launch form as prompts (src/console/launch-prompts.ts); `ask` reads the next input line
+   * from the same stream as the commands. Absent: say the form is not offered.
+   */
+  onModal?: (reply: ModalReply, io: ConsoleIo) => Promise<void>;
+  /** where a kubeconfig goes; default: written to `fileDir/<name>` with mode 0600 */
+  onFile?: (reply: FileReply) => Promise<void>;
+  /** default: the current directory */
+  fileDir?: string;
+  /** default: on when the output is a TTY */
+  color?: boolean;
+}
+
+/** Question-and-answer over the console's own input and output. */
+export interface ConsoleIo {
+  /** prints the question and resolves with the next line; rejects at end of input */
+  ask(question: string): Promise<string>;
+  print(text: string): void;
+}
+
+export const CONSOLE_REQUESTER: Requester = { userId: "console", channelId: "console" };
+
+/** `/palette clusters`, `palette clusters` and `clusters` all mean the same at the prompt. */
+export function commandText(line: string): string | undefined {
+  const text = line.trim();
+  if (text === "" || text.startsWith("#")) return undefined;
+  return text.replace(/^\/?palette(\s+|$)/i, "");
+}
+
+/**
+ * Reads commands line by line from a TTY or a pipe, runs them through the same dispatcher as
+ * Slack and prints the rendered replies; resolves at end of input (or `exit`). The console
+ * user is the operator and may do everything.
+ */
+export async function runConsole(options: ConsoleOptions): Promise<void> {
+  const { input, output } = options;
+  const tty =
+    (output as NodeJS.WriteStream).isTTY === true && (input as NodeJS.ReadStream).isTTY === true;
+  const render: RenderOptions = { color: options.color ?? tty };
+  const requester = options.requester ?? CONSOLE_REQUESTER;
+  const ctx = { ...options.deps, policy: allowAll, requester };
+  const lines = createInterface({ input, output: tty ? output : undefined, terminal: tty });
+  const write = (text: string) => output.write(`${text}\n`);
+  if (tty) {
+    write("palette-chatops console: type `help`, or `exit` to leave.");
+    lines.setPrompt("palette> ");
+    lines.prompt();
+  }
+  // one iterator for commands and for the launch form's questions, so answers are not lost
+  const iterator = lines[Symbol.asyncIterator]();
+  const io: ConsoleIo = {
+    async ask(question) {
+      output.write(`${question} `);
+      const next = await iterator.next();
+      if (next.done) throw new Error("end of input");
+      if (!tty) output.write(`${next.value}\n`);
+      return next.value;
+    },
+    print: write,
+  };
+  try {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      const text = commandText(next.value);
+      if (text !== undefined) {
+        if (/^(exit|quit)$/i.test(text)) break;
+        const reply = await dispatch(text, ctx);
+        await show(reply, options, render, write, io);
+      }
+      if (tty) lines.prompt();
+    }
+  } finally {
+    lines.close();
+  }
+}
+
+async function show(
+  reply: Reply,
+  options: ConsoleOptions,
+  render: RenderOptions,
+  write: (text: string) => void,
+  io: ConsoleIo,
+): Promise<void> {
+  try {
+    switch (reply.kind) {
+      case "message":
+        write(renderBlocks(reply.blocks, render));
+        if (reply.visibility === "in_channel") write("(in Slack this answer goes to the channel)");
+        break;
+      case "file":
+        if (options.onFile) {
+          await options.onFile(reply);
+        } else {
+          const path = join(options.fileDir ?? process.cwd(), reply.fileName);
+          // mode 0600: a kubeconfig is a credential
+          await writeFile(path, reply.content, { mode: 0o600 });
+          write(`kubeconfig written to ${options.fileDir ? path : `./${reply.fileName}`}`);
+        }
+        break;
+      case "modal":
+        if (options.onModal) await options.onModal(reply, io);
+        else write("`launch` needs the launch form, which this console does not offer; use Slack.");
+        break;
+    }
+  } catch (error) {
+    write(`Could not show that answer: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  write("");
+}

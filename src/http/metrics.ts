@@ -1,0 +1,248 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/**
+ * The bot's Prometheus metrics on a registry of its own (not prom-client's global one), so two
+ * bots in one process (tests, the demo) never collide and nothing else leaks into `/metrics`.
+ * Other modules call the methods below and never import prom-client themselves.
+ *
+ * Label values are normalised here, because a label fed with user input (a mistyped verb, a raw
+ * URL with a cluster UID in it) would create a new time series per value and exhaust Prometheus.
+ */
+
+/** What the outbox reports at scrape time (H5's outbox repository provides it). */
+export interface OutboxStats {
+  /** messages waiting to be sent */
+  depth: number;
+  /** age in seconds of the oldest waiting message; 0 when the outbox is empty */
+  oldestAgeSeconds: number;
+}
+
+export interface MetricsOptions {
+  /** metric name prefix; default `palette_chatops_` */
+  prefix?: string;
+  /** register Node's process metrics (CPU, memory, event loop lag…) too; default true */
+  defaultMetrics?: boolean;
+  /** the dispatcher's verbs; any other verb is counted as `other`. Unset: any well-formed word. */
+  knownVerbs?: readonly string[];
+  /** read at every scrape; can also be set later with `setOutboxSource` */
+  outbox?: () => OutboxStats;
+}
+
+const OTHER = "other";
+
+/** Lower-case word of at most 40 chars from [a-z0-9_.-], else `other`. */
+function label(value: string | number | undefined): string {
+  const text = String(value ?? "")
+    .trim()
+    .toLowerCase();
+  return /^[a-z0-9_.:-]{1,40}$/.test(text) ? text : OTHER;
+}
+
+/**
+ * A Palette path reduced to the prefix its rate limit is counted on (design §4), e.g.
+ * `/v1/spectroclusters/abc/assets/kubeconfig` → `/v1/spectroclusters/{uid}/assets`,
+ * `/v1/dashboard/spectroclusters/search?x=1` → `/v1/dashboard`. Never contains a UID.
+ */
+export function paletteEndpointPrefix(path: string): string {
+  let pathname = path;
+  try {
+    pathname = new URL(path, "http://palette.invalid").pathname;
+  } catch {
+    // keep the raw text; it is filtered below
+  }
+  const segments = pathname.split("/").filter((segment) => segment.length > 0);
+  const [version, resource, , sub] = segments;
+  if (!version || !resource || !/^v\d+$/.test(version) || !/^[a-zA-Z]+$/.test(resource)) {
+    return OTHER;
+  }
+  if (resource === "spectroclusters" && sub === "assets") {
+    return `/${version}/spectroclusters/{uid}/assets`;
+  }
+  return `/${version}/${resource}`;
+}
+
+export class Metrics {
+  /** the registry `/metrics` serves */
+  readonly registry: Registry;
+
+  readonly #commands: Counter<"verb" | "outcome">;
+  readonly #ack: Histogram;
+  readonly #paletteCalls: Counter<"prefix" | "status">;
+  readonly #paletteRetries: Counter<"prefix">;
+  readonly #paletteRateLimited: Counter<"prefix">;
+  readonly #tokenRefreshes: Counter<"outcome">;
+  readonly #logins: Counter<"outcome">;
+  readonly #pollDuration: Histogram<"outcome">;
+  readonly #pollClusters: Gauge;
+  readonly #slackCalls: Counter<"method" | "outcome">;
+  readonly #knownVerbs: Set<string> | undefined;
+  #outbox: (() => OutboxStats) | undefined;
+
+  constructor(options: MetricsOptions = {}) {
+    const prefix = options.prefix ?? "palette_chatops_";
+    const registers = [new Registry()];
+    this.registry = registers[0]!;
+    this.#knownVerbs = options.knownVerbs
+      ? new Set(options.knownVerbs.map((verb) => verb.toLowerCase()))
+      : undefined;
+    this.#outbox = options.outbox;
+
+    this.#commands = new Counter({
+      name: `${prefix}commands_total`,
+      help: "Slash commands and buttons handled, by verb and outcome (ok, error, denied, invalid…)",
+      labelNames: ["verb", "outcome"],
+      registers,
+    });
+    this.#ack = new Histogram({
+      name: `${prefix}ack_seconds`,
+      help: "Time from a Slack request's arrival to its acknowledgement (Slack allows 3 s)",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5],
+      registers,
+    });
+    this.#paletteCalls = new Counter({
+      name: `${prefix}palette_requests_total`,
+      help: "HTTP requests to Palette, by rate-limit path prefix and HTTP status (error = no answer)",
+      labelNames: ["prefix", "status"],
+      registers,
+    });
+    this.#paletteRetries = new Counter({
+      name: `${prefix}palette_retries_total`,
+      help: "Palette requests retried after a 429, a 5xx or a reset connection",
+      labelNames: ["prefix"],
+      registers,
+    });
+    this.#paletteRateLimited = new Counter({
+      name: `${prefix}palette_rate_limited_total`,
+      help: "Palette answers with HTTP 429 (rate limited)",
+      labelNames: ["prefix"],
+      registers,
+    });
+    this.#tokenRefreshes = new Counter({
+      name: `${prefix}palette_token_refreshes_total`,
+      help: "Palette session token refreshes, by outcome",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.#logins = new Counter({
+      name: `${prefix}palette_logins_total`,
+      help: "Palette logins with the service account (/v1/auth/authenticate), by outcome",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.#pollDuration = new Histogram({
+      name: `${prefix}poll_duration_seconds`,
+      help: "Duration of one status/alert poll cycle, by outcome",
+      labelNames: ["outcome"],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60],
+      registers,
+    });
+    this.#pollClusters = new Gauge({
+      name: `${prefix}poll_clusters`,
+      help: "Clusters seen by the last completed poll",
+      registers,
+    });
+    this.#slackCalls = new Counter({
+      name: `${prefix}slack_calls_total`,
+      help: "Slack Web API calls, by method and outcome (ok, error, rate_limited)",
+      labelNames: ["method", "outcome"],
+      registers,
+    });
+
+    const outboxStats = (): OutboxStats | undefined => {
+      try {
+        return this.#outbox?.();
+      } catch {
+        // A failing source must not break the whole scrape; the gauges just keep their value.
+        return undefined;
+      }
+    };
+    new Gauge({
+      name: `${prefix}outbox_depth`,
+      help: "Notification messages waiting in the outbox",
+      registers,
+      collect() {
+        const stats = outboxStats();
+        if (stats) this.set(stats.depth);
+      },
+    });
+    new Gauge({
+      name: `${prefix}outbox_oldest_age_seconds`,
+      help: "Age of the oldest message waiting in the outbox (0 when empty)",
+      registers,
+      collect() {
+        const stats = outboxStats();
+        if (stats) this.set(stats.oldestAgeSeconds);
+      },
+    });
+
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A command finished (the dispatcher or Slack edge calls this once per command). */
+  commandHandled(verb: string, outcome: string): void {
+    let name = label(verb);
+    if (this.#knownVerbs && !this.#knownVerbs.has(name)) name = OTHER;
+    this.#commands.inc({ verb: name, outcome: label(outcome) });
+  }
+
+  /** Seconds between a Slack request arriving and `ack()` being sent. */
+  observeAck(seconds: number): void {
+    if (Number.isFinite(seconds) && seconds >= 0) this.#ack.observe(seconds);
+  }
+
+  /**
+   * One HTTP exchange with Palette. `endpoint` may be a full path (it is reduced with
+   * `paletteEndpointPrefix`); `status` is the HTTP status, or "error" when no answer came.
+   */
+  paletteCall(endpoint: string, status: number | "error"): void {
+    this.#paletteCalls.inc({ prefix: this.#prefixOf(endpoint), status: label(status) });
+    if (status === 429) this.#paletteRateLimited.inc({ prefix: this.#prefixOf(endpoint) });
+  }
+
+  /** A Palette request is about to be retried. */
+  paletteRetry(endpoint: string): void {
+    this.#paletteRetries.inc({ prefix: this.#prefixOf(endpoint) });
+  }
+
+  /** The session token was refreshed on its timer (or the refresh failed). */
+  tokenRefreshed(outcome: "ok" | "error" = "ok"): void {
+    this.#tokenRefreshes.inc({ outcome });
+  }
+
+  /** A full service-account login (first one, or after a refresh could not save the session). */
+  paletteLogin(outcome: "ok" | "error" = "ok"): void {
+    this.#logins.inc({ outcome });
+  }
+
+  /** A poll cycle ended: its duration and, when it succeeded, how many clusters it saw. */
+  pollCompleted(seconds: number, clusters?: number, outcome: "ok" | "error" = "ok"): void {
+    if (Number.isFinite(seconds) && seconds >= 0) this.#pollDuration.observe({ outcome }, seconds);
+    if (clusters !== undefined && outcome === "ok") this.#pollClusters.set(clusters);
+  }
+
+  /** One Slack Web API call (`chat.postMessage`, `views.publish`…) and how it went. */
+  slackCall(method: string, outcome: "ok" | "error" | "rate_limited" | string): void {
+    this.#slackCalls.inc({ method: label(method), outcome: label(outcome) });
+  }
+
+  /** Where the outbox gauges read from at scrape time (set once the outbox exists). */
+  setOutboxSource(source: () => OutboxStats): void {
+    this.#outbox = source;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  async render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** The Content-Type of `render()`'s output. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  #prefixOf(endpoint: string): string {
+    return endpoint.startsWith("/") || endpoint.includes("://")
+      ? paletteEndpointPrefix(endpoint)
+      : label(endpoint);
+  }
+}

@@ -1,0 +1,103 @@
+import type { KnownBlock } from "@slack/types";
+import { providerSpec } from "../palette/providers.ts";
+import { isProvider } from "../palette/providers-list.ts";
+import { paletteClusterUrl } from "../views/cluster-card.ts";
+import { clampText } from "../views/limits.ts";
+import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+
+/** The launch card: one message per launch, edited in place as the cluster comes up. */
+
+export interface LaunchCardInput {
+  name: string;
+  provider: string;
+  projectUid: string;
+  requester: string;
+  clusterUid?: string;
+  /** Palette's cluster state; undefined before the first look */
+  state?: string;
+  consoleUrl: string;
+  /** set when the watch gave up or the cluster vanished */
+  note?: string;
+}
+
+export type LaunchPhase = "pending" | "provisioning" | "running" | "failed";
+
+/** Palette states → what the card says; anything unknown counts as still provisioning. */
+export function launchPhase(state: string | undefined): LaunchPhase {
+  const s = (state ?? "Pending").toLowerCase();
+  if (s === "running") return "running";
+  if (s === "pending" || s === "") return "pending";
+  if (/fail|error|delet/.test(s)) return "failed";
+  return "provisioning";
+}
+
+export function isSettled(state: string | undefined): boolean {
+  const phase = launchPhase(state);
+  return phase === "running" || phase === "failed";
+}
+
+const ICON: Record<LaunchPhase, string> = {
+  pending: ":hourglass_flowing_sand:",
+  provisioning: ":gear:",
+  running: ":white_check_mark:",
+  failed: ":x:",
+};
+
+/** A Slack user id is safe to put in `<@…>`; anything else is shown escaped, never pinged. */
+export function mention(userId: string): string {
+  return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
+}
+
+export function launchCard(input: LaunchCardInput): { text: string; blocks: KnownBlock[] } {
+  const phase = launchPhase(input.state);
+  const state = input.state ?? "Pending";
+  const label = isProvider(input.provider) ? providerSpec(input.provider).label : input.provider;
+  const settled = phase === "running" || phase === "failed";
+  const headline =
+    phase === "running"
+      ? `${mention(input.requester)} cluster ${code(input.name)} is *Running*.`
+      : phase === "failed"
+        ? `${mention(input.requester)} cluster ${code(input.name)} did not come up: *${escapeMrkdwn(state)}*.`
+        : `Launching cluster ${code(input.name)}: *${escapeMrkdwn(state)}*`;
+  const blocks: KnownBlock[] = [
+    {
+      type: "section",
+      text: { type: "mrkdwn", text: clampText(`${ICON[phase]} ${headline}`, 3000) },
+    },
+    {
+      type: "section",
+      fields: [
+        { type: "mrkdwn", text: `*Provider*\n${escapeMrkdwn(label)}` },
+        {
+          type: "mrkdwn",
+          text: `*Project*\n${input.projectUid ? code(input.projectUid) : "tenant"}`,
+        },
+        { type: "mrkdwn", text: `*Requested by*\n${mention(input.requester)}` },
+        { type: "mrkdwn", text: `*State*\n${escapeMrkdwn(state)}` },
+      ],
+    },
+  ];
+  if (input.note) {
+    blocks.push({
+      type: "context",
+      elements: [{ type: "mrkdwn", text: clampText(escapeMrkdwn(input.note), 3000) }],
+    });
+  }
+  if (input.clusterUid) {
+    blocks.push({
+      type: "actions",
+      elements: [
+        {
+          type: "button",
+          action_id: "launch_open_in_palette",
+          text: { type: "plain_text", text: "Open in Palette" },
+          url: paletteClusterUrl(input.consoleUrl, input.clusterUid, input.projectUid || undefined),
+        },
+      ],
+    });
+  }
+  const text = settled
+    ? `Cluster ${input.name} (${label}) is ${state}.`
+    : `Launching cluster ${input.name} (${label}): ${state}`;
+  return { text: clampText(text, 3000), blocks };
+}

@@ -1,0 +1,75 @@
+import { systemClock } from "./clock.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { createLogger } from "./log.ts";
+
+/**
+ * `palette-chatops start|console|demo|simulator` (also `npm start`, `npm run console`,
+ * `npm run demo`, `npm run simulator`). Each verb loads only the parts it needs.
+ */
+
+const USAGE = `usage: palette-chatops <command>
+  start       run the bot against Slack and Palette (configured by environment variables)
+  console     the /palette commands in this terminal, against Palette (PALETTE_* variables)
+  demo        the console against a built-in Palette simulator: no Slack, no Palette account
+  simulator   serve only the Palette API simulator (--port, --clusters N, --seed S, --animate MS)`;
+
+async function main(argv: string[]): Promise<number> {
+  const [verb, ...rest] = argv;
+  switch (verb) {
+    case "start": {
+      const config = loadConfig(process.env, { requireSlack: true });
+      const logger = createLogger(config.logLevel);
+      const { startBot } = await import("./app/bot.ts");
+      const bot = await startBot(config, logger, systemClock);
+      await untilSignal(logger);
+      await bot.stop();
+      return 0;
+    }
+    case "console": {
+      const config = loadConfig(process.env, { requireSlack: false });
+      const { runPaletteConsole } = await import("./app/console.ts");
+      return runPaletteConsole(config);
+    }
+    case "demo": {
+      const { runDemo } = await import("./app/demo.ts");
+      return runDemo(rest);
+    }
+    case "simulator": {
+      const { runSimulatorCli } = await import("./simulator/cli.ts");
+      return runSimulatorCli(rest);
+    }
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(`${USAGE}\n`);
+      return verb === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`unknown command "${verb}"\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+/** Resolves at the first SIGTERM or SIGINT; a second one exits at once. */
+function untilSignal(logger: { info(obj: object, msg: string): void }): Promise<void> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, "shutting down");
+      process.once(signal, () => process.exit(1));
+      resolve();
+    };
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    // one line an operator can act on; configuration errors name the variable
+    const message =
+      error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+    process.stderr.write(`palette-chatops: ${message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,103 @@
+import type { PaletteEvent } from "../palette/schemas.ts";
+import { type AlertEvent, type ClusterChange, isHealthy } from "./model.ts";
+
+export const CLUSTER_HEALTH = "ClusterHealth";
+
+export interface RaisedAlert {
+  clusterUid: string;
+  kind: string;
+  reason: string;
+  raisedAt: string;
+}
+
+export const alertKey = (clusterUid: string, kind: string) => `${clusterUid}\u0000${kind}`;
+
+const MAX_REASON = 500;
+
+/** Why a cluster is unhealthy: its health conditions, then its recent Warning events. */
+export function reasonFrom(
+  health: string,
+  conditions: readonly string[],
+  events: readonly PaletteEvent[],
+): string {
+  const parts = [...conditions];
+  for (const event of events) {
+    if ((event.severity ?? "").toLowerCase() !== "warning") continue;
+    const text = [event.reason, event.message].filter(Boolean).join(": ");
+    // the simulator and Palette often repeat a condition's message in an event: say it once
+    const known = event.message && parts.some((part) => part.includes(event.message ?? ""));
+    if (text && !known && !parts.includes(text)) parts.push(text);
+    if (parts.length >= 4) break;
+  }
+  const reason = parts.length > 0 ? parts.join("; ") : `health is ${health || "unknown"}`;
+  return reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON - 1)}…` : reason;
+}
+
+function wantsRaise(change: ClusterChange): boolean {
+  if (change.kinds.includes("health-lost")) return true;
+  // a flapping cluster that settles unhealthy is raised now: its loss was swallowed
+  return (
+    change.kinds.includes("settled") &&
+    change.cluster.health !== "" &&
+    !isHealthy(change.cluster.health)
+  );
+}
+
+/** Clusters whose alert would be raised this poll: the only ones whose events are read. */
+export function clustersNeedingReason(
+  changes: readonly ClusterChange[],
+  raised: ReadonlyMap<string, RaisedAlert>,
+  supported: ReadonlySet<string>,
+): string[] {
+  if (!supported.has(CLUSTER_HEALTH)) return [];
+  return changes
+    .filter(
+      (change) => wantsRaise(change) && !raised.has(alertKey(change.cluster.uid, CLUSTER_HEALTH)),
+    )
+    .map((change) => change.cluster.uid);
+}
+
+export interface AlertResult {
+  events: AlertEvent[];
+  raise: RaisedAlert[];
+  resolve: Array<{ clusterUid: string; kind: string }>;
+}
+
+/**
+ * Pure: the alert kinds Palette says the project supports, applied to this poll's changes.
+ * `ClusterHealth` is raised when health leaves Healthy and resolved when it returns (or the
+ * cluster is deleted). Kinds the project does not list are never raised.
+ */
+export function evaluateAlerts(input: {
+  changes: readonly ClusterChange[];
+  raised: ReadonlyMap<string, RaisedAlert>;
+  supported: ReadonlySet<string>;
+  reasons: ReadonlyMap<string, string>;
+  now: string;
+}): AlertResult {
+  const result: AlertResult = { events: [], raise: [], resolve: [] };
+  if (!input.supported.has(CLUSTER_HEALTH)) return result;
+  for (const change of input.changes) {
+    const { cluster } = change;
+    const existing = input.raised.get(alertKey(cluster.uid, CLUSTER_HEALTH));
+    if (!existing && wantsRaise(change)) {
+      const reason = input.reasons.get(cluster.uid) ?? `health is ${cluster.health || "unknown"}`;
+      result.raise.push({
+        clusterUid: cluster.uid,
+        kind: CLUSTER_HEALTH,
+        reason,
+        raisedAt: input.now,
+      });
+      result.events.push({ status: "raised", alert: CLUSTER_HEALTH, cluster, reason });
+    } else if (existing && (isHealthy(cluster.health) || change.kinds.includes("deleted"))) {
+      result.resolve.push({ clusterUid: cluster.uid, kind: CLUSTER_HEALTH });
+      result.events.push({
+        status: "resolved",
+        alert: CLUSTER_HEALTH,
+        cluster,
+        reason: change.kinds.includes("deleted") ? "cluster deleted" : "health is back to Healthy",
+      });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,124 @@
+import type { ClusterSummary } from "../palette/schemas.ts";
+import { type ClusterChange, type ClusterSnap, isHealthy } from "./model.ts";
+
+/** Palette marks a plain (value-less) tag with this label value. */
+const PLAIN_TAG_VALUES = new Set(["", "spectro__tag"]);
+
+export function tagsOf(labels: Record<string, string | null> | null | undefined): string[] {
+  return Object.entries(labels ?? {})
+    .map(([key, value]) =>
+      value === null || PLAIN_TAG_VALUES.has(value) ? key : `${key}:${value}`,
+    )
+    .sort();
+}
+
+/** A search result → what the bot remembers. Results without a UID are skipped. */
+export function snapOf(summary: ClusterSummary, project: string): ClusterSnap | undefined {
+  const uid = summary.metadata?.uid;
+  if (!uid) return undefined;
+  return {
+    uid,
+    name: summary.metadata?.name ?? uid,
+    project,
+    state: summary.status?.state ?? "",
+    health: summary.status?.health?.state ?? "",
+    tags: tagsOf(summary.metadata?.labels),
+  };
+}
+
+/**
+ * Previous snapshot + the clusters Palette lists now → one change per cluster that changed.
+ * A missing health or state in the answer means "Palette did not say", never "lost": the
+ * previous value is kept, so a partial answer raises no false alert.
+ */
+export function diffClusters(
+  previous: ReadonlyMap<string, ClusterSnap>,
+  current: readonly ClusterSnap[],
+): { changes: ClusterChange[]; next: ClusterSnap[] } {
+  const changes: ClusterChange[] = [];
+  const next: ClusterSnap[] = [];
+  const seen = new Set<string>();
+  for (const raw of current) {
+    if (seen.has(raw.uid)) continue;
+    seen.add(raw.uid);
+    const before = previous.get(raw.uid);
+    const cluster: ClusterSnap = before
+      ? { ...raw, state: raw.state || before.state, health: raw.health || before.health }
+      : raw;
+    next.push(cluster);
+    if (!before) {
+      changes.push({ cluster, kinds: ["new"], worse: false });
+      continue;
+    }
+    const kinds: ClusterChange["kinds"] = [];
+    let worse = false;
+    if (cluster.state !== before.state) {
+      kinds.push(cluster.state === "Deleted" ? "deleted" : "state");
+    }
+    if (cluster.health !== before.health) {
+      if (isHealthy(before.health) && !isHealthy(cluster.health)) {
+        kinds.push("health-lost");
+        worse = true;
+      } else if (!isHealthy(before.health) && isHealthy(cluster.health)) {
+        kinds.push("health-recovered");
+      } else {
+        kinds.push("health");
+      }
+    }
+    if (kinds.length > 0) {
+      changes.push({
+        cluster,
+        previous: { state: before.state, health: before.health },
+        kinds,
+        worse,
+      });
+    }
+  }
+  for (const before of previous.values()) {
+    if (seen.has(before.uid)) continue;
+    changes.push({
+      cluster: { ...before, state: "Deleted" },
+      previous: { state: before.state, health: before.health },
+      kinds: ["deleted"],
+      worse: false,
+    });
+  }
+  return { changes, next };
+}
+
+/** Human lines for a change, plain text (views escape them). */
+export function describeChange(change: ClusterChange): string[] {
+  const { cluster, previous } = change;
+  const lines: string[] = [];
+  for (const kind of change.kinds) {
+    switch (kind) {
+      case "new":
+        lines.push(`New cluster ${cluster.name}: ${cluster.state || "unknown state"}`);
+        break;
+      case "state":
+        lines.push(`State ${previous?.state || "?"} → ${cluster.state}`);
+        break;
+      case "deleted":
+        lines.push(`Cluster ${cluster.name} is gone (Deleted)`);
+        break;
+      case "health-lost":
+        lines.push(`Health lost: ${previous?.health || "?"} → ${cluster.health}`);
+        break;
+      case "health-recovered":
+        lines.push(`Health recovered: ${previous?.health || "?"} → ${cluster.health}`);
+        break;
+      case "health":
+        lines.push(`Health ${previous?.health || "?"} → ${cluster.health}`);
+        break;
+      case "flapping":
+        lines.push(
+          `${cluster.name} is flapping (changing again and again); quiet until it settles, now ${cluster.state}/${cluster.health || "?"}`,
+        );
+        break;
+      case "settled":
+        lines.push(`Settled: ${cluster.state}/${cluster.health || "?"}`);
+        break;
+    }
+  }
+  return lines;
+}

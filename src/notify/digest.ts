@@ -1,0 +1,51 @@
+import type { CardPayload, DigestPayload, OutboxDraft } from "./model.ts";
+
+/** More cards than this for one channel in one poll become one digest. */
+export const DIGEST_THRESHOLD = 10;
+const DIGEST_LINES = 15;
+
+/**
+ * Pure: one channel's cards of one poll → outbox rows. Past the threshold they fold into one
+ * digest (counts by kind plus the first few clusters), so a fleet-wide event is one message
+ * rather than minutes of paced posts. Cards that mention someone (launch follow-ups) are never
+ * folded: a person is waiting for them.
+ */
+export function foldChannel(
+  channel: string,
+  cards: readonly CardPayload[],
+  at: string,
+  threshold = DIGEST_THRESHOLD,
+): OutboxDraft[] {
+  const personal = cards.filter((card) => card.mention);
+  const general = cards.filter((card) => !card.mention);
+  const rows: OutboxDraft[] = [];
+  if (general.length > threshold) {
+    rows.push({ channel, kind: "digest", payload: digestOf(general, at) });
+  } else {
+    for (const card of general) {
+      rows.push({ channel, kind: "card", clusterUid: card.cluster.uid, payload: card });
+    }
+  }
+  for (const card of personal) {
+    rows.push({ channel, kind: "card", clusterUid: card.cluster.uid, payload: card });
+  }
+  return rows;
+}
+
+export function digestOf(cards: readonly CardPayload[], at: string): DigestPayload {
+  const counts: Record<string, number> = {};
+  for (const card of cards) {
+    for (const kind of card.kinds) counts[kind] = (counts[kind] ?? 0) + 1;
+    for (const alert of card.alerts) {
+      const key = `alert-${alert.status}`;
+      counts[key] = (counts[key] ?? 0) + 1;
+    }
+  }
+  const projects = [...new Set(cards.map((card) => card.cluster.project))];
+  const lines = cards.slice(0, DIGEST_LINES).map((card) => {
+    const c = card.cluster;
+    const what = card.lines[0] ?? "changed";
+    return `${c.name}: ${what} (now ${c.state || "?"}/${c.health || "?"})`;
+  });
+  return { project: projects.join(","), total: cards.length, counts, lines, at };
+}

@@ -1,0 +1,408 @@
+import cron, { type ScheduledTask } from "node-cron";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { PaletteApi } from "../palette/api.ts";
+import { PaletteError } from "../palette/errors.ts";
+import type { ClusterSummary, PaletteEvent } from "../palette/schemas.ts";
+import type { Db } from "../store/db.ts";
+import { OutboxStore } from "../store/outbox.ts";
+import { SnapshotStore } from "../store/snapshots.ts";
+import { SubscriptionStore } from "../store/subscriptions.ts";
+import {
+  type AlertResult,
+  alertKey,
+  CLUSTER_HEALTH,
+  clustersNeedingReason,
+  evaluateAlerts,
+  type RaisedAlert,
+  reasonFrom,
+} from "./alerts.ts";
+import { diffClusters, snapOf } from "./diff.ts";
+import { foldChannel } from "./digest.ts";
+import { applyFlapping } from "./flapping.ts";
+import { watchLaunch } from "./launch-watch.ts";
+import {
+  type ClusterChange,
+  type ClusterSnap,
+  isHealthy,
+  type LaunchWatch,
+  type OutboxDraft,
+  type Subscription,
+  type SummaryPayload,
+} from "./model.ts";
+import { cardPayload, matchesFilter, routeNews } from "./route.ts";
+
+export interface PollerOptions {
+  palette: PaletteApi;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** PALETTE_PROJECTS; empty = tenant scope */
+  projects: string[];
+  /** node-cron expression (POLL_SCHEDULE); default every 30 seconds */
+  schedule?: string;
+  /** events read per cluster whose health was lost; default 10 */
+  eventsLimit?: number;
+  /** at most this many event reads per cycle (10 req/s on /v1/events); default 20 */
+  maxEventCalls?: number;
+  /** called after a cycle committed outbox rows (wakes the sender) */
+  onCommitted?: (rows: number) => void;
+}
+
+export interface CycleResult {
+  ok: boolean;
+  /** a cycle was still running: this one did nothing */
+  skipped: boolean;
+  clusters: number;
+  changes: number;
+  outboxRows: number;
+  eventCalls: number;
+  durationMs: number;
+  error?: string;
+}
+
+export interface PollerMetrics {
+  cycles: number;
+  failedCycles: number;
+  skippedCycles: number;
+  lastCycleMs: number;
+  totalCycleMs: number;
+  clustersSeen: number;
+  changesReported: number;
+  outboxRows: number;
+  lastSuccessAt?: string;
+}
+
+export interface Poller {
+  runCycle(): Promise<CycleResult>;
+  start(): void;
+  stop(): Promise<void>;
+  /** the clusters as of the last committed cycle (for the App Home) */
+  lastSnapshot(): { clusters: ClusterSnap[]; at?: string };
+  metrics(): PollerMetrics;
+  /**
+   * Follow a launch: its card lives in `channel` (the message `ts`, when given, becomes the
+   * card and is edited through Pending → Provisioning → Running) and `requester` is mentioned in
+   * its thread when the cluster is Running or failed.
+   */
+  watchLaunch(watch: LaunchWatch): void;
+}
+
+interface ProjectRead {
+  project: string;
+  clusters: ClusterSnap[];
+  conditions: Map<string, string[]>;
+  supported: Set<string>;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const SENT_RETENTION_MS = 7 * 24 * 3600_000;
+
+function conditionsOf(summary: ClusterSummary): string[] {
+  return (summary.status?.health?.conditions ?? [])
+    .map((c) => [c.type, c.message].filter(Boolean).join(": "))
+    .filter((text) => text.length > 0);
+}
+
+export function createPoller(options: PollerOptions): Poller {
+  const { palette, db, clock, logger } = options;
+  const scopes = options.projects.length > 0 ? options.projects : [""];
+  const snapshots = new SnapshotStore(db);
+  const subscriptions = new SubscriptionStore(db, clock);
+  const outbox = new OutboxStore(db);
+  const eventsLimit = options.eventsLimit ?? 10;
+  const maxEventCalls = options.maxEventCalls ?? 20;
+
+  const metrics: PollerMetrics = {
+    cycles: 0,
+    failedCycles: 0,
+    skippedCycles: 0,
+    lastCycleMs: 0,
+    totalCycleMs: 0,
+    clustersSeen: 0,
+    changesReported: 0,
+    outboxRows: 0,
+  };
+  let running: Promise<CycleResult> | undefined;
+  let task: ScheduledTask | undefined;
+  let snapshotCache: { clusters: ClusterSnap[]; at?: string } = {
+    clusters: scopes.flatMap((scope) => [...snapshots.load(scope).values()]),
+  };
+
+  async function read(project: string): Promise<ProjectRead> {
+    const scope = project ? { projectUid: project } : {};
+    const clusters: ClusterSnap[] = [];
+    const conditions = new Map<string, string[]>();
+    for await (const summary of palette.searchAllClusters(scope)) {
+      const snap = snapOf(summary, project || (summary.specSummary?.projectMeta?.uid ?? ""));
+      if (!snap) continue;
+      clusters.push(snap);
+      const found = conditionsOf(summary);
+      if (found.length > 0) conditions.set(snap.uid, found);
+    }
+    const components = await palette.listAlertComponents(scope);
+    const supported = new Set(
+      components.map((c) => c.name ?? "").filter((name) => name.length > 0),
+    );
+    return { project, clusters, conditions, supported };
+  }
+
+  async function reasonsFor(
+    uids: string[],
+    reads: Map<string, ProjectRead>,
+    health: Map<string, ClusterSnap>,
+  ): Promise<{ reasons: Map<string, string>; calls: number }> {
+    const reasons = new Map<string, string>();
+    let calls = 0;
+    for (const uid of uids) {
+      const snap = health.get(uid);
+      if (!snap) continue;
+      const conditions = reads.get(snap.project)?.conditions.get(uid) ?? [];
+      let events: PaletteEvent[] = [];
+      if (calls < maxEventCalls) {
+        calls += 1;
+        try {
+          events = await palette.listClusterEvents(
+            uid,
+            snap.project ? { projectUid: snap.project } : {},
+            eventsLimit,
+          );
+        } catch (error) {
+          // the reason is a nicety: conditions alone still explain the alert
+          logger.warn({ err: String(error), cluster: uid }, "cluster events unavailable");
+        }
+      }
+      reasons.set(uid, reasonFrom(snap.health, conditions, events));
+    }
+    return { reasons, calls };
+  }
+
+  async function cycle(): Promise<CycleResult> {
+    const started = clock.now();
+    const startedReal = performance.now();
+    // Everything from Palette first: a failure here leaves the store exactly as it was.
+    const reads = new Map<string, ProjectRead>();
+    for (const scope of scopes) {
+      try {
+        reads.set(scope, await read(scope));
+      } catch (error) {
+        // A project the bot may not see (deleted, role removed) must not silence the others;
+        // it is left out untouched, so nothing about it is diffed or falsely reported.
+        if (
+          error instanceof PaletteError &&
+          (error.kind === "forbidden" || error.kind === "not_found")
+        ) {
+          logger.warn({ project: scope, err: error.message }, "project skipped this cycle");
+          continue;
+        }
+        throw error;
+      }
+    }
+
+    const at = iso(started);
+    const subs = subscriptions.all();
+    const raised = snapshots.raisedAlerts();
+    const launches = snapshots.activeLaunches();
+
+    const baselines: ProjectRead[] = [];
+    const rawChanges: ClusterChange[] = [];
+    const nextByScope = new Map<
+      string,
+      { previous: Map<string, ClusterSnap>; next: ClusterSnap[] }
+    >();
+    const current = new Map<string, ClusterSnap>();
+    for (const [scope, projectRead] of reads) {
+      const previous = snapshots.load(scope);
+      if (!snapshots.hasBaseline(scope)) {
+        baselines.push(projectRead);
+        nextByScope.set(scope, { previous, next: projectRead.clusters });
+        for (const c of projectRead.clusters) current.set(c.uid, c);
+        continue;
+      }
+      const { changes, next } = diffClusters(previous, projectRead.clusters);
+      rawChanges.push(...changes);
+      nextByScope.set(scope, { previous, next });
+      for (const c of next) current.set(c.uid, c);
+    }
+
+    const flaps = applyFlapping(rawChanges, snapshots.flapHistories(), current, started);
+    const changes = flaps.changes;
+
+    const supportedFor = (project: string) =>
+      reads.get(project)?.supported ?? reads.get("")?.supported ?? new Set<string>();
+    const alertResults: AlertResult[] = [];
+    let eventCalls = 0;
+    for (const [scope] of reads) {
+      const own = changes.filter(
+        (c) => (scopes.length === 1 && scope === "") || c.cluster.project === scope,
+      );
+      const supported = supportedFor(scope);
+      const needing = clustersNeedingReason(own, raised, supported);
+      const { reasons, calls } = await reasonsFor(needing, reads, current);
+      eventCalls += calls;
+      alertResults.push(evaluateAlerts({ changes: own, raised, supported, reasons, now: at }));
+    }
+    const alertEvents = alertResults.flatMap((r) => r.events);
+
+    const route = routeNews({ subscriptions: subs, changes, alerts: alertEvents, launches });
+    const drafts: OutboxDraft[] = [];
+    drafts.push(...summaries(baselines, subs, at));
+    for (const [channel, news] of route.byChannel) {
+      drafts.push(
+        ...foldChannel(
+          channel,
+          news.map((n) => cardPayload(n, at)),
+          at,
+        ),
+      );
+    }
+
+    // Baseline clusters already unhealthy count as raised, so their recovery is reported.
+    const baselineRaised: RaisedAlert[] = [];
+    for (const projectRead of baselines) {
+      if (!projectRead.supported.has(CLUSTER_HEALTH)) continue;
+      for (const c of projectRead.clusters) {
+        if (c.health && !isHealthy(c.health) && !raised.has(alertKey(c.uid, CLUSTER_HEALTH))) {
+          const reason = reasonFrom(c.health, projectRead.conditions.get(c.uid) ?? [], []);
+          baselineRaised.push({ clusterUid: c.uid, kind: CLUSTER_HEALTH, reason, raisedAt: at });
+        }
+      }
+    }
+
+    db.transaction(() => {
+      for (const [scope, { previous, next }] of nextByScope) {
+        snapshots.replace(scope, previous, next, at);
+      }
+      for (const projectRead of baselines) snapshots.markBaseline(projectRead.project, at);
+      for (const result of alertResults) {
+        for (const alert of result.raise) snapshots.raiseAlert(alert);
+        for (const r of result.resolve) snapshots.resolveAlert(r.clusterUid, r.kind);
+      }
+      for (const alert of baselineRaised) snapshots.raiseAlert(alert);
+      snapshots.saveFlapHistories(flaps.histories);
+      for (const uid of route.finishedLaunches) snapshots.finishLaunch(uid);
+      for (const draft of drafts) outbox.add(draft, at);
+      outbox.prune(iso(started - SENT_RETENTION_MS));
+    })();
+
+    snapshotCache = { clusters: [...current.values()], at };
+    const durationMs = performance.now() - startedReal;
+    metrics.cycles += 1;
+    metrics.lastCycleMs = durationMs;
+    metrics.totalCycleMs += durationMs;
+    metrics.clustersSeen = current.size;
+    metrics.changesReported += changes.length;
+    metrics.outboxRows += drafts.length;
+    metrics.lastSuccessAt = at;
+    if (drafts.length > 0) options.onCommitted?.(drafts.length);
+    return {
+      ok: true,
+      skipped: false,
+      clusters: current.size,
+      changes: changes.length,
+      outboxRows: drafts.length,
+      eventCalls,
+      durationMs,
+    };
+  }
+
+  async function runCycle(): Promise<CycleResult> {
+    if (running) {
+      metrics.skippedCycles += 1;
+      return {
+        ok: true,
+        skipped: true,
+        clusters: 0,
+        changes: 0,
+        outboxRows: 0,
+        eventCalls: 0,
+        durationMs: 0,
+      };
+    }
+    const started = performance.now();
+    running = cycle().catch((error: unknown) => {
+      metrics.failedCycles += 1;
+      const message = error instanceof Error ? error.message : String(error);
+      logger.warn({ err: message }, "poll cycle failed; nothing committed, next cycle retries");
+      return {
+        ok: false,
+        skipped: false,
+        clusters: 0,
+        changes: 0,
+        outboxRows: 0,
+        eventCalls: 0,
+        durationMs: performance.now() - started,
+        error: message,
+      };
+    });
+    try {
+      return await running;
+    } finally {
+      running = undefined;
+    }
+  }
+
+  return {
+    runCycle,
+    start() {
+      if (task) return;
+      task = cron.schedule(
+        options.schedule ?? "*/30 * * * * *",
+        async () => {
+          await runCycle();
+        },
+        { noOverlap: true, name: "palette-poll" },
+      );
+    },
+    async stop() {
+      if (task) {
+        await task.stop();
+        await task.destroy();
+        task = undefined;
+      }
+      if (running) await running;
+    },
+    lastSnapshot: () => snapshotCache,
+    metrics: () => ({ ...metrics }),
+    watchLaunch(watch) {
+      watchLaunch(db, watch, clock);
+    },
+  };
+}
+
+/** One summary per subscribed channel for the projects seen for the first time this cycle. */
+function summaries(
+  baselines: readonly ProjectRead[],
+  subs: readonly Subscription[],
+  at: string,
+): OutboxDraft[] {
+  if (baselines.length === 0) return [];
+  const byChannel = new Map<string, Subscription[]>();
+  for (const sub of subs) {
+    if (sub.pausedReason) continue;
+    byChannel.set(sub.channel, [...(byChannel.get(sub.channel) ?? []), sub]);
+  }
+  const drafts: OutboxDraft[] = [];
+  for (const [channel, channelSubs] of byChannel) {
+    const relevant = baselines.filter((b) =>
+      channelSubs.some((s) => !s.project || s.project === b.project),
+    );
+    if (relevant.length === 0) continue;
+    const clusters = relevant
+      .flatMap((b) => b.clusters)
+      .filter((c) => channelSubs.some((s) => matchesFilter(s, c)));
+    const byState: Record<string, number> = {};
+    for (const c of clusters) byState[c.state] = (byState[c.state] ?? 0) + 1;
+    const payload: SummaryPayload = {
+      projects: relevant.map((b) => b.project),
+      total: clusters.length,
+      byState,
+      unhealthy: clusters
+        .filter((c) => c.health && !isHealthy(c.health))
+        .map((c) => ({ name: c.name, health: c.health })),
+      at,
+    };
+    drafts.push({ channel, kind: "summary", payload });
+  }
+  return drafts;
+}

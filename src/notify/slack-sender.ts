@@ -1,0 +1,119 @@
+import {
+  LogLevel,
+  WebAPIHTTPError,
+  WebAPIPlatformError,
+  WebAPIRateLimitedError,
+  WebAPIRequestError,
+  WebClient,
+} from "@slack/web-api";
+import type { ChannelProbe } from "../commands/types.ts";
+import type { Secret } from "../secret.ts";
+import { classifySlackError, type SlackPoster, SlackSendError } from "./slack-port.ts";
+
+/**
+ * SlackPoster over @slack/web-api. WebClient's own retries and rate-limit queueing are off: the
+ * outbox sender owns retries (it must keep order per channel and survive restarts), so every
+ * failure comes back at once as a SlackSendError.
+ */
+export function createSlackPoster(options: { token: Secret; apiUrl?: string }): SlackPoster {
+  const client = new WebClient(options.token.reveal(), {
+    slackApiUrl: options.apiUrl,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    // WebClient would print every failed attempt; the sender logs what matters, once
+    logLevel: LogLevel.ERROR,
+  });
+  return {
+    async postMessage(message) {
+      try {
+        const base = {
+          channel: message.channel,
+          text: message.text,
+          blocks: message.blocks ?? [],
+          unfurl_links: false,
+          unfurl_media: false,
+        };
+        const result = await client.chat.postMessage(
+          message.thread_ts
+            ? {
+                ...base,
+                thread_ts: message.thread_ts,
+                reply_broadcast: message.reply_broadcast ?? false,
+              }
+            : base,
+        );
+        if (typeof result.ts !== "string") throw new SlackSendError("transient", "no_ts");
+        return { ts: result.ts };
+      } catch (error) {
+        throw toSendError(error);
+      }
+    },
+    async update(message) {
+      try {
+        await client.chat.update({
+          channel: message.channel,
+          ts: message.ts,
+          text: message.text,
+          blocks: message.blocks ?? [],
+        });
+      } catch (error) {
+        throw toSendError(error);
+      }
+    },
+  };
+}
+
+export function toSendError(error: unknown): SlackSendError {
+  if (error instanceof SlackSendError) return error;
+  if (error instanceof WebAPIRateLimitedError) {
+    return new SlackSendError("ratelimited", "ratelimited", Math.max(1, error.retryAfter) * 1000);
+  }
+  if (error instanceof WebAPIPlatformError) {
+    const code = String(error.data.error);
+    return new SlackSendError(classifySlackError(code), code);
+  }
+  if (error instanceof WebAPIHTTPError) {
+    if (error.statusCode === 429) {
+      const seconds = Number(error.headers["retry-after"] ?? "1");
+      return new SlackSendError(
+        "ratelimited",
+        "http_429",
+        (Number.isFinite(seconds) ? seconds : 1) * 1000,
+      );
+    }
+    return new SlackSendError(
+      error.statusCode >= 500 ? "transient" : "rejected",
+      `http_${error.statusCode}`,
+    );
+  }
+  if (error instanceof WebAPIRequestError) return new SlackSendError("transient", "network");
+  return new SlackSendError("transient", error instanceof Error ? error.name : "unknown");
+}
+
+/**
+ * `ChannelProbe` (src/commands/types.ts) over conversations.info: `/palette subscribe` warns when
+ * the bot is not in the channel. A private channel the bot is not in answers channel_not_found.
+ */
+export function createChannelProbe(options: { token: Secret; apiUrl?: string }): ChannelProbe {
+  const client = new WebClient(options.token.reveal(), {
+    slackApiUrl: options.apiUrl,
+    retryConfig: { retries: 1 },
+    logLevel: LogLevel.ERROR,
+  });
+  return {
+    async isMember(channelId) {
+      // DMs and the console have no membership to check
+      if (!/^[CG][A-Z0-9]+$/.test(channelId)) return undefined;
+      try {
+        const result = await client.conversations.info({ channel: channelId });
+        const member = result.channel?.is_member;
+        return typeof member === "boolean" ? member : undefined;
+      } catch (error) {
+        if (error instanceof WebAPIPlatformError && error.data.error === "channel_not_found") {
+          return false;
+        }
+        return undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,574 @@
+import type { z } from "zod";
+import { type Clock, systemClock } from "../clock.ts";
+import type { PaletteCredentials } from "../config.ts";
+import type { Logger } from "../log.ts";
+import type { ClusterSearch, Page, PaletteApi, Scope } from "./api.ts";
+import { TokenKeeper } from "./auth.ts";
+import { describeEndpoint, errorFromException, errorFromResponse } from "./error-map.ts";
+import { PaletteError, PaletteSchemaError } from "./errors.ts";
+import {
+  createUndiciTransport,
+  type Transport,
+  type TransportOptions,
+  type WireRequest,
+  type WireResponse,
+} from "./http.ts";
+import { decodeKubeconfig } from "./kubeconfig.ts";
+import { prefixLabel, RateLimiter, realSleep, ruleFor, type Sleep } from "./limiter.ts";
+import { parseBody, parseJson } from "./parse.ts";
+import type { CloudAccountKind, Provider } from "./providers-list.ts";
+import {
+  type BackoffOptions,
+  DEFAULT_BACKOFF,
+  isRetryable,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
+  type RequestClass,
+  retryDelay,
+} from "./retry.ts";
+import {
+  alertComponentsSchema,
+  type ClusterSummary,
+  cloudAccountsSchema,
+  cloudConfigSchema,
+  clusterGroupsSchema,
+  clusterOverviewSchema,
+  clusterProfilesMetadataSchema,
+  clusterSchema,
+  clusterStatusSchema,
+  clustersSummarySchema,
+  edgeHostsSchema,
+  eventsSchema,
+  machinesSchema,
+  type PaletteEvent,
+  projectsSummarySchema,
+  uidSchema,
+  userTokenSchema,
+  workloadsSchema,
+} from "./schemas.ts";
+import { clampLimit, clusterSearchBody, MAX_PAGE } from "./search-body.ts";
+import {
+  copyStats,
+  emptyStats,
+  type PaletteClientEvent,
+  type PaletteClientStats,
+} from "./stats.ts";
+
+export type { PaletteClientEvent, PaletteClientStats } from "./stats.ts";
+
+export interface PaletteClientOptions {
+  /** e.g. https://api.spectrocloud.com (a trailing slash and a path prefix are fine) */
+  baseUrl: string;
+  credentials: PaletteCredentials;
+  logger: Logger;
+  /** drives the rate limiter; default the system clock */
+  clock?: Clock;
+  /** how the limiter and the backoff wait; default setTimeout. Tests pass a recorder. */
+  sleep?: Sleep;
+  /** node-cron expression of the token refresh; default every 10 minutes */
+  tokenRefreshSchedule?: string;
+  /** retries after the first try, for retryable failures; default 3 */
+  retries?: number;
+  /** pace requests at Palette's documented limits; default true */
+  rateLimit?: boolean;
+  connectTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  /** the undici pool's settings (connections, time-outs); the two fields above win */
+  dispatcherOptions?: TransportOptions;
+  backoff?: Partial<BackoffOptions>;
+  onEvent?: (event: PaletteClientEvent) => void;
+  /** replaces the undici pool (unit tests of the call logic) */
+  transport?: Transport;
+  /** jitter source; default Math.random */
+  random?: () => number;
+}
+
+export interface PaletteClient extends PaletteApi {
+  close(): Promise<void>;
+  stats(): PaletteClientStats;
+}
+
+interface CallSpec {
+  method: WireRequest["method"];
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  scope?: Scope;
+  body?: unknown;
+  accept?: string;
+  requestClass?: RequestClass;
+  /** auth calls carry no credential header and never trigger a re-login */
+  anonymous?: boolean;
+  /** overrides the client's retry bound for this call */
+  retries?: number;
+}
+
+/** Guards against a server that hands out the same continue token forever. */
+const MAX_PAGES = 2_000;
+
+const seg = (value: string): string => encodeURIComponent(value);
+
+function withQuery(path: string, query: CallSpec["query"]): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== "") params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+function timestampOf(event: PaletteEvent): number {
+  const at = Date.parse(event.metadata?.creationTimestamp ?? "");
+  return Number.isNaN(at) ? 0 : at;
+}
+
+export function createPaletteClient(options: PaletteClientOptions): PaletteClient {
+  const clock = options.clock ?? systemClock;
+  const sleep = options.sleep ?? realSleep;
+  const retries = Math.max(0, options.retries ?? 3);
+  const backoff: BackoffOptions = { ...DEFAULT_BACKOFF, ...options.backoff };
+  const random = options.random ?? Math.random;
+  const logger = options.logger;
+  const onEvent = options.onEvent ?? (() => {});
+  const limiter = options.rateLimit === false ? undefined : new RateLimiter({ clock, sleep });
+  const transport =
+    options.transport ??
+    createUndiciTransport(options.baseUrl, {
+      ...options.dispatcherOptions,
+      connectTimeoutMs: options.connectTimeoutMs ?? options.dispatcherOptions?.connectTimeoutMs,
+      bodyTimeoutMs: options.bodyTimeoutMs ?? options.dispatcherOptions?.bodyTimeoutMs,
+    });
+  const counters = emptyStats();
+  const credentials = options.credentials;
+
+  const emit = (event: PaletteClientEvent): void => {
+    try {
+      onEvent(event);
+    } catch (error) {
+      logger.warn({ err: error }, "palette client onEvent hook threw");
+    }
+  };
+
+  const countFailure = (error: unknown): void => {
+    const key =
+      error instanceof PaletteError
+        ? error.kind
+        : error instanceof PaletteSchemaError
+          ? "schema"
+          : undefined;
+    if (key) counters.failures[key] = (counters.failures[key] ?? 0) + 1;
+  };
+
+  /** One HTTP exchange, paced; a transport exception becomes a PaletteError. */
+  async function sendOnce(request: WireRequest, endpoint: string): Promise<WireResponse> {
+    const rule = ruleFor(request.path);
+    const prefix = prefixLabel(rule);
+    const waitedMs = limiter ? await limiter.acquire(request.path) : 0;
+    counters.throttledMs += waitedMs;
+    counters.calls[prefix] = (counters.calls[prefix] ?? 0) + 1;
+    const started = performance.now();
+    let status = 0;
+    try {
+      const response = await transport.send(request);
+      status = response.status;
+      if (status === 429) counters.rateLimited++;
+      return response;
+    } catch (error) {
+      throw errorFromException(error, endpoint);
+    } finally {
+      emit({
+        type: "request",
+        method: request.method,
+        prefix,
+        endpoint,
+        status,
+        durationMs: performance.now() - started,
+        waitedMs,
+      });
+    }
+  }
+
+  async function credentialHeaders(
+    spec: CallSpec,
+  ): Promise<{ headers: Record<string, string>; token?: string }> {
+    if (spec.anonymous) return { headers: {} };
+    if (credentials.kind === "apiKey") return { headers: { apiKey: credentials.apiKey.reveal() } };
+    const token = await keeper!.token();
+    return { headers: { Authorization: token }, token };
+  }
+
+  /** A call with pacing, credentials, one re-login on 401 and bounded retries. */
+  async function exchange(spec: CallSpec): Promise<WireResponse> {
+    const path = withQuery(spec.path, spec.query);
+    const endpoint = describeEndpoint(spec.method, spec.path);
+    const requestClass = spec.requestClass ?? "read";
+    const bound = spec.retries ?? retries;
+    let reauthenticated = false;
+    let attempt = 0;
+    let sentBefore = false;
+    for (;;) {
+      const { headers: auth, token } = await credentialHeaders(spec);
+      const headers: Record<string, string> = {
+        Accept: spec.accept ?? "application/json",
+        "User-Agent": "palette-chatops",
+        ...auth,
+      };
+      if (spec.scope?.projectUid) headers.ProjectUid = spec.scope.projectUid;
+      let body: string | undefined;
+      if (spec.body !== undefined) {
+        body = JSON.stringify(spec.body);
+        headers["Content-Type"] = "application/json";
+      }
+      let failure: PaletteError;
+      let retryAfterMs: number | undefined;
+      try {
+        const response = await sendOnce({ method: spec.method, path, headers, body }, endpoint);
+        if (response.status >= 200 && response.status < 300) return response;
+        // A delete whose earlier attempt may have gone through finds nothing left: done.
+        if (requestClass === "delete" && sentBefore && response.status === 404) return response;
+        if (response.status === 401 && token !== undefined && !reauthenticated && keeper) {
+          reauthenticated = true;
+          counters.reauthentications++;
+          await keeper.reauthenticate(token);
+          continue;
+        }
+        failure = errorFromResponse(response.status, response.body.toString("utf8"), endpoint);
+        retryAfterMs = parseRetryAfter(response.headers["retry-after"], clock.now());
+      } catch (error) {
+        if (error instanceof PaletteSchemaError) throw error;
+        failure = errorFromException(error, endpoint);
+      }
+      sentBefore = true;
+      const canRetry =
+        attempt < bound &&
+        isRetryable(failure, requestClass) &&
+        (retryAfterMs === undefined || retryAfterMs <= MAX_RETRY_AFTER_MS);
+      if (!canRetry) throw failure;
+      const delayMs = retryDelay(attempt, retryAfterMs, backoff, random);
+      attempt++;
+      counters.retries++;
+      emit({ type: "retry", endpoint, attempt, delayMs, reason: failure.kind });
+      logger.warn(
+        { endpoint, status: failure.status, kind: failure.kind, attempt, delayMs },
+        "palette call failed, retrying",
+      );
+      await sleep(delayMs);
+    }
+  }
+
+  async function call<S extends z.ZodType>(spec: CallSpec, schema: S): Promise<z.infer<S>> {
+    try {
+      const response = await exchange(spec);
+      const endpoint = describeEndpoint(spec.method, spec.path);
+      return parseBody(schema, parseJson(response.body.toString("utf8"), endpoint), endpoint);
+    } catch (error) {
+      countFailure(error);
+      throw error;
+    }
+  }
+
+  /** Every page of a `listmeta.continue` list. */
+  async function allPages<T>(
+    fetchPage: (continueToken: string | undefined) => Promise<{ items: T[]; continue?: string }>,
+  ): Promise<T[]> {
+    const all: T[] = [];
+    const seen = new Set<string>();
+    let next: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await fetchPage(next);
+      all.push(...result.items);
+      next = result.continue;
+      if (!next || seen.has(next)) return all;
+      seen.add(next);
+    }
+    return all;
+  }
+
+  const keeper =
+    credentials.kind === "serviceAccount"
+      ? new TokenKeeper({
+          logger,
+          schedule: options.tokenRefreshSchedule,
+          onEvent: (event) => {
+            if (event.type === "login") {
+              if (event.ok) counters.logins++;
+              else counters.loginFailures++;
+              emit({ type: "login", ok: event.ok, reason: event.reason });
+            } else {
+              if (event.ok) counters.refreshes++;
+              else counters.refreshFailures++;
+              emit({ type: "refresh", ok: event.ok });
+            }
+          },
+          source: {
+            login: async () =>
+              (
+                await call(
+                  {
+                    method: "POST",
+                    path: "/v1/auth/authenticate",
+                    anonymous: true,
+                    body: {
+                      emailId: credentials.email,
+                      org: credentials.org,
+                      password: credentials.password.reveal(),
+                    },
+                  },
+                  userTokenSchema,
+                )
+              ).Authorization,
+            refresh: async (token) =>
+              (
+                await call(
+                  {
+                    method: "GET",
+                    path: `/v1/auth/refresh/${seg(token)}`,
+                    anonymous: true,
+                    // a failed refresh falls back to a (retried) login at once
+                    retries: 0,
+                  },
+                  userTokenSchema,
+                )
+              ).Authorization,
+          },
+        })
+      : undefined;
+  keeper?.start();
+
+  const nextToken = (value: string | null | undefined): string | undefined => value || undefined;
+
+  async function searchClusters(query: ClusterSearch): Promise<Page<ClusterSummary>> {
+    const result = await call(
+      {
+        method: "POST",
+        path: "/v1/dashboard/spectroclusters/search",
+        query: { limit: clampLimit(query.limit), continue: query.continue },
+        scope: query,
+        body: clusterSearchBody(query.tags),
+      },
+      clustersSummarySchema,
+    );
+    return {
+      items: result.items,
+      continue: nextToken(result.listmeta?.continue),
+      total: result.listmeta?.count ?? undefined,
+    };
+  }
+
+  const client: PaletteClient = {
+    searchClusters,
+
+    async *searchAllClusters(query) {
+      const seen = new Set<string>();
+      let next: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const result = await searchClusters({ ...query, limit: MAX_PAGE, continue: next });
+        yield* result.items;
+        next = result.continue;
+        if (!next || seen.has(next)) return;
+        seen.add(next);
+      }
+    },
+
+    getCluster: (uid, scope) =>
+      call(
+        {
+          method: "GET",
+          path: `/v1/spectroclusters/${seg(uid)}`,
+          query: { ProjectUid: scope.projectUid },
+          scope,
+        },
+        clusterSchema,
+      ),
+
+    getClusterOverview: (uid, scope) =>
+      call(
+        { method: "GET", path: `/v1/dashboard/spectroclusters/${seg(uid)}/overview`, scope },
+        clusterOverviewSchema,
+      ),
+
+    async getClusterState(uid, scope) {
+      const result = await call(
+        { method: "GET", path: `/v1/spectroclusters/${seg(uid)}/status`, scope },
+        clusterStatusSchema,
+      );
+      return result.status?.state ?? undefined;
+    },
+
+    getCloudConfig: (kind, configUid, scope) =>
+      call(
+        { method: "GET", path: `/v1/cloudconfigs/${seg(kind)}/${seg(configUid)}`, scope },
+        cloudConfigSchema,
+      ),
+
+    listMachines: (kind, configUid, pool, scope) =>
+      allPages(async (next) => {
+        const result = await call(
+          {
+            method: "GET",
+            path: `/v1/cloudconfigs/${seg(kind)}/${seg(configUid)}/machinePools/${seg(pool)}/machines`,
+            query: { limit: MAX_PAGE, continue: next },
+            scope,
+          },
+          machinesSchema,
+        );
+        return { items: result.items, continue: nextToken(result.listmeta?.continue) };
+      }),
+
+    getWorkloads: (uid, namespaces, scope) =>
+      call(
+        {
+          method: "POST",
+          path: `/v1/dashboard/spectroclusters/${seg(uid)}/workloads`,
+          scope,
+          body: { filter: { namespaces } },
+        },
+        workloadsSchema,
+      ),
+
+    async getKubeconfig(uid, scope) {
+      try {
+        const response = await exchange({
+          method: "GET",
+          path: `/v1/spectroclusters/${seg(uid)}/assets/kubeconfig`,
+          scope,
+          accept: "application/octet-stream",
+        });
+        return decodeKubeconfig(response.body);
+      } catch (error) {
+        countFailure(error);
+        throw error;
+      }
+    },
+
+    async listAlertComponents(scope) {
+      const result = await call(
+        { method: "GET", path: "/v1/projects/alerts", scope },
+        alertComponentsSchema,
+      );
+      return result.components ?? [];
+    },
+
+    async listClusterEvents(uid, scope, limit = 20) {
+      const wanted = Math.max(1, Math.floor(limit));
+      const events: PaletteEvent[] = [];
+      let next: string | undefined;
+      for (let page = 0; page < MAX_PAGES && events.length < wanted; page++) {
+        const result = await call(
+          {
+            method: "GET",
+            path: `/v1/events/components/spectrocluster/${seg(uid)}`,
+            query: { limit: Math.min(MAX_PAGE, wanted - events.length), continue: next },
+            scope,
+          },
+          eventsSchema,
+        );
+        events.push(...result.items);
+        const following = nextToken(result.listmeta?.continue);
+        if (!following || following === next) break;
+        next = following;
+      }
+      // newest first whatever order the server used; ties keep the server's order
+      return events
+        .map((event, index) => ({ event, index, at: timestampOf(event) }))
+        .sort((a, b) => b.at - a.at || a.index - b.index)
+        .slice(0, wanted)
+        .map(({ event }) => event);
+    },
+
+    listCloudAccounts: (kind: CloudAccountKind, scope) =>
+      allPages(async (next) => {
+        const result = await call(
+          {
+            method: "GET",
+            path: `/v1/cloudaccounts/${seg(kind)}`,
+            query: { limit: MAX_PAGE, continue: next },
+            scope,
+          },
+          cloudAccountsSchema,
+        );
+        return { items: result.items, continue: nextToken(result.listmeta?.continue) };
+      }),
+
+    async listClusterProfiles(scope) {
+      const result = await call(
+        { method: "GET", path: "/v1/dashboard/clusterprofiles/metadata", scope },
+        clusterProfilesMetadataSchema,
+      );
+      return result.items;
+    },
+
+    async listClusterGroups(scope) {
+      const result = await call(
+        { method: "GET", path: "/v1/clustergroups/hostCluster", scope },
+        clusterGroupsSchema,
+      );
+      return result.summaries;
+    },
+
+    listEdgeHosts: (scope) =>
+      allPages(async (next) => {
+        const result = await call(
+          {
+            method: "POST",
+            path: "/v1/dashboard/edgehosts/search",
+            query: { limit: MAX_PAGE, continue: next },
+            scope,
+            body: clusterSearchBody([]),
+          },
+          edgeHostsSchema,
+        );
+        return { items: result.items, continue: nextToken(result.listmeta?.continue) };
+      }),
+
+    listProjects: () =>
+      allPages(async (next) => {
+        const result = await call(
+          {
+            method: "POST",
+            path: "/v1/dashboard/projects",
+            query: { limit: MAX_PAGE, continue: next },
+            body: { filter: {}, sort: [] },
+          },
+          projectsSummarySchema,
+        );
+        return { items: result.items, continue: nextToken(result.listmeta?.continue) };
+      }),
+
+    async createCluster(provider: Provider, body, scope) {
+      const result = await call(
+        {
+          method: "POST",
+          path: `/v1/spectroclusters/${seg(provider)}`,
+          query: { ProjectUid: scope.projectUid },
+          scope,
+          body,
+          requestClass: "create",
+        },
+        uidSchema,
+      );
+      return result.uid;
+    },
+
+    async deleteCluster(uid, scope) {
+      try {
+        await exchange({
+          method: "DELETE",
+          path: `/v1/spectroclusters/${seg(uid)}`,
+          scope,
+          requestClass: "delete",
+        });
+      } catch (error) {
+        countFailure(error);
+        throw error;
+      }
+    },
+
+    async close() {
+      await keeper?.stop();
+      await transport.close();
+    },
+
+    stats: () => copyStats(counters),
+  };
+  return client;
+}

@@ -1,0 +1,70 @@
+import { Pool } from "undici";
+
+/**
+ * The one connection pool the client talks to Palette through. Everything above it deals in
+ * plain requests and responses, so tests of the retry and auth logic need no sockets.
+ */
+
+export interface WireRequest {
+  method: "GET" | "POST" | "DELETE";
+  /** API path with its query string, e.g. `/v1/dashboard/projects?limit=50` */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: Buffer;
+}
+
+export interface Transport {
+  send(request: WireRequest): Promise<WireResponse>;
+  close(): Promise<void>;
+}
+
+export interface TransportOptions {
+  /** default 10 s */
+  connectTimeoutMs?: number;
+  /** time to the headers and between body chunks; default 30 s */
+  bodyTimeoutMs?: number;
+  /** sockets kept open to Palette; default 16 */
+  connections?: number;
+}
+
+function flatHeaders(
+  raw: Record<string, string | string[] | undefined>,
+): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+export function createUndiciTransport(baseUrl: string, options: TransportOptions = {}): Transport {
+  const url = new URL(baseUrl);
+  // a base URL may carry a path (a proxy mount); API paths are appended to it
+  const basePath = url.pathname.replace(/\/+$/, "");
+  const bodyTimeout = options.bodyTimeoutMs ?? 30_000;
+  const pool = new Pool(url.origin, {
+    connections: options.connections ?? 16,
+    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+    headersTimeout: bodyTimeout,
+    bodyTimeout,
+  });
+  return {
+    async send(request) {
+      const response = await pool.request({
+        method: request.method,
+        path: `${basePath}${request.path}`,
+        headers: request.headers,
+        body: request.body,
+      });
+      const body = Buffer.from(await response.body.arrayBuffer());
+      return { status: response.statusCode, headers: flatHeaders(response.headers), body };
+    },
+    close: () => pool.close(),
+  };
+}

@@ -1,0 +1,135 @@
+import type { Clock } from "../clock.ts";
+
+/**
+ * Client-side pacing at Palette's documented per-prefix limits (design §4), so the bot stays
+ * below them instead of learning them from 429s. Limits are per source IP and path prefix, so
+ * every caller in the process shares one bucket per prefix.
+ */
+
+export interface RateRule {
+  /** path segments; `*` matches any one segment, e.g. `/v1/spectroclusters/*\/assets` */
+  pattern: string;
+  perSecond: number;
+}
+
+export const DOCUMENTED_LIMITS: readonly RateRule[] = [
+  { pattern: "/v1/dashboard", perSecond: 10 },
+  { pattern: "/v1/auth", perSecond: 10 },
+  { pattern: "/v1/projects", perSecond: 10 },
+  { pattern: "/v1/events", perSecond: 10 },
+  { pattern: "/v1/cloudaccounts", perSecond: 10 },
+  { pattern: "/v1/spectroclusters/*/assets", perSecond: 10 },
+  { pattern: "/v1/spectroclusters", perSecond: 50 },
+  { pattern: "/v1/cloudconfigs", perSecond: 50 },
+  { pattern: "/v1/clusterprofiles", perSecond: 50 },
+];
+
+/** Prefixes Palette does not document (e.g. /v1/clustergroups) get the stricter documented rate. */
+export const DEFAULT_PER_SECOND = 10;
+
+const segments = (path: string): string[] => path.split("?")[0]!.split("/").filter(Boolean);
+
+/**
+ * The rule that governs a path: the matching rule with the most segments wins, so
+ * `/v1/spectroclusters/{uid}/assets/kubeconfig` is paced at 10/s, not 50/s.
+ * Unknown prefixes are keyed by their first two segments.
+ */
+export function ruleFor(path: string, rules: readonly RateRule[] = DOCUMENTED_LIMITS): RateRule {
+  const parts = segments(path);
+  let best: RateRule | undefined;
+  let bestLength = -1;
+  for (const rule of rules) {
+    const pattern = segments(rule.pattern);
+    if (pattern.length > parts.length || pattern.length <= bestLength) continue;
+    if (pattern.every((segment, i) => segment === "*" || segment === parts[i])) {
+      best = rule;
+      bestLength = pattern.length;
+    }
+  }
+  return best ?? { pattern: `/${parts.slice(0, 2).join("/")}`, perSecond: DEFAULT_PER_SECOND };
+}
+
+/** A readable name of the rule's prefix, used as a stats and metrics label. */
+export function prefixLabel(rule: RateRule): string {
+  return rule.pattern.replace("/*/", "/{uid}/");
+}
+
+export type Sleep = (ms: number) => Promise<void>;
+
+export const realSleep: Sleep = (ms) =>
+  ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface LimiterOptions {
+  clock: Clock;
+  sleep: Sleep;
+  rules?: readonly RateRule[];
+  /**
+   * Tokens a bucket holds when idle. 1 (the default) spaces requests evenly at 1/rate, so no
+   * one-second window, sliding or fixed, ever sees more than the documented count.
+   */
+  burst?: number;
+  /**
+   * Fraction of the documented rate actually used; default 0.98. Timers fire a little early
+   * or late, and a request that goes out 1 ms early could be the eleventh in some second;
+   * 2% headroom keeps every window under the limit at a negligible cost in throughput.
+   */
+  headroom?: number;
+}
+
+interface Bucket {
+  tokens: number;
+  updatedAt: number;
+}
+
+/**
+ * Token bucket with reservations: a caller takes a token at once, even if that drives the
+ * bucket negative, and sleeps until its token would have been refilled. Each caller computes
+ * its wait once, so there is no polling loop and tests with a hand-moved clock stay exact.
+ */
+export class RateLimiter {
+  readonly #clock: Clock;
+  readonly #sleep: Sleep;
+  readonly #rules: readonly RateRule[];
+  readonly #burst: number;
+  readonly #headroom: number;
+  readonly #buckets = new Map<string, Bucket>();
+
+  constructor(options: LimiterOptions) {
+    this.#clock = options.clock;
+    this.#sleep = options.sleep;
+    this.#rules = options.rules ?? DOCUMENTED_LIMITS;
+    this.#burst = Math.max(1, options.burst ?? 1);
+    this.#headroom = Math.min(1, Math.max(0.1, options.headroom ?? 0.98));
+  }
+
+  /** How long a request to `path` must wait, after reserving its slot; 0 = go now. */
+  reserve(path: string): number {
+    const rule = ruleFor(path, this.#rules);
+    const perSecond = rule.perSecond * this.#headroom;
+    const now = this.#clock.now();
+    const bucket = this.#buckets.get(rule.pattern) ?? { tokens: this.#burst, updatedAt: now };
+    const elapsed = Math.max(0, now - bucket.updatedAt);
+    bucket.tokens = Math.min(this.#burst, bucket.tokens + (elapsed * perSecond) / 1000);
+    bucket.updatedAt = now;
+    bucket.tokens -= 1;
+    this.#buckets.set(rule.pattern, bucket);
+    return bucket.tokens >= 0 ? 0 : Math.ceil((-bucket.tokens * 1000) / perSecond);
+  }
+
+  /** Waits until a request to `path` may go; resolves with the time waited. */
+  async acquire(path: string): Promise<number> {
+    const reservedAt = this.#clock.now();
+    const wait = this.reserve(path);
+    if (wait <= 0) return 0;
+    await this.#sleep(wait);
+    // A late wake-up means the token was really spent later than booked: shift the bucket by
+    // the lateness so the next request keeps its distance from this one, not from the booking.
+    const late = this.#clock.now() - (reservedAt + wait);
+    if (late > 0) {
+      const rule = ruleFor(path, this.#rules);
+      const bucket = this.#buckets.get(rule.pattern);
+      if (bucket) bucket.tokens -= (late * rule.perSecond * this.#headroom) / 1000;
+    }
+    return wait + Math.max(0, late);
+  }
+}

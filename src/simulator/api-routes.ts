@@ -1,0 +1,514 @@
+import { z } from "zod";
+import { CLOUD_ACCOUNT_KINDS, isProvider, type Provider } from "../palette/providers-list.ts";
+import type { TokenStore } from "./auth.ts";
+import { cloudConfig, kubeconfig, machines, workloads } from "./details.ts";
+import { hasControlPlanePool, type PoolSpec, type SimCluster } from "./fleet.ts";
+import { ApiError, asRecord, type Reply } from "./http-util.ts";
+import { clusterEvents } from "./lifecycle.ts";
+import { BadPageRequest, pageRequest, paginate } from "./paging.ts";
+import { clusterObject, clusterOverview, clusterSummary, iso } from "./render.ts";
+import type { Params } from "./routes.ts";
+import { Router } from "./routes.ts";
+import {
+  matchesSearch,
+  type SearchBody,
+  searchBodySchema,
+  sortSearchables,
+  UnsupportedFilter,
+} from "./search.ts";
+import type { SimState } from "./state.ts";
+import type { SimulatorCredentials } from "./types.ts";
+
+/** Every Palette endpoint the bot uses, on the real paths with the real response shapes. */
+
+export interface ApiContext {
+  params: Params;
+  query: URLSearchParams;
+  /** the ProjectUid scope (header or query); undefined = tenant */
+  projectUid: string | undefined;
+  body: () => Promise<unknown>;
+}
+
+export type ApiHandler = (ctx: ApiContext) => Reply | Promise<Reply>;
+
+export interface ApiDeps {
+  state: SimState;
+  tokens: TokenStore;
+  credentials: SimulatorCredentials;
+}
+
+const ok = (body: unknown, status = 200): Reply => ({ status, body });
+
+function notFound(what: string): ApiError {
+  return new ApiError(404, "ResourceNotFound", `${what} not found`);
+}
+
+function badRequest(message: string, code = "InvalidRequest"): ApiError {
+  return new ApiError(400, code, message);
+}
+
+function page(query: URLSearchParams) {
+  try {
+    return pageRequest(query);
+  } catch (error) {
+    if (error instanceof BadPageRequest) throw badRequest(error.message, "InvalidPageRequest");
+    throw error;
+  }
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+const authBodySchema = z.object({
+  emailId: z.string().min(1),
+  org: z.string().optional(),
+  password: z.string().min(1),
+});
+
+const workloadsBodySchema = z
+  .object({
+    filter: z
+      .object({ namespaces: z.array(z.string()).nullish() })
+      .passthrough()
+      .nullish(),
+  })
+  .passthrough()
+  .nullish();
+
+export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
+  const { state, tokens, credentials } = deps;
+  const router = new Router<ApiHandler>();
+
+  /** A cluster visible in the scope; Deleted ones stay readable by uid, as in Palette. */
+  const scopedCluster = (uid: string, projectUid: string | undefined): SimCluster => {
+    const cluster = state.cluster(uid);
+    if (!cluster || (projectUid && cluster.projectUid !== projectUid)) {
+      throw notFound(`Cluster '${uid}'`);
+    }
+    return cluster;
+  };
+  const liveCluster = (uid: string, projectUid: string | undefined): SimCluster => {
+    const cluster = scopedCluster(uid, projectUid);
+    if (state.condition(cluster).state === "Deleted") throw notFound(`Cluster '${uid}'`);
+    return cluster;
+  };
+
+  // --- auth
+  router.add("POST", "/v1/auth/authenticate", async (ctx) => {
+    const parsed = authBodySchema.safeParse(await ctx.body());
+    if (!parsed.success) throw badRequest("emailId and password are required");
+    const { emailId, org, password } = parsed.data;
+    const orgMatches = org === undefined || org === "" || org === credentials.org;
+    if (emailId !== credentials.email || password !== credentials.password || !orgMatches) {
+      throw new ApiError(401, "InvalidCredentials", "email, organization or password is wrong");
+    }
+    return ok({ Authorization: tokens.issue(emailId), isMfa: false });
+  });
+  router.add("GET", "/v1/auth/refresh/:token", (ctx) => {
+    const token = ctx.params.token ?? "";
+    if (!tokens.isLive(token)) {
+      throw new ApiError(401, "TokenExpired", "the token to refresh is expired or unknown");
+    }
+    return ok({ Authorization: tokens.issue(credentials.email), isMfa: false });
+  });
+
+  // --- clusters
+  router.add("POST", "/v1/dashboard/spectroclusters/search", async (ctx) => {
+    const raw = (await ctx.body()) ?? {};
+    const parsed = searchBodySchema.safeParse(raw);
+    if (!parsed.success) throw badRequest("search body does not match v1SearchFilterSummarySpec");
+    const body: SearchBody = parsed.data;
+    const now = state.now();
+    const rows: {
+      cluster: SimCluster;
+      name: string;
+      labels: Record<string, string>;
+      provider: string;
+      state: string;
+      health: string;
+      createdAt: number;
+    }[] = [];
+    try {
+      for (const cluster of state.fleet.clusters) {
+        if (ctx.projectUid && cluster.projectUid !== ctx.projectUid) continue;
+        const condition = state.condition(cluster);
+        if (condition.state === "Deleted") continue;
+        const row = {
+          cluster,
+          name: cluster.name,
+          labels: cluster.labels,
+          provider: cluster.provider,
+          state: condition.state,
+          health: condition.health,
+          createdAt: cluster.createdAt,
+        };
+        if (matchesSearch(row, body)) rows.push(row);
+      }
+    } catch (error) {
+      if (error instanceof UnsupportedFilter) throw badRequest(error.message, "InvalidFilter");
+      throw error;
+    }
+    const sorted = sortSearchables(rows, body);
+    const { items, listmeta } = paginate(sorted, page(ctx.query));
+    return ok({
+      items: items.map((row) =>
+        clusterSummary(state.fleet, row.cluster, state.condition(row.cluster), now),
+      ),
+      listmeta,
+    });
+  });
+
+  router.add("GET", "/v1/spectroclusters/:uid", (ctx) => {
+    const cluster = scopedCluster(ctx.params.uid ?? "", ctx.projectUid);
+    return ok(clusterObject(state.fleet, cluster, state.condition(cluster), state.now()));
+  });
+  router.add("GET", "/v1/spectroclusters/:uid/status", (ctx) => {
+    const cluster = scopedCluster(ctx.params.uid ?? "", ctx.projectUid);
+    return ok({ status: { state: state.condition(cluster).state } });
+  });
+  router.add("DELETE", "/v1/spectroclusters/:uid", (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    state.deleteCluster(cluster);
+    return { status: 204 };
+  });
+  router.add("GET", "/v1/dashboard/spectroclusters/:uid/overview", (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    return ok(clusterOverview(state.fleet, cluster, state.condition(cluster), state.now()));
+  });
+  router.add("POST", "/v1/spectroclusters/:provider", async (ctx) => {
+    const provider = ctx.params.provider ?? "";
+    if (!isProvider(provider)) throw notFound(`Provider '${provider}'`);
+    const input = validateCreate(provider, await ctx.body());
+    const projectUid = ctx.projectUid ?? state.fleet.projects[0]?.uid ?? "";
+    if (state.nameTaken(projectUid, input.name)) {
+      throw new ApiError(
+        409,
+        "DuplicateClusterName",
+        `a cluster named '${input.name}' already exists in this project`,
+      );
+    }
+    const cluster = state.addCluster({ ...input, provider, projectUid, origin: "api" });
+    return ok({ uid: cluster.uid }, 201);
+  });
+
+  // --- nodes
+  const configCluster = (kind: string, configUid: string, projectUid: string | undefined) => {
+    const cluster = state.clusterByConfig(configUid);
+    if (
+      !cluster ||
+      cluster.provider !== kind ||
+      (projectUid && cluster.projectUid !== projectUid)
+    ) {
+      throw notFound(`Cloud config '${kind}/${configUid}'`);
+    }
+    return cluster;
+  };
+  router.add("GET", "/v1/cloudconfigs/:kind/:configUid", (ctx) => {
+    const cluster = configCluster(
+      ctx.params.kind ?? "",
+      ctx.params.configUid ?? "",
+      ctx.projectUid,
+    );
+    return ok(cloudConfig(state.fleet, cluster, state.now()));
+  });
+  router.add("GET", "/v1/cloudconfigs/:kind/:configUid/machinePools/:pool/machines", (ctx) => {
+    const cluster = configCluster(
+      ctx.params.kind ?? "",
+      ctx.params.configUid ?? "",
+      ctx.projectUid,
+    );
+    const list = machines(cluster, state.condition(cluster), ctx.params.pool ?? "", state.now());
+    if (!list) throw notFound(`Machine pool '${ctx.params.pool}'`);
+    return ok(paginate(list, page(ctx.query)));
+  });
+
+  // --- workloads
+  const workloadsOf = async (ctx: ApiContext) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    const parsed = workloadsBodySchema.safeParse(await ctx.body());
+    if (!parsed.success) throw badRequest("body does not match v1ClusterWorkloadsSpec");
+    const namespaces = parsed.data?.filter?.namespaces ?? [];
+    return workloads(cluster, state.condition(cluster), namespaces, state.now());
+  };
+  router.add("POST", "/v1/dashboard/spectroclusters/:uid/workloads", async (ctx) =>
+    ok(await workloadsOf(ctx)),
+  );
+  const kinds: Record<string, keyof ReturnType<typeof workloads>["spec"]> = {
+    pod: "pods",
+    deployment: "deployments",
+    statefulset: "statefulSets",
+    daemonset: "daemonSets",
+    job: "jobs",
+    cronjob: "cronJobs",
+  };
+  router.add("POST", "/v1/dashboard/spectroclusters/:uid/workloads/:kind", async (ctx) => {
+    const kind = ctx.params.kind ?? "";
+    if (kind === "namespace") {
+      const all = await workloadsOf(ctx);
+      const names = new Set<string>();
+      for (const list of Object.values(all.spec)) {
+        for (const item of list as { metadata: { namespace: string } }[]) {
+          names.add(item.metadata.namespace);
+        }
+      }
+      return ok({
+        namespaces: [...names].sort().map((name) => ({
+          metadata: { entity: { kind: "Namespace", name, uid: name }, namespace: name },
+        })),
+      });
+    }
+    const key = kinds[kind];
+    if (!key) throw notFound(`Workload kind '${kind}'`);
+    const all = await workloadsOf(ctx);
+    return ok({ [key]: all.spec[key] });
+  });
+
+  router.add("GET", "/v1/spectroclusters/:uid/assets/kubeconfig", (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    const condition = state.condition(cluster);
+    if (condition.state !== "Running" && condition.state !== "Updating") {
+      throw notFound(`Kubeconfig of cluster '${cluster.uid}' (cluster is ${condition.state})`);
+    }
+    return {
+      status: 200,
+      raw: {
+        data: kubeconfig(cluster),
+        contentType: "application/octet-stream",
+        filename: `${cluster.name}.kubeconfig`,
+      },
+    };
+  });
+
+  // --- alerts and events
+  router.add("GET", "/v1/projects/alerts", () =>
+    ok({
+      components: [
+        {
+          name: "ClusterHealth",
+          description: "Raised when a cluster's health leaves Healthy",
+          supportedChannels: ["email", "app", "http"],
+        },
+        {
+          name: "ClusterUpdates",
+          description: "Raised when cluster updates are available or applied",
+          supportedChannels: ["email", "app"],
+        },
+      ],
+    }),
+  );
+  router.add("GET", "/v1/events/components/:objectKind/:objectUid", (ctx) => {
+    if (ctx.params.objectKind !== "spectrocluster") {
+      throw notFound(`Events of kind '${ctx.params.objectKind}'`);
+    }
+    const cluster = scopedCluster(ctx.params.objectUid ?? "", ctx.projectUid);
+    const now = state.now();
+    const events = clusterEvents(cluster, now, state.times).map((event) => ({
+      metadata: {
+        uid: event.uid,
+        name: `${cluster.name}.${event.uid.slice(-8)}`,
+        creationTimestamp: iso(event.at),
+        lastModifiedTimestamp: iso(event.at),
+      },
+      involvedObject: { kind: "spectrocluster", name: cluster.name, uid: cluster.uid },
+      relatedObject: { kind: "spectrocluster", name: cluster.name, uid: cluster.uid },
+      reason: event.reason,
+      message: event.message,
+      severity: event.severity,
+      source: { component: "palette-sim", host: "hubble" },
+    }));
+    return ok(paginate(events, page(ctx.query)));
+  });
+
+  // --- launch inputs
+  router.add("GET", "/v1/cloudaccounts/:kind", (ctx) => {
+    const kind = ctx.params.kind ?? "";
+    if (!(CLOUD_ACCOUNT_KINDS as readonly string[]).includes(kind)) {
+      throw notFound(`Cloud account kind '${kind}'`);
+    }
+    const accounts = state.fleet.cloudAccounts.filter(
+      (account) =>
+        account.kind === kind &&
+        (!ctx.projectUid ||
+          account.projectUid === undefined ||
+          account.projectUid === ctx.projectUid),
+    );
+    const items = accounts.map((account) => ({
+      apiVersion: "v1",
+      kind: `${kind}account`,
+      metadata: {
+        uid: account.uid,
+        name: account.name,
+        creationTimestamp: iso(account.createdAt),
+        annotations: { scope: account.projectUid ? "project" : "tenant" },
+      },
+      status: { state: "Running" },
+    }));
+    return ok(paginate(items, page(ctx.query)));
+  });
+  router.add("GET", "/v1/dashboard/clusterprofiles/metadata", () =>
+    ok({
+      items: state.fleet.profiles.map((profile) => ({
+        metadata: { name: profile.name, uid: profile.uid },
+        spec: { cloudType: profile.cloudType, version: profile.version },
+      })),
+    }),
+  );
+  router.add("GET", "/v1/clustergroups/hostCluster", () =>
+    ok({
+      summaries: state.fleet.clusterGroups.map((group) => {
+        const hosts = group.hostClusterUids
+          .map((uid) => state.cluster(uid))
+          .filter((cluster): cluster is SimCluster => cluster !== undefined);
+        return {
+          metadata: { uid: group.uid, name: group.name, labels: {}, annotations: {} },
+          spec: {
+            scope: group.scope,
+            endpointType: "LoadBalancer",
+            kubernetesDistroType: "k3s",
+            hostClusters: hosts.map((cluster) => ({
+              kind: "spectrocluster",
+              name: cluster.name,
+              uid: cluster.uid,
+              projectUid: cluster.projectUid,
+            })),
+            hostClustersCount: hosts.length,
+            virtualClustersCount: state.fleet.clusters.filter(
+              (cluster) => cluster.clusterGroupUid === group.uid,
+            ).length,
+          },
+        };
+      }),
+    }),
+  );
+  router.add("POST", "/v1/dashboard/edgehosts/search", async (ctx) => {
+    await ctx.body();
+    const hosts = state.fleet.edgeHosts.filter(
+      (host) => !ctx.projectUid || host.projectUid === ctx.projectUid,
+    );
+    const items = hosts.map((host) => {
+      const cluster = host.inUseClusterUid ? state.cluster(host.inUseClusterUid) : undefined;
+      const project = state.project(host.projectUid);
+      return {
+        metadata: { uid: host.uid, name: host.name, labels: {} },
+        spec: {
+          type: "edge-native",
+          host: { hostAddress: host.address, macAddress: host.macAddress },
+          projectMeta: { uid: host.projectUid, name: project?.name ?? "" },
+        },
+        status: {
+          state: cluster ? "in-use" : "ready",
+          health: { state: host.health },
+          inUseClusters: cluster ? [{ name: cluster.name, uid: cluster.uid }] : [],
+        },
+      };
+    });
+    return ok(paginate(items, page(ctx.query)));
+  });
+  router.add("POST", "/v1/dashboard/projects", async (ctx) => {
+    await ctx.body();
+    const items = state.fleet.projects.map((project) => {
+      let healthy = 0;
+      let unhealthy = 0;
+      let running = 0;
+      let errored = 0;
+      for (const cluster of state.fleet.clusters) {
+        if (cluster.projectUid !== project.uid) continue;
+        const condition = state.condition(cluster);
+        if (condition.state === "Running") running += 1;
+        if (condition.state === "Failed") errored += 1;
+        if (condition.health === "Healthy") healthy += 1;
+        else if (condition.health === "UnHealthy") unhealthy += 1;
+      }
+      return {
+        metadata: {
+          uid: project.uid,
+          name: project.name,
+          creationTimestamp: iso(project.createdAt),
+          labels: {},
+        },
+        status: {
+          clustersHealth: { healthy, unhealthy, running, errored },
+          status: { isDisabled: false },
+        },
+      };
+    });
+    return ok(paginate(items, page(ctx.query)));
+  });
+
+  return router;
+}
+
+interface CreateInput {
+  name: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  pools?: PoolSpec[];
+  cloudAccountUid?: string;
+  profileUid?: string;
+}
+
+const stringMap = z.record(z.string(), z.string());
+
+/** Light structural validation of a create body, with messages that name the field. */
+export function validateCreate(provider: Provider, raw: unknown): CreateInput {
+  const body = asRecord(raw);
+  if (!body) throw badRequest("body must be a JSON object with metadata and spec");
+  const metadata = asRecord(body.metadata);
+  if (!metadata) throw badRequest("metadata is required");
+  const name = metadata.name;
+  if (typeof name !== "string" || name.length === 0) throw badRequest("metadata.name is required");
+  if (name.length > 63 || !DNS_LABEL.test(name)) {
+    throw badRequest(
+      `metadata.name '${name}' must be a DNS label: lowercase letters, digits and '-', at most 63`,
+    );
+  }
+  const labels = stringMap.safeParse(metadata.labels ?? {});
+  if (!labels.success) throw badRequest("metadata.labels must map strings to strings");
+  const annotations = stringMap.safeParse(metadata.annotations ?? {});
+  if (!annotations.success) throw badRequest("metadata.annotations must map strings to strings");
+  const spec = asRecord(body.spec);
+  if (!spec) throw badRequest("spec is required");
+  const out: CreateInput = { name, labels: labels.data, annotations: annotations.data };
+  if (typeof spec.cloudAccountUid === "string" && spec.cloudAccountUid) {
+    out.cloudAccountUid = spec.cloudAccountUid;
+  }
+  if (Array.isArray(spec.profiles)) {
+    const first = asRecord(spec.profiles[0]);
+    if (first && typeof first.uid === "string") out.profileUid = first.uid;
+  }
+  const poolsRaw = spec.machinepoolconfig;
+  if (!Array.isArray(poolsRaw) || poolsRaw.length === 0) {
+    throw badRequest("spec.machinepoolconfig must be a non-empty array");
+  }
+  const pools: PoolSpec[] = [];
+  for (const [index, item] of poolsRaw.entries()) {
+    const entry = asRecord(item);
+    if (!entry) throw badRequest(`spec.machinepoolconfig[${index}] must be an object`);
+    const poolConfig = asRecord(entry.poolConfig);
+    const cloud = asRecord(entry.cloudConfig);
+    if (provider !== "virtual" && !poolConfig) {
+      throw badRequest(`spec.machinepoolconfig[${index}].poolConfig is required`);
+    }
+    const isControlPlane = poolConfig?.isControlPlane === true;
+    const size = poolConfig?.size ?? 1;
+    if (typeof size !== "number" || !Number.isInteger(size) || size < 0) {
+      throw badRequest(`spec.machinepoolconfig[${index}].poolConfig.size must be an integer >= 0`);
+    }
+    const poolName =
+      typeof poolConfig?.name === "string" && poolConfig.name
+        ? poolConfig.name
+        : isControlPlane
+          ? "cp-pool"
+          : "worker-pool";
+    if (pools.some((pool) => pool.name === poolName)) {
+      throw badRequest(`machine pool name '${poolName}' is used twice`);
+    }
+    const instanceType =
+      typeof cloud?.instanceType === "string" ? cloud.instanceType : `${provider}-default`;
+    pools.push({ name: poolName, size, isControlPlane, instanceType });
+  }
+  if (hasControlPlanePool(provider) && !pools.some((pool) => pool.isControlPlane)) {
+    throw badRequest("a control-plane pool (poolConfig.isControlPlane: true) is required");
+  }
+  out.pools = pools;
+  return out;
+}

@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { PROVIDERS } from "../palette/providers-list.ts";
+import type { FaultBook } from "./faults.ts";
+import { ApiError, type Reply } from "./http-util.ts";
+import { Router } from "./routes.ts";
+import type { SimState } from "./state.ts";
+import type { RecordedRequest } from "./types.ts";
+
+/** `/__sim/...`: the `control` API over HTTP, for the CLI, the demo and out-of-process tests. */
+
+export type ControlHandler = (
+  params: Record<string, string>,
+  body: unknown,
+  query: URLSearchParams,
+) => Reply;
+
+export interface ControlDeps {
+  state: SimState;
+  faults: FaultBook;
+  requests: RecordedRequest[];
+}
+
+const faultSchema = z.object({
+  pathPrefix: z.string().startsWith("/"),
+  method: z.string().optional(),
+  kind: z.enum(["status", "latency", "reset", "malformed"]),
+  status: z.number().int().min(100).max(599).optional(),
+  retryAfterSec: z.number().nonnegative().optional(),
+  latencyMs: z.number().nonnegative().optional(),
+  times: z.number().int().positive().optional(),
+});
+
+const newClusterSchema = z.object({
+  name: z.string().min(1),
+  projectUid: z.string().min(1),
+  provider: z.enum(PROVIDERS),
+  labels: z.record(z.string(), z.string()).optional(),
+});
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) {
+    throw new ApiError(400, "InvalidRequest", z.prettifyError(parsed.error).replaceAll("\n", " "));
+  }
+  return parsed.data;
+}
+
+export function buildControlRouter(deps: ControlDeps): Router<ControlHandler> {
+  const { state, faults, requests } = deps;
+  const router = new Router<ControlHandler>();
+  const known = (uid: string) => {
+    if (!state.cluster(uid))
+      throw new ApiError(404, "ResourceNotFound", `Cluster '${uid}' not found`);
+    return uid;
+  };
+  router.add("GET", "/__sim/projects", () => ({
+    status: 200,
+    body: { projects: state.fleet.projects.map((p) => ({ uid: p.uid, name: p.name })) },
+  }));
+  router.add("GET", "/__sim/clusters", (_params, _body, query) => {
+    const projectUid = query.get("projectUid") ?? undefined;
+    const clusters = state.fleet.clusters
+      .filter((cluster) => !projectUid || cluster.projectUid === projectUid)
+      .map((cluster) => state.view(cluster));
+    return { status: 200, body: { clusters } };
+  });
+  router.add("POST", "/__sim/clusters", (_params, body) => {
+    const input = parse(newClusterSchema, body);
+    try {
+      return { status: 201, body: state.view(state.addCluster(input)) };
+    } catch (error) {
+      throw new ApiError(400, "InvalidRequest", (error as Error).message);
+    }
+  });
+  router.add("POST", "/__sim/clusters/:uid/state", (params, body) => {
+    const { state: next } = parse(z.object({ state: z.string().min(1) }), body);
+    state.setState(known(params.uid ?? ""), next);
+    return { status: 200, body: state.view(state.requireCluster(params.uid ?? "")) };
+  });
+  router.add("POST", "/__sim/clusters/:uid/health", (params, body) => {
+    const input = parse(
+      z.object({ health: z.string().min(1), reason: z.string().optional() }),
+      body,
+    );
+    state.setHealth(known(params.uid ?? ""), input.health, input.reason);
+    return { status: 200, body: state.view(state.requireCluster(params.uid ?? "")) };
+  });
+  router.add("POST", "/__sim/clusters/:uid/events", (params, body) => {
+    const input = parse(
+      z.object({ reason: z.string().min(1), message: z.string(), severity: z.string().optional() }),
+      body,
+    );
+    state.addEvent(known(params.uid ?? ""), input);
+    return { status: 201, body: { ok: true } };
+  });
+  router.add("GET", "/__sim/faults", () => ({ status: 200, body: { faults: faults.list() } }));
+  router.add("POST", "/__sim/faults", (_params, body) => {
+    const fault = parse(faultSchema, body);
+    faults.add(fault);
+    return { status: 201, body: { faults: faults.list() } };
+  });
+  router.add("DELETE", "/__sim/faults", () => {
+    faults.clear();
+    return { status: 204 };
+  });
+  router.add("GET", "/__sim/requests", () => ({ status: 200, body: { requests } }));
+  router.add("DELETE", "/__sim/requests", () => {
+    requests.length = 0;
+    return { status: 204 };
+  });
+  return router;
+}

@@ -1,0 +1,233 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { systemClock } from "../clock.ts";
+import { type ApiContext, buildApiRouter } from "./api-routes.ts";
+import { authenticate, TokenStore } from "./auth.ts";
+import { buildControlRouter } from "./control-routes.ts";
+import { FaultBook, RateLimiter } from "./faults.ts";
+import { generateFleet } from "./fleet.ts";
+import { ApiError, errorReply, type Reply, readJson, send } from "./http-util.ts";
+import { DEFAULT_LIFECYCLE, type LifecycleTimes, startAnimator } from "./lifecycle.ts";
+import { SimState } from "./state.ts";
+import type {
+  Fault,
+  RecordedRequest,
+  RunningSimulator,
+  SimulatorControl,
+  SimulatorCredentials,
+  SimulatorOptions,
+} from "./types.ts";
+
+export const DEFAULT_CREDENTIALS: SimulatorCredentials = {
+  apiKey: "sim-api-key",
+  email: "bot@example.com",
+  org: "demo",
+  password: "sim-password",
+};
+
+/** A 200 whose body has the wrong shape everywhere a client might look. */
+const MALFORMED_BODY = {
+  items: "malformed",
+  listmeta: "malformed",
+  metadata: "malformed",
+  spec: "malformed",
+  status: "malformed",
+  components: "malformed",
+  summaries: "malformed",
+  Authorization: 42,
+  uid: 42,
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts the Palette API simulator (see src/simulator/README.md). */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const clock = options.clock ?? systemClock;
+  const credentials: SimulatorCredentials = { ...DEFAULT_CREDENTIALS, ...options.credentials };
+  const times: LifecycleTimes = { ...DEFAULT_LIFECYCLE, ...options.lifecycle };
+  const fleet = generateFleet({
+    clusters: options.clusters ?? 40,
+    projects: options.projects ?? 3,
+    seed: options.seed ?? 1,
+    now: clock.now(),
+  });
+  const state = new SimState(fleet, clock, times);
+  const tokens = new TokenStore(clock, options.tokenTtlMs ?? 15 * 60_000);
+  const faults = new FaultBook();
+  const limiter = options.enforceRateLimits ? new RateLimiter() : undefined;
+  const requests: RecordedRequest[] = [];
+  const api = buildApiRouter({ state, tokens, credentials });
+  const controlRouter = buildControlRouter({ state, faults, requests });
+  let refCounter = 0;
+
+  const handleApi = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const method = req.method ?? "GET";
+    const path = url.pathname;
+    refCounter += 1;
+    const ref = `sim-${refCounter.toString(16).padStart(6, "0")}`;
+    let auth: RecordedRequest["auth"] = "none";
+    const record = (status: number) => requests.push({ method, path, status, auth });
+    const reply = (r: Reply) => {
+      record(r.status);
+      send(res, r);
+    };
+
+    const decision = faults.decide(method, path);
+    if (decision.latencyMs > 0) await sleep(decision.latencyMs);
+    const fault = decision.fault;
+    if (fault?.kind === "reset") {
+      record(0);
+      req.socket.destroy();
+      return;
+    }
+    if (fault?.kind === "status") {
+      const status = fault.status ?? 500;
+      const headers: Record<string, string> = {};
+      if (status === 429) headers["retry-after"] = String(fault.retryAfterSec ?? 1);
+      reply(errorReply(new ApiError(status, faultCode(status), "injected fault", headers), ref));
+      return;
+    }
+    if (fault?.kind === "malformed") {
+      reply({ status: 200, body: MALFORMED_BODY });
+      return;
+    }
+    if (limiter) {
+      const wait = limiter.take(req.socket.remoteAddress ?? "unknown", path);
+      if (wait !== undefined) {
+        reply(
+          errorReply(
+            new ApiError(429, "TooManyRequests", "rate limit exceeded for this path prefix", {
+              "retry-after": String(wait),
+            }),
+            ref,
+          ),
+        );
+        return;
+      }
+    }
+    try {
+      if (!path.startsWith("/v1/auth/")) {
+        const result = authenticate(req.headers, credentials, tokens);
+        auth = result.kind === "none" ? "none" : result.kind;
+        if (!result.ok) throw new ApiError(401, result.code, result.message);
+      }
+      const match = api.match(method, path);
+      if (!match) throw new ApiError(404, "ResourceNotFound", `no route for ${method} ${path}`);
+      if ("methodNotAllowed" in match) {
+        throw new ApiError(405, "MethodNotAllowed", `${method} is not allowed on ${path}`);
+      }
+      const projectUid = scopeOf(req, url);
+      if (projectUid && !state.project(projectUid)) {
+        throw new ApiError(404, "ResourceNotFound", `Project '${projectUid}' not found`);
+      }
+      let bodyPromise: Promise<unknown> | undefined;
+      const ctx: ApiContext = {
+        params: match.params,
+        query: url.searchParams,
+        projectUid,
+        body: () => {
+          bodyPromise ??= readJson(req);
+          return bodyPromise;
+        },
+      };
+      reply(await match.handler(ctx));
+    } catch (error) {
+      reply(errorReply(toApiError(error), ref));
+    }
+  };
+
+  const handleControl = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    try {
+      const match = controlRouter.match(req.method ?? "GET", url.pathname);
+      if (!match) throw new ApiError(404, "ResourceNotFound", `no control route ${url.pathname}`);
+      if ("methodNotAllowed" in match) throw new ApiError(405, "MethodNotAllowed", "wrong method");
+      const body =
+        req.method === "GET" || req.method === "DELETE" ? undefined : await readJson(req);
+      send(res, match.handler(match.params, body, url.searchParams));
+    } catch (error) {
+      send(res, errorReply(toApiError(error), "sim-control"));
+    }
+  };
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://simulator.local");
+    const handler = url.pathname.startsWith("/__sim/") ? handleControl : handleApi;
+    handler(req, res, url).catch(() => {
+      if (!res.headersSent) send(res, { status: 500, body: internalError() });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const stopAnimator = options.animateEveryMs
+    ? startAnimator(fleet, clock, times, options.animateEveryMs)
+    : () => {};
+
+  const control: SimulatorControl = {
+    projects: () => fleet.projects.map((project) => project.uid),
+    clusters: (projectUid) =>
+      fleet.clusters
+        .filter((cluster) => !projectUid || cluster.projectUid === projectUid)
+        .map((cluster) => state.view(cluster)),
+    setState: (uid, next) => state.setState(uid, next),
+    setHealth: (uid, health, reason) => state.setHealth(uid, health, reason),
+    addEvent: (uid, event) => state.addEvent(uid, event),
+    addCluster: (input) => state.view(state.addCluster(input)),
+    addFault: (fault: Fault) => faults.add(fault),
+    clearFaults: () => faults.clear(),
+    requests: () => requests.map((request) => ({ ...request })),
+    clearRequests: () => {
+      requests.length = 0;
+    },
+  };
+
+  return {
+    url: `http://${host}:${address.port}`,
+    credentials,
+    control,
+    close: async () => {
+      stopAnimator();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function scopeOf(req: IncomingMessage, url: URL): string | undefined {
+  const header = req.headers.projectuid;
+  const fromHeader = Array.isArray(header) ? header[0] : header;
+  if (fromHeader) return fromHeader;
+  for (const [key, value] of url.searchParams) {
+    if (key.toLowerCase() === "projectuid" && value) return value;
+  }
+  return undefined;
+}
+
+function faultCode(status: number): string {
+  if (status === 429) return "TooManyRequests";
+  if (status === 401) return "Unauthorized";
+  if (status === 403) return "Forbidden";
+  if (status === 404) return "ResourceNotFound";
+  if (status === 503) return "ServiceUnavailable";
+  return status >= 500 ? "InternalError" : "InvalidRequest";
+}
+
+function internalError() {
+  return { code: "InternalError", message: "simulator error", ref: "sim-internal" };
+}
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  return new ApiError(500, "InternalError", "simulator error");
+}

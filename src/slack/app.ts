@@ -1,0 +1,166 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { App, HTTPReceiver, type Receiver, SocketModeReceiver, webApi } from "@slack/bolt";
+import { dispatch as defaultDispatch } from "../commands/dispatch.ts";
+import type { SlackConfig } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { boltLogger } from "./bolt-logger.ts";
+import { registerListeners } from "./register.ts";
+import { startRouteServer } from "./route-server.ts";
+import { createRunCommand } from "./run-command.ts";
+import { describeSlackError } from "./slack-errors.ts";
+import type { SlackAppDeps, SlackEdge } from "./types.ts";
+
+export type { SlackAppDeps, SlackEdge } from "./types.ts";
+
+/** Where Slack sends slash commands, interactivity and events in HTTP mode. */
+export const SLACK_EVENTS_PATH = "/slack/events";
+
+/**
+ * Options for every WebClient that talks to Slack: the configured base URL (GovSlack, the fake
+ * Slack in tests), few quick retries (a user is waiting), and rate limits surfaced at once as
+ * errors so the user hears "try again in N s" instead of a silent wait.
+ */
+export function slackClientOptions(apiUrl: string): webApi.WebClientOptions {
+  return {
+    slackApiUrl: apiUrl,
+    retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 },
+    rejectRateLimitedCalls: true,
+    timeout: 10_000,
+  };
+}
+
+/**
+ * A WebClient for code outside the listeners that needs Slack before the app exists (the access
+ * policy's user-group lookups, the notifier): same base URL, same logging, same retry policy.
+ */
+export function createSlackWebClient(slack: SlackConfig, logger: Logger): webApi.WebClient {
+  return new webApi.WebClient(slack.botToken.reveal(), {
+    ...slackClientOptions(slack.apiUrl),
+    logger: boltLogger(logger),
+  });
+}
+
+export interface RunningSlackApp {
+  app: App;
+  edge: SlackEdge;
+  /** HTTP mode: the port Slack requests and custom routes are served on (0 = any free port) */
+  start(port: number): Promise<{ port: number | undefined }>;
+  /** stops receiving, then waits (up to 5 s) for commands still being answered */
+  stop(): Promise<void>;
+}
+
+export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
+  const { slack } = deps;
+  const logger = deps.logger.child({ component: "slack" });
+  const adapter = boltLogger(deps.logger);
+  const socketMode = slack.appToken !== undefined;
+  const customRoutes = deps.customRoutes ?? [];
+
+  let receiver: Receiver;
+  if (socketMode) {
+    receiver = new SocketModeReceiver({
+      appToken: slack.appToken!.reveal(),
+      logger: adapter,
+      logLevel: adapter.getLevel(),
+      // the Socket Mode client opens its connection through apps.connections.open on this base
+      installerOptions: { clientOptions: { slackApiUrl: slack.apiUrl } },
+    });
+  } else {
+    if (!slack.signingSecret) {
+      throw new Error("SLACK_SIGNING_SECRET: required in HTTP mode (or set SLACK_APP_TOKEN)");
+    }
+    receiver = new HTTPReceiver({
+      signingSecret: slack.signingSecret.reveal(),
+      endpoints: SLACK_EVENTS_PATH,
+      customRoutes,
+      logger: adapter,
+      logLevel: adapter.getLevel(),
+      signatureVerification: true,
+      // ack() answers Slack at once; the listener goes on with the slow part afterwards
+      processBeforeResponse: false,
+    });
+  }
+
+  const app = new App({
+    token: slack.botToken.reveal(),
+    receiver,
+    logger: adapter,
+    logLevel: adapter.getLevel(),
+    clientOptions: slackClientOptions(slack.apiUrl),
+    convoStore: false,
+    // auth.test runs in start(), awaited, so a bad token fails start-up with a clear error
+    deferInitialization: true,
+  });
+
+  const hooks = { onModal: deps.onModal };
+  const inFlight = new Set<Promise<void>>();
+  const dispatch = deps.dispatch ?? defaultDispatch;
+  const edge: SlackEdge = {
+    ...deps,
+    hooks,
+    dispatch,
+    runCommand: createRunCommand({
+      commandDeps: deps.commandDeps,
+      dispatch,
+      hooks,
+      logger,
+      inFlight,
+      maxConcurrent: deps.maxConcurrentCommands,
+    }),
+  };
+  registerListeners(app, edge);
+
+  let routeServer: Server | undefined;
+  let started = false;
+
+  return {
+    app,
+    edge,
+    async start(port) {
+      try {
+        await app.init();
+      } catch (error) {
+        throw new Error(
+          `SLACK_BOT_TOKEN: Slack's auth.test failed (${describeSlackError(error).code}); check the token and SLACK_API_URL`,
+        );
+      }
+      if (socketMode) {
+        await app.start();
+        started = true;
+        if (customRoutes.length === 0) return { port: undefined };
+        const routes = await startRouteServer(customRoutes, port, logger);
+        routeServer = routes.server;
+        logger.info({ port: routes.port }, "Slack Socket Mode connected; health routes listening");
+        return { port: routes.port };
+      }
+      const server = (await app.start(port)) as Server;
+      started = true;
+      const actual = (server.address() as AddressInfo).port;
+      logger.info({ port: actual, path: SLACK_EVENTS_PATH }, "Slack HTTP receiver listening");
+      return { port: actual };
+    },
+    async stop() {
+      if (started) {
+        started = false;
+        await app.stop().catch((error: unknown) => {
+          logger.warn({ err: String(error) }, "Slack receiver did not stop cleanly");
+        });
+      }
+      if (routeServer) {
+        const server = routeServer;
+        routeServer = undefined;
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...inFlight]),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, 5_000);
+        }),
+      ]);
+      clearTimeout(timer);
+    },
+  };
+}

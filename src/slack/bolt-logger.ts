@@ -1,0 +1,67 @@
+import { type Logger as BoltLogger, LogLevel } from "@slack/bolt";
+import type { Logger } from "../log.ts";
+
+/** Bot, user, app and config tokens, in case one appears inside a Bolt or WebClient log string. */
+const TOKEN = /\bx(?:ox[a-z]|app)-[A-Za-z0-9-]+/g;
+
+export function scrubTokens(text: string): string {
+  return text.replace(TOKEN, "[redacted]");
+}
+
+function render(parts: unknown[]): { message: string; err?: { name: string; message: string } } {
+  let err: { name: string; message: string } | undefined;
+  const words = parts.map((part) => {
+    if (part instanceof Error) {
+      err ??= { name: part.name, message: scrubTokens(part.message) };
+      return scrubTokens(part.message);
+    }
+    if (typeof part === "string") return scrubTokens(part);
+    try {
+      return scrubTokens(JSON.stringify(part));
+    } catch {
+      return String(part);
+    }
+  });
+  return { message: words.join(" "), err };
+}
+
+const PINO_TO_BOLT: Record<string, LogLevel> = {
+  trace: LogLevel.DEBUG,
+  debug: LogLevel.DEBUG,
+  info: LogLevel.INFO,
+  warn: LogLevel.WARN,
+  error: LogLevel.ERROR,
+  fatal: LogLevel.ERROR,
+  silent: LogLevel.ERROR,
+};
+
+/**
+ * Bolt's and the WebClient's logger, written to our pino logger (component "bolt") at the same
+ * levels, with tokens scrubbed from the text. The level follows pino's, so LOG_LEVEL rules both.
+ */
+export function boltLogger(logger: Logger): BoltLogger {
+  let child = logger.child({ component: "bolt" });
+  const write =
+    (level: "debug" | "info" | "warn" | "error") =>
+    (...parts: unknown[]) => {
+      if (!child.isLevelEnabled(level)) return;
+      const { message, err } = render(parts);
+      if (err) child[level]({ err }, message);
+      else child[level](message);
+    };
+  return {
+    debug: write("debug"),
+    info: write("info"),
+    warn: write("warn"),
+    error: write("error"),
+    setLevel(level) {
+      child.level = level;
+    },
+    getLevel() {
+      return PINO_TO_BOLT[child.level] ?? LogLevel.INFO;
+    },
+    setName(name) {
+      child = logger.child({ component: name });
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import type { RespondArguments } from "@slack/bolt";
+import type { FileReply, MessageReply, Reply } from "../commands/types.ts";
+import type { Logger } from "../log.ts";
+import type { AuditLog } from "../store/audit.ts";
+import { sendFileToDm } from "./file-upload.ts";
+import { describeSlackError } from "./slack-errors.ts";
+import type { CommandTarget, SlackHooks } from "./types.ts";
+
+export interface DeliveryDeps {
+  logger: Logger;
+  audit: AuditLog;
+  hooks: SlackHooks;
+}
+
+/** A one-line ephemeral answer (errors, refusals). Escaping is the caller's job. */
+export function notice(text: string): MessageReply {
+  return {
+    kind: "message",
+    visibility: "ephemeral",
+    text,
+    blocks: [{ type: "section", text: { type: "mrkdwn", text } }],
+  };
+}
+
+export function toRespondArguments(reply: MessageReply): RespondArguments {
+  return {
+    response_type: reply.visibility,
+    replace_original: false,
+    text: reply.text,
+    blocks: reply.blocks,
+  };
+}
+
+/**
+ * Shows a message to the requester: through the response_url when there is one, else (App Home
+ * buttons have none) in their DM with the bot. Failures are logged, never thrown: there is no
+ * one left to tell.
+ */
+async function showMessage(
+  reply: MessageReply,
+  target: CommandTarget,
+  deps: DeliveryDeps,
+): Promise<void> {
+  try {
+    if (target.respond) {
+      await target.respond(toRespondArguments(reply));
+      return;
+    }
+    const dm = await target.client.conversations.open({ users: target.requester.userId });
+    const channel = dm.channel?.id;
+    if (!channel) throw new Error("conversations.open answered without a channel");
+    await target.client.chat.postMessage({ channel, text: reply.text, blocks: reply.blocks });
+  } catch (error) {
+    const failure = describeSlackError(error);
+    deps.logger.warn(
+      { slackError: failure.code, userId: target.requester.userId },
+      "could not deliver an answer to Slack",
+    );
+  }
+}
+
+async function deliverFile(reply: FileReply, target: CommandTarget, deps: DeliveryDeps) {
+  try {
+    await sendFileToDm(target.client, {
+      userId: target.requester.userId,
+      fileName: reply.fileName,
+      title: reply.title,
+      content: reply.content,
+    });
+  } catch (error) {
+    const failure = describeSlackError(error);
+    deps.logger.warn(
+      { slackError: failure.code, userId: target.requester.userId, file: reply.fileName },
+      "could not send a file to the requester's DM",
+    );
+    deps.audit.record({
+      userId: target.requester.userId,
+      action: "kubeconfig",
+      target: reply.fileName.replace(/\.kubeconfig$/, ""),
+      outcome: "failed",
+      detail: JSON.stringify({ slackError: failure.code }),
+    });
+    await showMessage(
+      notice(`:warning: The file could not be sent to your direct messages. ${failure.message}`),
+      target,
+      deps,
+    );
+    return;
+  }
+  await showMessage(reply.notice, target, deps);
+}
+
+/** Delivers any Reply. Never throws. */
+export async function deliverReply(
+  reply: Reply,
+  target: CommandTarget,
+  deps: DeliveryDeps,
+): Promise<void> {
+  switch (reply.kind) {
+    case "message":
+      await showMessage(reply, target, deps);
+      return;
+    case "file":
+      await deliverFile(reply, target, deps);
+      return;
+    case "modal": {
+      const onModal = deps.hooks.onModal;
+      if (!onModal || !target.triggerId) {
+        await showMessage(notice(`The ${reply.modal} form is not available yet.`), target, deps);
+        return;
+      }
+      try {
+        await onModal(reply, {
+          triggerId: target.triggerId,
+          requester: target.requester,
+          client: target.client,
+          respond: target.respond,
+          logger: deps.logger,
+        });
+      } catch (error) {
+        const failure = describeSlackError(error);
+        deps.logger.warn({ slackError: failure.code }, "could not open a modal");
+        await showMessage(
+          notice(`:warning: The form could not open. ${failure.message}`),
+          target,
+          deps,
+        );
+      }
+      return;
+    }
+  }
+}

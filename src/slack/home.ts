@@ -1,0 +1,77 @@
+import type { App } from "@slack/bolt";
+import type { AccessPolicy, Permission } from "../access/types.ts";
+import type { Clock } from "../clock.ts";
+import type { Metrics } from "../http/metrics.ts";
+import type { Logger } from "../log.ts";
+import { describeForUser } from "../palette/errors.ts";
+import {
+  type AppHomeInput,
+  buildAppHome,
+  type FleetSnapshot,
+  type HomeSubscription,
+} from "../views/app-home.ts";
+
+/**
+ * `app_home_opened` → `views.publish` of the user's home tab. The data sources are injected:
+ * the lead wires the poller's last snapshot (or a search when it is stale) and the
+ * subscription store, so this file knows neither Palette nor SQLite.
+ */
+
+export interface HomeDeps {
+  fleet(): Promise<FleetSnapshot>;
+  /** subscriptions of the channels `userId` is a member of */
+  subscriptionsFor(userId: string): Promise<HomeSubscription[]>;
+  policy: AccessPolicy;
+  /** PALETTE_CONSOLE_URL */
+  consoleUrl: string;
+  clock: Clock;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+const PERMISSIONS: Permission[] = ["launch", "kubeconfig"];
+
+/** Gathers everything the view needs; every source may fail on its own without hiding the rest. */
+export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHomeInput> {
+  const [fleet, subscriptions, ...allowed] = await Promise.all([
+    deps.fleet().catch((error: unknown) => {
+      deps.logger.warn({ err: error }, "app home: fleet unavailable");
+      // Palette errors have a user-safe description; anything else is not shown verbatim.
+      return { error: describeForUser(error) };
+    }),
+    deps.subscriptionsFor(userId).catch((error: unknown) => {
+      deps.logger.warn({ err: error }, "app home: subscriptions unavailable");
+      return undefined;
+    }),
+    ...PERMISSIONS.map((permission) => deps.policy.allows(userId, permission).catch(() => false)),
+  ]);
+  const permissions = Object.fromEntries(
+    PERMISSIONS.map((permission, index) => [
+      permission,
+      { allowed: allowed[index] === true, hint: deps.policy.grantHint(permission) },
+    ]),
+  ) as AppHomeInput["permissions"];
+  return {
+    userId,
+    fleet,
+    permissions,
+    subscriptions,
+    consoleUrl: deps.consoleUrl,
+    now: deps.clock.now(),
+  };
+}
+
+export function registerHome(app: App, deps: HomeDeps): void {
+  app.event("app_home_opened", async ({ event, client }) => {
+    // The event also fires for the Messages tab, where a home view would be wasted work.
+    if (event.tab !== "home") return;
+    const view = buildAppHome(await homeInput(event.user, deps));
+    try {
+      await client.views.publish({ user_id: event.user, view });
+      deps.metrics?.slackCall("views.publish", "ok");
+    } catch (error) {
+      deps.metrics?.slackCall("views.publish", "error");
+      deps.logger.error({ err: error, user: event.user }, "app home: views.publish failed");
+    }
+  });
+}

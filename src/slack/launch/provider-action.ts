@@ -1,0 +1,45 @@
+import type { App } from "@slack/bolt";
+import type { CommandDeps } from "../../commands/types.ts";
+import {
+  decodeLaunchMetadata,
+  LAUNCH_CALLBACK_ID,
+  launchView,
+  PROVIDER_FIELD,
+  providerOf,
+  readFormState,
+  stateValuesSchema,
+} from "../../views/launch-modal.ts";
+import { projectsInView } from "./view-projects.ts";
+
+/**
+ * Picking a provider swaps in its form (views.update with the view's hash, so a stale update
+ * never overwrites a newer one), keeping every value already typed.
+ */
+export function registerProviderAction(app: App, deps: CommandDeps): void {
+  app.action(
+    { type: "block_actions", action_id: PROVIDER_FIELD },
+    async ({ ack, body, client }) => {
+      const view = body.view;
+      if (!view || view.callback_id !== LAUNCH_CALLBACK_ID) return;
+      await ack();
+      const metadata = decodeLaunchMetadata(view.private_metadata) ?? {
+        channel: body.user.id,
+        requester: body.user.id,
+      };
+      const values = stateValuesSchema.safeParse(view.state?.values ?? {});
+      const state = readFormState(values.success ? values.data : {});
+      const provider = providerOf(state);
+      if (!provider) return;
+      try {
+        await client.views.update({
+          view_id: view.id,
+          hash: view.hash,
+          view: launchView({ metadata, projects: projectsInView(view.blocks), provider, state }),
+        });
+      } catch (error) {
+        // hash_conflict: a newer update already won; anything else is logged and the old form stays
+        deps.logger.info({ err: String(error) }, "launch form not updated");
+      }
+    },
+  );
+}

@@ -1,0 +1,32 @@
+import type { App } from "@slack/bolt";
+import type { CommandDeps } from "../../commands/types.ts";
+import { openLaunchModal } from "./open.ts";
+
+export const LAUNCH_SHORTCUT = "launch_cluster";
+
+/** Global shortcut "Launch cluster": same modal; the card goes to the requester's DM. */
+export function registerLaunchShortcut(app: App, deps: CommandDeps): void {
+  app.shortcut(LAUNCH_SHORTCUT, async ({ ack, shortcut, client }) => {
+    await ack();
+    const userId = shortcut.user.id;
+    if (!(await deps.policy.allows(userId, "launch"))) {
+      deps.audit.record({ userId, action: "launch", target: "modal", outcome: "denied" });
+      const hint = deps.policy.grantHint("launch");
+      await client.chat
+        .postMessage({
+          channel: userId,
+          text: `:no_entry: You are not allowed to launch clusters. ${hint}`.trim(),
+        })
+        .catch((error: unknown) => deps.logger.warn({ err: String(error) }, "refusal not sent"));
+      return;
+    }
+    try {
+      await openLaunchModal(client, shortcut.trigger_id, {
+        requester: { userId, channelId: userId, teamId: shortcut.team?.id },
+        deps,
+      });
+    } catch (error) {
+      deps.logger.warn({ err: String(error) }, "could not open the launch modal");
+    }
+  });
+}

@@ -1,0 +1,147 @@
+import type { App } from "@slack/bolt";
+import type { CommandDeps } from "../../commands/types.ts";
+import { GENERAL_ERROR_FIELD, type LaunchOutcome, submitLaunch } from "../../launch/submit.ts";
+import type { LaunchTracker } from "../../launch/watch.ts";
+import {
+  decodeLaunchMetadata,
+  LAUNCH_CALLBACK_ID,
+  launchNoticeView,
+  launchView,
+  PROJECT_FIELD,
+  PROVIDER_FIELD,
+  providerOf,
+  readFormState,
+  stateValuesSchema,
+} from "../../views/launch-modal.ts";
+import { projectsInView } from "./view-projects.ts";
+
+/** Slack closes the modal with an error after 3 s; answer within this, or say we carry on. */
+export const SUBMIT_BUDGET_MS = 2_500;
+
+function blockIds(blocks: unknown): Set<string> {
+  const ids = new Set<string>();
+  if (Array.isArray(blocks)) {
+    for (const block of blocks) {
+      const id = (block as { block_id?: unknown }).block_id;
+      if (typeof id === "string") ids.add(id);
+    }
+  }
+  return ids;
+}
+
+/** `response_action: errors` may only name blocks of the view; others move to the provider block. */
+export function errorsForView(
+  errors: Record<string, string>,
+  present: Set<string>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, message] of Object.entries(errors)) {
+    const key = present.has(field) ? field : PROVIDER_FIELD;
+    out[key] = out[key] ? `${out[key]} ${message}` : message;
+  }
+  for (const key of Object.keys(out)) out[key] = out[key]!.slice(0, 2000);
+  return out;
+}
+
+/**
+ * The modal's submit. Step 1 (no form yet) moves on to the provider's form. Step 2 validates,
+ * claims the submission in SQLite, asks Palette, and answers within Slack's window: field errors
+ * (`response_action: errors`) for bad input and Palette refusals, a closed modal and a card in
+ * the channel on success. A Palette slower than the window gets a "still working" view, later
+ * replaced by the refusal if there is one: never a closed modal and silence.
+ */
+export function registerLaunchSubmit(app: App, deps: CommandDeps, tracker: LaunchTracker): void {
+  app.view(LAUNCH_CALLBACK_ID, async ({ ack, body, view, client }) => {
+    const userId = body.user.id;
+    const metadata = decodeLaunchMetadata(view.private_metadata) ?? {
+      channel: userId,
+      requester: userId,
+    };
+    const values = stateValuesSchema.safeParse(view.state?.values ?? {});
+    const state = readFormState(values.success ? values.data : {});
+    const provider = providerOf(state, metadata);
+    const present = blockIds(view.blocks);
+    if (!provider) {
+      await ack({ response_action: "errors", errors: { [PROVIDER_FIELD]: "Pick a provider." } });
+      return;
+    }
+    if (!present.has("name")) {
+      await ack({
+        response_action: "update",
+        view: launchView({ metadata, projects: projectsInView(view.blocks), provider, state }),
+      });
+      return;
+    }
+    const project = state.raw[PROJECT_FIELD];
+    const work = submitLaunch(
+      {
+        submissionKey: `slack:${view.id}`,
+        provider,
+        projectUid: typeof project === "string" ? project : metadata.project,
+        raw: state.raw,
+        requester: { userId, channelId: metadata.channel, teamId: body.team?.id },
+      },
+      deps,
+    ).catch((error: unknown): LaunchOutcome => {
+      deps.logger.error({ err: String(error) }, "launch failed");
+      const message = "The launch failed on our side; the details are in the bot's log.";
+      return { kind: "refused", errors: { [GENERAL_ERROR_FIELD]: message }, message };
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const first = await Promise.race([
+      work,
+      new Promise<"slow">((resolve) => {
+        timer = setTimeout(() => resolve("slow"), SUBMIT_BUDGET_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+
+    if (first === "slow") {
+      await ack({
+        response_action: "update",
+        view: launchNoticeView(
+          "Launching…",
+          "Palette is taking a while to answer. The card appears in the channel as soon as the cluster is created; if Palette refuses, this window says why.",
+        ),
+      });
+      const outcome = await work;
+      if (outcome.kind === "created") {
+        await tracker.follow(outcome.record.id);
+        await client.views
+          .update({
+            view_id: view.id,
+            view: launchNoticeView(
+              "Launched",
+              "The cluster is being created; follow its card in the channel.",
+            ),
+          })
+          .catch(() => undefined);
+      } else if (outcome.kind !== "duplicate") {
+        const message =
+          outcome.kind === "invalid" ? Object.values(outcome.errors).join("\n") : outcome.message;
+        await client.views
+          .update({ view_id: view.id, view: launchNoticeView("Not launched", `:x: ${message}`) })
+          .catch((error: unknown) => deps.logger.warn({ err: String(error) }, "refusal not shown"));
+      }
+      return;
+    }
+
+    switch (first.kind) {
+      case "invalid":
+      case "refused":
+        await ack({ response_action: "errors", errors: errorsForView(first.errors, present) });
+        return;
+      case "denied":
+        await ack({ response_action: "errors", errors: { [PROVIDER_FIELD]: first.message } });
+        return;
+      case "duplicate":
+        // the first submit of this view is (or was) handling it
+        await ack();
+        return;
+      case "created":
+        await ack();
+        await tracker.follow(first.record.id);
+        return;
+    }
+  });
+}

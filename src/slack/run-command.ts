@@ -1,0 +1,85 @@
+import type { CommandDeps, Reply } from "../commands/types.ts";
+import type { Logger } from "../log.ts";
+import { code } from "../views/mrkdwn.ts";
+import { deliverReply, notice } from "./deliver.ts";
+import type { CommandTarget, Dispatch, SlackEdge, SlackHooks } from "./types.ts";
+
+/** At most `max` tasks at once; the rest wait in arrival order. */
+export function concurrencyLimit(max: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    else active++;
+    try {
+      return await task();
+    } finally {
+      // hand the slot straight to the next in line, so a newcomer cannot overtake it
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
+
+/**
+ * The slow half of every command: run it, deliver the reply. Called after the ack, so Slack's
+ * 3-second window is never at stake. Never throws: a failure becomes an ephemeral answer.
+ */
+export function createRunCommand(deps: {
+  commandDeps: CommandDeps;
+  dispatch: Dispatch;
+  hooks: SlackHooks;
+  logger: Logger;
+  inFlight: Set<Promise<void>>;
+  /**
+   * Commands answered at once. A burst beyond it waits its turn: the acks of new requests then
+   * compete with a bounded amount of work on the event loop, so they stay fast.
+   */
+  maxConcurrent?: number;
+}): SlackEdge["runCommand"] {
+  const limit = concurrencyLimit(deps.maxConcurrent ?? 8);
+  const run = async (text: string, target: CommandTarget) => {
+    const started = performance.now();
+    const verb = text.trim().split(/\s+/)[0]?.toLowerCase() || "help";
+    let reply: Reply;
+    try {
+      reply = await deps.dispatch(text, { ...deps.commandDeps, requester: target.requester });
+    } catch (error) {
+      deps.logger.error(
+        {
+          err:
+            error instanceof Error ? { name: error.name, message: error.message } : String(error),
+          verb,
+        },
+        "command failed",
+      );
+      reply = notice(
+        `:warning: ${code(verb)} failed on our side; the details are in the bot's log.`,
+      );
+    }
+    await deliverReply(reply, target, {
+      logger: deps.logger,
+      audit: deps.commandDeps.audit,
+      hooks: deps.hooks,
+    });
+    deps.logger.info(
+      {
+        verb,
+        reply: reply.kind,
+        userId: target.requester.userId,
+        channelId: target.requester.channelId,
+        ms: Math.round(performance.now() - started),
+      },
+      "command answered",
+    );
+  };
+  return (text, target) => {
+    const task = limit(() => run(text, target)).catch((error: unknown) => {
+      deps.logger.error({ err: String(error) }, "command delivery failed");
+    });
+    deps.inFlight.add(task);
+    void task.finally(() => deps.inFlight.delete(task));
+    return task;
+  };
+}

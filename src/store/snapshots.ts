@@ -1,0 +1,185 @@
+import { alertKey, type RaisedAlert } from "../notify/alerts.ts";
+import type { FlapHistory } from "../notify/flapping.ts";
+import type { ClusterSnap, LaunchWatch } from "../notify/model.ts";
+import type { Db } from "./db.ts";
+
+interface SnapRow {
+  project: string;
+  cluster_uid: string;
+  name: string;
+  state: string;
+  health: string;
+  tags: string;
+}
+
+function parseTags(raw: string): string[] {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return Array.isArray(value) ? value.filter((t): t is string => typeof t === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function parseTransitions(raw: string): number[] {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return Array.isArray(value) ? value.filter((t): t is number => typeof t === "number") : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What the poller remembers between polls: last seen clusters per project, whether a project has
+ * its baseline, raised alerts, flap histories and watched launches. Writes are meant to run
+ * inside the poller's one transaction per cycle.
+ */
+export class SnapshotStore {
+  constructor(private readonly db: Db) {}
+
+  load(project: string): Map<string, ClusterSnap> {
+    const rows = this.db
+      .prepare("SELECT * FROM notify_snapshots WHERE project = ? ORDER BY rowid")
+      .all(project) as SnapRow[];
+    return new Map(
+      rows.map((row) => [
+        row.cluster_uid,
+        {
+          uid: row.cluster_uid,
+          name: row.name,
+          project: row.project,
+          state: row.state,
+          health: row.health,
+          tags: parseTags(row.tags),
+        },
+      ]),
+    );
+  }
+
+  /** Replace a project's snapshot with `clusters`, touching only rows that changed. */
+  replace(
+    project: string,
+    previous: ReadonlyMap<string, ClusterSnap>,
+    clusters: ClusterSnap[],
+    at: string,
+  ) {
+    const upsert = this.db.prepare(
+      `INSERT INTO notify_snapshots (project, cluster_uid, name, state, health, tags, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (project, cluster_uid) DO UPDATE SET name = excluded.name, state = excluded.state,
+         health = excluded.health, tags = excluded.tags, updated_at = excluded.updated_at`,
+    );
+    const remove = this.db.prepare(
+      "DELETE FROM notify_snapshots WHERE project = ? AND cluster_uid = ?",
+    );
+    const seen = new Set<string>();
+    for (const c of clusters) {
+      seen.add(c.uid);
+      const before = previous.get(c.uid);
+      const tags = JSON.stringify(c.tags);
+      if (
+        before &&
+        before.name === c.name &&
+        before.state === c.state &&
+        before.health === c.health &&
+        JSON.stringify(before.tags) === tags
+      ) {
+        continue;
+      }
+      upsert.run(project, c.uid, c.name, c.state, c.health, tags, at);
+    }
+    for (const uid of previous.keys()) if (!seen.has(uid)) remove.run(project, uid);
+  }
+
+  hasBaseline(project: string): boolean {
+    return !!this.db.prepare("SELECT 1 FROM notify_baselines WHERE project = ?").get(project);
+  }
+
+  markBaseline(project: string, at: string): void {
+    this.db
+      .prepare("INSERT OR REPLACE INTO notify_baselines (project, at) VALUES (?, ?)")
+      .run(project, at);
+  }
+
+  raisedAlerts(): Map<string, RaisedAlert> {
+    const rows = this.db
+      .prepare(
+        "SELECT cluster_uid AS clusterUid, kind, reason, raised_at AS raisedAt FROM notify_alerts",
+      )
+      .all() as RaisedAlert[];
+    return new Map(rows.map((row) => [alertKey(row.clusterUid, row.kind), row]));
+  }
+
+  raiseAlert(alert: RaisedAlert): void {
+    this.db
+      .prepare(
+        "INSERT OR REPLACE INTO notify_alerts (cluster_uid, kind, reason, raised_at) VALUES (?, ?, ?, ?)",
+      )
+      .run(alert.clusterUid, alert.kind, alert.reason, alert.raisedAt);
+  }
+
+  resolveAlert(clusterUid: string, kind: string): void {
+    this.db
+      .prepare("DELETE FROM notify_alerts WHERE cluster_uid = ? AND kind = ?")
+      .run(clusterUid, kind);
+  }
+
+  flapHistories(): Map<string, FlapHistory> {
+    const rows = this.db
+      .prepare("SELECT cluster_uid, transitions, reported FROM notify_flaps")
+      .all() as Array<{ cluster_uid: string; transitions: string; reported: number }>;
+    return new Map(
+      rows.map((row) => [
+        row.cluster_uid,
+        { transitions: parseTransitions(row.transitions), reported: row.reported === 1 },
+      ]),
+    );
+  }
+
+  saveFlapHistories(histories: ReadonlyMap<string, FlapHistory>): void {
+    this.db.prepare("DELETE FROM notify_flaps").run();
+    const insert = this.db.prepare(
+      "INSERT INTO notify_flaps (cluster_uid, transitions, reported) VALUES (?, ?, ?)",
+    );
+    for (const [uid, history] of histories) {
+      insert.run(uid, JSON.stringify(history.transitions), history.reported ? 1 : 0);
+    }
+  }
+
+  watchLaunch(watch: LaunchWatch, at: string): void {
+    this.db
+      .prepare(
+        `INSERT INTO notify_launch_watches (cluster_uid, channel, requester, ts, created_at, done)
+         VALUES (?, ?, ?, ?, ?, 0)
+         ON CONFLICT (cluster_uid) DO UPDATE SET channel = excluded.channel,
+           requester = excluded.requester, ts = excluded.ts, done = 0`,
+      )
+      .run(watch.clusterUid, watch.channel, watch.requester, watch.ts ?? null, at);
+  }
+
+  activeLaunches(): LaunchWatch[] {
+    const rows = this.db
+      .prepare(
+        "SELECT cluster_uid, channel, requester, ts FROM notify_launch_watches WHERE done = 0 ORDER BY rowid",
+      )
+      .all() as Array<{
+      cluster_uid: string;
+      channel: string;
+      requester: string;
+      ts: string | null;
+    }>;
+    return rows.map((row) => ({
+      clusterUid: row.cluster_uid,
+      channel: row.channel,
+      requester: row.requester,
+      ts: row.ts ?? undefined,
+    }));
+  }
+
+  finishLaunch(clusterUid: string): void {
+    this.db
+      .prepare("UPDATE notify_launch_watches SET done = 1 WHERE cluster_uid = ?")
+      .run(clusterUid);
+  }
+}

@@ -1,0 +1,59 @@
+import type { KnownBlock } from "@slack/types";
+import { context, divider, fitMessage, header, section } from "./blocks.ts";
+import { healthEmoji } from "./emoji.ts";
+import { packLines } from "./limits.ts";
+import { bold, code, escapeMrkdwn } from "./mrkdwn.ts";
+import { type ScopeLabel, scopeText } from "./scope.ts";
+
+export interface AlertKind {
+  name: string;
+  description?: string;
+  channels: readonly string[];
+}
+
+export interface RaisingCluster {
+  uid: string;
+  name: string;
+  state?: string;
+  health?: string;
+  /** why, from health conditions */
+  reason?: string;
+}
+
+export interface AlertsData {
+  scope: ScopeLabel;
+  kinds: readonly AlertKind[];
+  raising: readonly RaisingCluster[];
+}
+
+export function alertsBlocks(data: AlertsData): KnownBlock[] {
+  const blocks: KnownBlock[] = [header("Alerts"), context(`In ${scopeText(data.scope)}`)];
+  if (data.kinds.length === 0) {
+    blocks.push(section("This project supports no alert kinds."));
+  } else {
+    const lines = data.kinds.map((kind) => {
+      const channels =
+        kind.channels.length > 0
+          ? ` _(channels: ${kind.channels.map(escapeMrkdwn).join(", ")})_`
+          : "";
+      const description = kind.description ? ` — ${escapeMrkdwn(kind.description)}` : "";
+      return `• ${bold(kind.name) || "_unnamed_"}${description}${channels}`;
+    });
+    blocks.push(...packLines(["*Alert kinds*", ...lines], undefined, 3, "kinds").map(section));
+  }
+  blocks.push(divider());
+  if (data.raising.length === 0) {
+    blocks.push(
+      section(":white_check_mark: No cluster is raising an alert: every one is Healthy."),
+    );
+  } else {
+    const lines = data.raising.map((cluster) => {
+      const reason = cluster.reason ? ` — ${escapeMrkdwn(cluster.reason)}` : "";
+      return `${healthEmoji(cluster.health)} ${bold(cluster.name) || code(cluster.uid)} · ClusterHealth: ${escapeMrkdwn(cluster.health ?? "unknown")} · ${escapeMrkdwn(cluster.state ?? "unknown state")}${reason}`;
+    });
+    const title = `*Clusters raising alerts now (${data.raising.length})*`;
+    blocks.push(...packLines([title, ...lines], undefined, 8, "clusters").map(section));
+    blocks.push(context("Details: `/palette cluster &lt;name&gt;`"));
+  }
+  return fitMessage(blocks);
+}

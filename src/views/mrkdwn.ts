@@ -1,0 +1,27 @@
+/**
+ * Slack mrkdwn escaping. Slack only requires `&`, `<` and `>` to be escaped; doing exactly that
+ * keeps `<!channel>`, `<@U123>` and `<https://evil|click>` in names from pinging or linking.
+ */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/**
+ * Inline code: escaped, and backticks swapped for a look-alike so a name cannot close the span
+ * and smuggle formatting after it.
+ */
+export function code(text: string): string {
+  const inner = escapeMrkdwn(text.replace(/`/g, "ˋ")).replace(/\s+/g, " ");
+  return inner.length === 0 ? "` `" : `\`${inner}\``;
+}
+
+/** Bold, escaped; `*` inside would end the bold early, so it is swapped for a look-alike. */
+export function bold(text: string): string {
+  const inner = escapeMrkdwn(text.replace(/\*/g, "∗")).replace(/\s+/g, " ").trim();
+  return inner.length === 0 ? "" : `*${inner}*`;
+}
+
+/** A link whose label is escaped; `|` and `>` in the label would break the link syntax. */
+export function link(url: string, label: string): string {
+  return `<${url.replace(/[<>|\s]/g, encodeURIComponent)}|${escapeMrkdwn(label.replace(/\|/g, "¦"))}>`;
+}

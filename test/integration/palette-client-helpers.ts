@@ -1,0 +1,94 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { createLogger, type Logger, silentLogger } from "../../src/log.ts";
+import {
+  createPaletteClient,
+  type PaletteClient,
+  type PaletteClientOptions,
+} from "../../src/palette/client.ts";
+import { createUndiciTransport, type Transport } from "../../src/palette/http.ts";
+import { Secret } from "../../src/secret.ts";
+import type { RunningSimulator } from "../../src/simulator/types.ts";
+
+/** A pino logger whose lines land in an array, so tests can read what was logged. */
+export function collectingLogger(level = "debug"): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+      done();
+    },
+  });
+  return { logger: createLogger(level, sink), lines };
+}
+
+/** The real undici transport, with every credential header it sends noted down. */
+export function recordingTransport(baseUrl: string): {
+  transport: Transport;
+  secretsSent: Set<string>;
+} {
+  const inner = createUndiciTransport(baseUrl);
+  const secretsSent = new Set<string>();
+  return {
+    secretsSent,
+    transport: {
+      send(request) {
+        for (const name of ["Authorization", "apiKey"]) {
+          const value = request.headers[name];
+          if (value) secretsSent.add(value);
+        }
+        return inner.send(request);
+      },
+      close: () => inner.close(),
+    },
+  };
+}
+
+export function apiKeyClient(
+  sim: RunningSimulator,
+  extra: Partial<PaletteClientOptions> = {},
+): PaletteClient {
+  return createPaletteClient({
+    baseUrl: sim.url,
+    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
+    logger: silentLogger,
+    backoff: { baseMs: 5, maxMs: 20 },
+    ...extra,
+  });
+}
+
+export function serviceAccountClient(
+  sim: RunningSimulator,
+  extra: Partial<PaletteClientOptions> = {},
+): PaletteClient {
+  return createPaletteClient({
+    baseUrl: sim.url,
+    credentials: {
+      kind: "serviceAccount",
+      email: sim.credentials.email,
+      org: sim.credentials.org,
+      password: new Secret(sim.credentials.password),
+    },
+    logger: silentLogger,
+    backoff: { baseMs: 5, maxMs: 20 },
+    ...extra,
+  });
+}
+
+export function countRequests(sim: RunningSimulator, method: string, path: string): number {
+  return sim.control.requests().filter((r) => r.method === method && r.path === path).length;
+}
+
+const SHARED_DIR = process.env.SHARED_DIR ?? join(process.cwd(), "..", "shared");
+
+/** The documented aws create body (shared/palette-api/examples), renamed. */
+export function awsCreateBody(name: string): Record<string, unknown> {
+  const body = JSON.parse(
+    readFileSync(
+      join(SHARED_DIR, "palette-api", "examples", "spectroclusters-aws.create.request.json"),
+      "utf8",
+    ),
+  ) as { metadata: Record<string, unknown> } & Record<string, unknown>;
+  return { ...body, metadata: { ...body.metadata, name } };
+}

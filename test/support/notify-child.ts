@@ -1,0 +1,50 @@
+/**
+ * The notification bot alone, as a child process the SIGKILL test can kill: poller + sender
+ * against URLs from the environment, state in the SQLite file STATE_DB.
+ *   PALETTE_API_URL, PALETTE_API_KEY, SLACK_API_URL, STATE_DB, PALETTE_PROJECTS (comma list),
+ *   POLL_SCHEDULE (default every second), NOTIFY_MIN_GAP_MS (default 1000)
+ */
+import { systemClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import { createSender } from "../../src/notify/deliver.ts";
+import { createPoller } from "../../src/notify/poller.ts";
+import { createSlackPoster } from "../../src/notify/slack-sender.ts";
+import { createPaletteClient } from "../../src/palette/client.ts";
+import { Secret } from "../../src/secret.ts";
+import { openDb } from "../../src/store/db.ts";
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+const db = openDb(env("STATE_DB"));
+const palette = createPaletteClient({
+  baseUrl: env("PALETTE_API_URL"),
+  credentials: { kind: "apiKey", apiKey: new Secret(env("PALETTE_API_KEY")) },
+  logger: silentLogger,
+  rateLimit: false,
+  retries: 0,
+});
+const sender = createSender({
+  db,
+  slack: createSlackPoster({ token: new Secret("xoxb-child"), apiUrl: env("SLACK_API_URL") }),
+  clock: systemClock,
+  logger: silentLogger,
+  minGapMs: Number(process.env.NOTIFY_MIN_GAP_MS ?? 1000),
+  backoffBaseMs: 100,
+  idlePollMs: 100,
+});
+const poller = createPoller({
+  palette,
+  db,
+  clock: systemClock,
+  logger: silentLogger,
+  projects: (process.env.PALETTE_PROJECTS ?? "").split(",").filter(Boolean),
+  schedule: process.env.POLL_SCHEDULE ?? "* * * * * *",
+  onCommitted: () => sender.wake(),
+});
+sender.start();
+poller.start();
+process.stdout.write("ready\n");

@@ -1,0 +1,95 @@
+import { ManualClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import { createSender, type Sender } from "../../src/notify/deliver.ts";
+import { createPoller, type Poller } from "../../src/notify/poller.ts";
+import { createSlackPoster } from "../../src/notify/slack-sender.ts";
+import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
+import { Secret } from "../../src/secret.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import type { RunningSimulator, SimulatorOptions } from "../../src/simulator/types.ts";
+import { type Db, openDb } from "../../src/store/db.ts";
+import { SubscriptionStore } from "../../src/store/subscriptions.ts";
+import { type FakeSlack, startFakeSlack } from "./fake-slack.ts";
+
+/**
+ * The notification pipeline wired for tests: REAL simulator, REAL Palette client, REAL poller and
+ * sender, the fake Slack, and a ManualClock that the sender's sleeps advance (no real waiting).
+ */
+export interface NotifyHarness {
+  sim: RunningSimulator;
+  palette: PaletteClient;
+  fake: FakeSlack;
+  db: Db;
+  clock: ManualClock;
+  poller: Poller;
+  sender: Sender;
+  subs: SubscriptionStore;
+  /** one poll, then deliver everything (the clock jumps over the paced waits) */
+  cycle(): Promise<void>;
+  /** chat.postMessage / chat.update calls to one channel */
+  posts(channel: string): Array<Record<string, unknown>>;
+  updates(channel: string): Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export async function startNotifyHarness(
+  options: SimulatorOptions & { dbPath?: string } = {},
+): Promise<NotifyHarness> {
+  const sim = await startSimulator({ clusters: 24, projects: 2, seed: 11, ...options });
+  const palette = createPaletteClient({
+    baseUrl: sim.url,
+    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
+    logger: silentLogger,
+    rateLimit: false,
+    retries: 1,
+    backoff: { baseMs: 1, maxMs: 5 },
+  });
+  const fake = await startFakeSlack();
+  const db = openDb(options.dbPath ?? ":memory:");
+  const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
+  const poller = createPoller({
+    palette,
+    db,
+    clock,
+    logger: silentLogger,
+    projects: sim.control.projects(),
+  });
+  const sender = createSender({
+    db,
+    slack: createSlackPoster({ token: new Secret("xoxb-test"), apiUrl: fake.apiUrl }),
+    clock,
+    logger: silentLogger,
+    sleep: async (ms) => clock.advance(ms),
+    random: () => 0.5,
+  });
+  const subs = new SubscriptionStore(db, clock);
+  const inChannel = (method: string, channel: string) =>
+    fake
+      .callsTo(method)
+      .filter((call) => call.body.channel === channel)
+      .map((call) => call.body);
+  return {
+    sim,
+    palette,
+    fake,
+    db,
+    clock,
+    poller,
+    sender,
+    subs,
+    async cycle() {
+      await poller.runCycle();
+      await sender.drainAll(10_000);
+      clock.advance(30_000);
+    },
+    posts: (channel) => inChannel("chat.postMessage", channel),
+    updates: (channel) => inChannel("chat.update", channel),
+    async close() {
+      await poller.stop();
+      await palette.close();
+      await sim.close();
+      await fake.close();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { alertsVerb } from "../../../src/commands/alerts.ts";
+import { parse } from "../../../src/commands/parse.ts";
+import { checkSlackLimits } from "../../../src/views/limits.ts";
+import { FakePalette, PROJECT, sampleFleet, testContext } from "../../support/fake-palette.ts";
+import { asMessage, blocksText } from "../../support/reply-text.ts";
+
+describe("alerts", () => {
+  it("lists the alert kinds and the clusters whose health is not Healthy", async () => {
+    const palette = new FakePalette(sampleFleet());
+    const reply = asMessage(
+      await alertsVerb.run(parse(`alerts project:${PROJECT}`), testContext({ palette })),
+    );
+    const text = blocksText(reply.blocks);
+    expect(text).toContain("ClusterHealth");
+    expect(text).toContain("Cluster health alerts");
+    expect(text).toContain("&lt;!channel&gt;");
+    expect(text).toContain("node w-9 NotReady");
+    expect(text).not.toContain("web-prod");
+    expect(text).toContain(PROJECT);
+    expect(palette.callsTo("searchClusters")[0]?.args[0]).toMatchObject({ projectUid: PROJECT });
+    expect(palette.callsTo("listAlertComponents")[0]?.args[0]).toEqual({ projectUid: PROJECT });
+    expect(checkSlackLimits(reply.blocks)).toEqual([]);
+  });
+
+  it("says all is well when every cluster is Healthy", async () => {
+    const palette = new FakePalette(
+      sampleFleet().filter((cluster) => cluster.health !== "UnHealthy"),
+    );
+    const reply = asMessage(await alertsVerb.run(parse("alerts"), testContext({ palette })));
+    expect(blocksText(reply.blocks)).toContain("No cluster is raising an alert");
+  });
+
+  it("clamps 200 unhealthy clusters", async () => {
+    const fleet = Array.from({ length: 200 }, (_, index) => ({
+      uid: `u${index}`,
+      name: `sick-${index}`,
+      state: "Running",
+      health: "UnHealthy",
+      healthReasons: ["x".repeat(300)],
+      provider: "aws",
+    }));
+    const reply = asMessage(
+      await alertsVerb.run(parse("alerts"), testContext({ palette: new FakePalette(fleet) })),
+    );
+    expect(checkSlackLimits(reply.blocks)).toEqual([]);
+    expect(blocksText(reply.blocks)).toMatch(/…and \d+ more clusters/);
+  });
+
+  it("refuses arguments it does not take", async () => {
+    const reply = asMessage(await alertsVerb.run(parse("alerts foo"), testContext()));
+    expect(blocksText(reply.blocks)).toContain("Usage");
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { nodesVerb } from "../../../src/commands/nodes.ts";
+import { parse } from "../../../src/commands/parse.ts";
+import { checkSlackLimits } from "../../../src/views/limits.ts";
+import { FakePalette, PROJECT, sampleFleet, testContext } from "../../support/fake-palette.ts";
+import { asMessage, blocksText } from "../../support/reply-text.ts";
+
+describe("nodes", () => {
+  it("follows cloudConfigRef to pools and machines", async () => {
+    const palette = new FakePalette(sampleFleet());
+    const reply = asMessage(await nodesVerb.run(parse("nodes web-prod"), testContext({ palette })));
+    const text = blocksText(reply.blocks);
+    expect(text).toContain("control-plane");
+    expect(text).toContain("(control plane)");
+    expect(text).toContain("workers");
+    expect(text).toContain("1/2 healthy");
+    expect(text).toContain("w-2");
+    expect(text).toContain("10.0.0.3");
+    expect(text).toContain("UnHealthy");
+    expect(palette.callsTo("getCloudConfig")[0]?.args.slice(0, 2)).toEqual([
+      "aws",
+      "cc-c0000000000000000000001a",
+    ]);
+    expect(
+      palette
+        .callsTo("listMachines")
+        .map((call) => call.args[2])
+        .sort(),
+    ).toEqual(["control-plane", "workers"]);
+    expect(palette.callsTo("listMachines")[0]?.args[3]).toEqual({ projectUid: PROJECT });
+    expect(reply.visibility).toBe("ephemeral");
+    expect(checkSlackLimits(reply.blocks)).toEqual([]);
+  });
+
+  it("explains a cluster without a cloud config", async () => {
+    const reply = asMessage(await nodesVerb.run(parse("nodes vc-1"), testContext()));
+    expect(blocksText(reply.blocks)).toMatch(/no cloud config/);
+  });
+
+  it("clamps huge pools", async () => {
+    const machines = Array.from({ length: 500 }, (_, index) => ({
+      name: `m-${index}-${"x".repeat(60)}`,
+      state: "Running",
+      health: "Healthy",
+    }));
+    const pools = Array.from({ length: 30 }, (_, index) => ({ name: `pool-${index}`, machines }));
+    const palette = new FakePalette([
+      { uid: "big", name: "big", state: "Running", provider: "aws", pools },
+    ]);
+    const reply = asMessage(await nodesVerb.run(parse("nodes big"), testContext({ palette })));
+    expect(checkSlackLimits(reply.blocks)).toEqual([]);
+    expect(blocksText(reply.blocks)).toMatch(/…and \d+ more/);
+  });
+});

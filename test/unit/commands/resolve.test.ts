@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { replayWith, resolveCluster } from "../../../src/commands/resolve.ts";
+import { PaletteError } from "../../../src/palette/errors.ts";
+import { checkSlackLimits } from "../../../src/views/limits.ts";
+import {
+  FakePalette,
+  OTHER_PROJECT,
+  PROJECT,
+  sampleFleet,
+  testContext,
+} from "../../support/fake-palette.ts";
+import { blocksText, buttonValues } from "../../support/reply-text.ts";
+
+describe("resolveCluster", () => {
+  it("offers one button per cluster when a name matches several", async () => {
+    const ctx = testContext();
+    const result = await resolveCluster("dup", {}, ctx, replayWith("nodes"));
+    expect(result.kind).toBe("reply");
+    if (result.kind !== "reply") return;
+    expect(result.reason).toBe("ambiguous");
+    expect(buttonValues(result.reply.blocks)).toEqual([
+      `nodes c0000000000000000000003c project:${PROJECT}`,
+      `nodes c0000000000000000000004d project:${OTHER_PROJECT}`,
+    ]);
+    expect(checkSlackLimits(result.reply.blocks)).toEqual([]);
+  });
+
+  it("carries extra args into the choice buttons", async () => {
+    const result = await resolveCluster(
+      "dup",
+      {},
+      testContext(),
+      replayWith("workloads", ["default"]),
+    );
+    if (result.kind !== "reply") throw new Error("expected choices");
+    expect(buttonValues(result.reply.blocks)[0]).toBe(
+      `workloads c0000000000000000000003c project:${PROJECT} default`,
+    );
+  });
+
+  it("clamps a name shared by 200 clusters", async () => {
+    const fleet = Array.from({ length: 200 }, (_, index) => ({
+      uid: `u${index}`,
+      name: "same",
+      projectUid: PROJECT,
+      state: "Running",
+      provider: "aws",
+    }));
+    const result = await resolveCluster(
+      "same",
+      {},
+      testContext({ palette: new FakePalette(fleet) }),
+      replayWith("cluster"),
+    );
+    if (result.kind !== "reply") throw new Error("expected choices");
+    expect(checkSlackLimits(result.reply.blocks)).toEqual([]);
+    expect(blocksText(result.reply.blocks)).toMatch(/…and \d+ more/);
+  });
+
+  it("says no cluster named X and suggests a near name", async () => {
+    const result = await resolveCluster("web-prd", {}, testContext(), replayWith("cluster"));
+    if (result.kind !== "reply") throw new Error("expected a reply");
+    expect(result.reason).toBe("unknown");
+    const text = blocksText(result.reply.blocks);
+    expect(text).toContain("No cluster named");
+    expect(text).toContain("/palette clusters");
+    expect(text).toContain("web-prod");
+  });
+
+  it("falls back to a name search when a UID-looking name is not a UID", async () => {
+    const palette = new FakePalette([
+      { uid: "x1", name: "build-2024-runner-01", state: "Running", provider: "aws" },
+    ]);
+    const result = await resolveCluster(
+      "build-2024-runner-01",
+      {},
+      testContext({ palette }),
+      replayWith("cluster"),
+    );
+    expect(result.kind).toBe("found");
+    expect(palette.callsTo("getCluster")).toHaveLength(1);
+  });
+
+  it("lets other Palette errors through", async () => {
+    const palette = new FakePalette(sampleFleet());
+    palette.failOn(
+      "getCluster",
+      new PaletteError(
+        "unauthorized",
+        401,
+        undefined,
+        "no",
+        undefined,
+        "GET /v1/spectroclusters/{uid}",
+      ),
+    );
+    await expect(
+      resolveCluster(
+        "c0000000000000000000001a",
+        {},
+        testContext({ palette }),
+        replayWith("cluster"),
+      ),
+    ).rejects.toThrow(PaletteError);
+  });
+
+  it("prefers an exact name over a case-folded one, and uses the cluster's project", async () => {
+    const palette = new FakePalette([
+      { uid: "a1", name: "Web", projectUid: PROJECT, state: "Running", provider: "aws" },
+      { uid: "b2", name: "web", projectUid: OTHER_PROJECT, state: "Running", provider: "aws" },
+    ]);
+    const result = await resolveCluster("web", {}, testContext({ palette }), replayWith("cluster"));
+    if (result.kind !== "found") throw new Error("expected found");
+    expect(result.cluster.uid).toBe("b2");
+    expect(result.scope).toEqual({ projectUid: OTHER_PROJECT });
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { Metrics, paletteEndpointPrefix } from "../../src/http/metrics.ts";
+
+const lineValue = (text: string, series: string): number | undefined => {
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+describe("paletteEndpointPrefix", () => {
+  it.each([
+    ["/v1/dashboard/spectroclusters/search", "/v1/dashboard"],
+    ["/v1/dashboard/spectroclusters/abc123/overview?x=1", "/v1/dashboard"],
+    ["/v1/spectroclusters/abc123", "/v1/spectroclusters"],
+    ["/v1/spectroclusters/abc123/assets/kubeconfig", "/v1/spectroclusters/{uid}/assets"],
+    [
+      "https://api.spectrocloud.com/v1/cloudconfigs/aws/u1/machinePools/p/machines",
+      "/v1/cloudconfigs",
+    ],
+    ["/v1/auth/authenticate", "/v1/auth"],
+    ["/healthz", "other"],
+    ["", "other"],
+    ["/v1/<!channel>/x", "other"],
+  ])("%s → %s", (path, prefix) => {
+    expect(paletteEndpointPrefix(path)).toBe(prefix);
+  });
+});
+
+describe("Metrics", () => {
+  it("counts commands by verb and outcome and folds unknown verbs into other", async () => {
+    const metrics = new Metrics({ defaultMetrics: false, knownVerbs: ["clusters", "help"] });
+    metrics.commandHandled("clusters", "ok");
+    metrics.commandHandled("Clusters", "ok");
+    metrics.commandHandled("clustrs", "invalid");
+    metrics.commandHandled("<script>", "invalid");
+    const text = await metrics.render();
+    expect(lineValue(text, 'palette_chatops_commands_total{verb="clusters",outcome="ok"}')).toBe(2);
+    expect(lineValue(text, 'palette_chatops_commands_total{verb="other",outcome="invalid"}')).toBe(
+      2,
+    );
+    expect(text).not.toContain("clustrs");
+  });
+
+  it("reduces Palette endpoints to prefixes and counts 429s and retries", async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    metrics.paletteCall("/v1/spectroclusters/uid-1/assets/kubeconfig", 200);
+    metrics.paletteCall("/v1/spectroclusters/uid-2/assets/kubeconfig", 429);
+    metrics.paletteRetry("/v1/spectroclusters/uid-2/assets/kubeconfig");
+    metrics.paletteCall("/v1/dashboard", "error");
+    const text = await metrics.render();
+    expect(
+      lineValue(
+        text,
+        'palette_chatops_palette_requests_total{prefix="/v1/spectroclusters/{uid}/assets",status="200"}',
+      ),
+    ).toBe(1);
+    expect(
+      lineValue(
+        text,
+        'palette_chatops_palette_rate_limited_total{prefix="/v1/spectroclusters/{uid}/assets"}',
+      ),
+    ).toBe(1);
+    expect(
+      lineValue(
+        text,
+        'palette_chatops_palette_retries_total{prefix="/v1/spectroclusters/{uid}/assets"}',
+      ),
+    ).toBe(1);
+    expect(
+      lineValue(
+        text,
+        'palette_chatops_palette_requests_total{prefix="/v1/dashboard",status="error"}',
+      ),
+    ).toBe(1);
+    expect(text).not.toContain("uid-1");
+  });
+
+  it("observes ack latency, poll cycles, logins, refreshes and Slack calls", async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    metrics.observeAck(0.02);
+    metrics.observeAck(4);
+    metrics.observeAck(Number.NaN);
+    metrics.pollCompleted(1.5, 42);
+    metrics.pollCompleted(0.3, 7, "error");
+    metrics.tokenRefreshed();
+    metrics.paletteLogin("error");
+    metrics.slackCall("chat.postMessage", "rate_limited");
+    const text = await metrics.render();
+    expect(lineValue(text, "palette_chatops_ack_seconds_count")).toBe(2);
+    expect(lineValue(text, 'palette_chatops_ack_seconds_bucket{le="0.025"}')).toBe(1);
+    expect(lineValue(text, 'palette_chatops_ack_seconds_bucket{le="3"}')).toBe(1);
+    expect(lineValue(text, "palette_chatops_poll_clusters")).toBe(42);
+    expect(lineValue(text, 'palette_chatops_poll_duration_seconds_count{outcome="error"}')).toBe(1);
+    expect(lineValue(text, 'palette_chatops_palette_token_refreshes_total{outcome="ok"}')).toBe(1);
+    expect(lineValue(text, 'palette_chatops_palette_logins_total{outcome="error"}')).toBe(1);
+    expect(
+      lineValue(
+        text,
+        'palette_chatops_slack_calls_total{method="chat.postmessage",outcome="rate_limited"}',
+      ),
+    ).toBe(1);
+  });
+
+  it("reads the outbox at scrape time and survives a failing source", async () => {
+    let stats = { depth: 3, oldestAgeSeconds: 12.5 };
+    const metrics = new Metrics({ defaultMetrics: false, outbox: () => stats });
+    let text = await metrics.render();
+    expect(lineValue(text, "palette_chatops_outbox_depth")).toBe(3);
+    expect(lineValue(text, "palette_chatops_outbox_oldest_age_seconds")).toBe(12.5);
+    stats = { depth: 0, oldestAgeSeconds: 0 };
+    text = await metrics.render();
+    expect(lineValue(text, "palette_chatops_outbox_depth")).toBe(0);
+    metrics.setOutboxSource(() => {
+      throw new Error("db closed");
+    });
+    text = await metrics.render();
+    expect(text).toContain("palette_chatops_outbox_depth");
+  });
+
+  it("keeps two instances apart and adds process metrics to its own registry only", async () => {
+    const a = new Metrics();
+    const b = new Metrics({ defaultMetrics: false });
+    a.commandHandled("help", "ok");
+    expect(await a.render()).toContain("process_cpu_user_seconds_total");
+    const other = await b.render();
+    expect(other).not.toContain("process_cpu_user_seconds_total");
+    expect(other).not.toContain('verb="help"');
+    expect(a.contentType).toContain("text/plain");
+  });
+});

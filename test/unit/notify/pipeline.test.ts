@@ -1,0 +1,284 @@
+import { describe, expect, it } from "vitest";
+import {
+  alertKey,
+  CLUSTER_HEALTH,
+  evaluateAlerts,
+  reasonFrom,
+} from "../../../src/notify/alerts.ts";
+import { diffClusters, snapOf, tagsOf } from "../../../src/notify/diff.ts";
+import { DIGEST_THRESHOLD, foldChannel } from "../../../src/notify/digest.ts";
+import { applyFlapping, type FlapHistory } from "../../../src/notify/flapping.ts";
+import type { ClusterSnap, Subscription } from "../../../src/notify/model.ts";
+import { cardPayload, matchesFilter, routeNews } from "../../../src/notify/route.ts";
+
+const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({
+  uid,
+  name: `c-${uid}`,
+  project: "p1",
+  state: "Running",
+  health: "Healthy",
+  tags: [],
+  ...over,
+});
+const mapOf = (...snaps: ClusterSnap[]) => new Map(snaps.map((s) => [s.uid, s]));
+const sub = (id: number, channel: string, over: Partial<Subscription> = {}): Subscription => ({
+  id,
+  channel,
+  kind: "all",
+  createdBy: "U1",
+  createdAt: "t",
+  ...over,
+});
+
+describe("diffClusters", () => {
+  it("reports state changes, health lost/recovered, new and gone clusters", () => {
+    const previous = mapOf(snap("a"), snap("b"), snap("c", { health: "UnHealthy" }), snap("d"));
+    const { changes, next } = diffClusters(previous, [
+      snap("a", { state: "Deleting" }),
+      snap("b", { health: "UnHealthy" }),
+      snap("c", { health: "Healthy" }),
+      snap("e", { state: "Pending", health: "" }),
+    ]);
+    const byUid = new Map(changes.map((c) => [c.cluster.uid, c]));
+    expect(byUid.get("a")?.kinds).toEqual(["state"]);
+    expect(byUid.get("b")?.kinds).toEqual(["health-lost"]);
+    expect(byUid.get("b")?.worse).toBe(true);
+    expect(byUid.get("c")?.kinds).toEqual(["health-recovered"]);
+    expect(byUid.get("e")?.kinds).toEqual(["new"]);
+    expect(byUid.get("d")?.kinds).toEqual(["deleted"]);
+    expect(byUid.get("d")?.cluster.state).toBe("Deleted");
+    expect(next.map((c) => c.uid)).toEqual(["a", "b", "c", "e"]);
+  });
+
+  it("treats a missing health as 'not said', never as lost", () => {
+    const { changes, next } = diffClusters(mapOf(snap("a")), [snap("a", { health: "" })]);
+    expect(changes).toEqual([]);
+    expect(next[0]?.health).toBe("Healthy");
+  });
+
+  it("reads tags and snapshots from search results", () => {
+    expect(tagsOf({ env: "prod", dev: "spectro__tag", x: "" })).toEqual(["dev", "env:prod", "x"]);
+    expect(snapOf({ metadata: { name: "n" } }, "p")).toBeUndefined();
+    expect(
+      snapOf(
+        {
+          metadata: { uid: "u", name: "n" },
+          status: { state: "Running", health: { state: "Healthy" } },
+        },
+        "p",
+      ),
+    ).toMatchObject({ uid: "u", name: "n", state: "Running", health: "Healthy", project: "p" });
+  });
+});
+
+describe("applyFlapping", () => {
+  const change = (uid: string, state: string) => ({
+    cluster: snap(uid, { state }),
+    kinds: ["state" as const],
+    worse: false,
+  });
+
+  it("reports more than 3 changes in 10 minutes once, then stays quiet until stable", () => {
+    let histories: ReadonlyMap<string, FlapHistory> = new Map();
+    const reported: string[][] = [];
+    const t0 = 1_000_000;
+    for (let i = 0; i < 6; i++) {
+      const state = i % 2 === 0 ? "Error" : "Running";
+      const r = applyFlapping(
+        [change("a", state)],
+        histories,
+        mapOf(snap("a", { state })),
+        t0 + i * 60_000,
+      );
+      histories = r.histories;
+      reported.push(r.changes.flatMap((c) => c.kinds));
+    }
+    expect(reported).toEqual([["state"], ["state"], ["state"], ["flapping"], [], []]);
+    // still within the window of the last transition: quiet
+    let r = applyFlapping([], histories, mapOf(snap("a")), t0 + 5 * 60_000 + 9 * 60_000);
+    expect(r.changes).toEqual([]);
+    // a whole window without a transition: one "settled"
+    r = applyFlapping([], r.histories, mapOf(snap("a")), t0 + 5 * 60_000 + 11 * 60_000);
+    expect(r.changes.map((c) => c.kinds)).toEqual([["settled"]]);
+    expect(r.histories.size).toBe(0);
+  });
+
+  it("does not count a slow cluster as flapping", () => {
+    let histories: ReadonlyMap<string, FlapHistory> = new Map();
+    for (let i = 0; i < 8; i++) {
+      const r = applyFlapping([change("a", `S${i}`)], histories, new Map(), i * 4 * 60_000);
+      histories = r.histories;
+      expect(r.changes[0]?.kinds).toEqual(["state"]);
+    }
+  });
+});
+
+describe("alerts", () => {
+  const lost = {
+    cluster: snap("a", { health: "UnHealthy" }),
+    kinds: ["health-lost" as const],
+    worse: true,
+  };
+  const supported = new Set([CLUSTER_HEALTH]);
+
+  it("raises ClusterHealth with a reason when health leaves Healthy, resolves on return", () => {
+    const raisedResult = evaluateAlerts({
+      changes: [lost],
+      raised: new Map(),
+      supported,
+      reasons: new Map([["a", "NodeNotReady: node-1"]]),
+      now: "t",
+    });
+    expect(raisedResult.events).toEqual([
+      {
+        status: "raised",
+        alert: CLUSTER_HEALTH,
+        cluster: lost.cluster,
+        reason: "NodeNotReady: node-1",
+      },
+    ]);
+    const raised = new Map(raisedResult.raise.map((r) => [alertKey(r.clusterUid, r.kind), r]));
+    const back = { cluster: snap("a"), kinds: ["health-recovered" as const], worse: false };
+    const resolved = evaluateAlerts({
+      changes: [back],
+      raised,
+      supported,
+      reasons: new Map(),
+      now: "t",
+    });
+    expect(resolved.events.map((e) => e.status)).toEqual(["resolved"]);
+    expect(resolved.resolve).toEqual([{ clusterUid: "a", kind: CLUSTER_HEALTH }]);
+  });
+
+  it("raises nothing the project does not support", () => {
+    const r = evaluateAlerts({
+      changes: [lost],
+      raised: new Map(),
+      supported: new Set(),
+      reasons: new Map(),
+      now: "t",
+    });
+    expect(r.events).toEqual([]);
+  });
+
+  it("builds the reason from conditions and Warning events only", () => {
+    expect(
+      reasonFrom(
+        "UnHealthy",
+        ["Ready: 1 node down"],
+        [
+          { reason: "Scaled", message: "ok", severity: "Normal" },
+          { reason: "BackOff", message: "pod crash", severity: "Warning" },
+        ],
+      ),
+    ).toBe("Ready: 1 node down; BackOff: pod crash");
+    expect(reasonFrom("Unknown", [], [])).toBe("health is Unknown");
+  });
+});
+
+describe("routeNews", () => {
+  it("gives each channel only what its filters match, once per cluster", () => {
+    const prod = snap("a", { tags: ["env:prod"], project: "p1" });
+    const dev = snap("b", { tags: ["dev"], project: "p2" });
+    const subs = [
+      sub(1, "C1", { tag: "env" }),
+      sub(2, "C1", { kind: "clusters", project: "p1" }),
+      sub(3, "C2", { kind: "alerts", project: "p2" }),
+      sub(4, "C3", { pausedReason: "Slack: is_archived" }),
+    ];
+    const changes = [
+      { cluster: prod, kinds: ["state" as const], worse: false },
+      { cluster: dev, kinds: ["health-lost" as const], worse: true },
+    ];
+    const alerts = [
+      { status: "raised" as const, alert: CLUSTER_HEALTH, cluster: dev, reason: "x" },
+    ];
+    const { byChannel } = routeNews({ subscriptions: subs, changes, alerts });
+    expect([...byChannel.keys()].sort()).toEqual(["C1", "C2"]);
+    expect(byChannel.get("C1")?.map((n) => n.cluster.uid)).toEqual(["a"]);
+    const c2 = byChannel.get("C2")!;
+    expect(c2.map((n) => n.cluster.uid)).toEqual(["b"]);
+    expect(c2[0]?.change).toBeUndefined();
+    expect(cardPayload(c2[0]!, "t")).toMatchObject({
+      worse: true,
+      lines: ["ClusterHealth alert raised: x"],
+    });
+  });
+
+  it("matches plain tags and key:value tags", () => {
+    const c = snap("a", { tags: ["dev", "team:core"] });
+    expect(matchesFilter(sub(1, "C", { tag: "dev" }), c)).toBe(true);
+    expect(matchesFilter(sub(1, "C", { tag: "team" }), c)).toBe(true);
+    expect(matchesFilter(sub(1, "C", { tag: "team:core" }), c)).toBe(true);
+    expect(matchesFilter(sub(1, "C", { tag: "team:edge" }), c)).toBe(false);
+    expect(matchesFilter(sub(1, "C", { project: "p9" }), c)).toBe(false);
+  });
+
+  it("follows a watched launch and mentions the requester on Running", () => {
+    const change = {
+      cluster: snap("n", { state: "Running" }),
+      previous: { state: "Provisioning", health: "" },
+      kinds: ["state" as const],
+      worse: false,
+    };
+    const r = routeNews({
+      subscriptions: [],
+      changes: [change],
+      alerts: [],
+      launches: [{ clusterUid: "n", channel: "CL", requester: "U42" }],
+    });
+    expect(r.byChannel.get("CL")?.[0]?.mention).toBe("U42");
+    expect(r.finishedLaunches).toEqual(["n"]);
+  });
+});
+
+describe("foldChannel", () => {
+  it("folds more than the threshold into one digest, keeps mentions apart", () => {
+    const cards = Array.from({ length: DIGEST_THRESHOLD + 1 }, (_, i) =>
+      cardPayload(
+        {
+          channel: "C",
+          cluster: snap(`u${i}`),
+          change: { cluster: snap(`u${i}`), kinds: ["state"], worse: false },
+          alerts: [],
+        },
+        "t",
+      ),
+    );
+    const mention = { ...cards[0]!, mention: "U1" };
+    const rows = foldChannel("C", [...cards, mention], "t");
+    expect(rows.map((r) => r.kind)).toEqual(["digest", "card"]);
+    expect(
+      foldChannel("C", cards.slice(0, DIGEST_THRESHOLD), "t").every((r) => r.kind === "card"),
+    ).toBe(true);
+  });
+});
+
+describe("reasonFrom", () => {
+  it("does not repeat an event that says what a condition already says", () => {
+    expect(
+      reasonFrom(
+        "UnHealthy",
+        ["HealthCheck: node-2 NotReady"],
+        [{ reason: "ClusterUnhealthy", message: "node-2 NotReady", severity: "Warning" }],
+      ),
+    ).toBe("HealthCheck: node-2 NotReady");
+  });
+});
+
+describe("launch follow-up", () => {
+  it("mentions the requester when the launch fails, and not on intermediate states", () => {
+    const launches = [{ clusterUid: "n", channel: "CL", requester: "U42" }];
+    const step = (state: string) =>
+      routeNews({
+        subscriptions: [],
+        changes: [{ cluster: snap("n", { state }), kinds: ["state"], worse: false }],
+        alerts: [],
+        launches,
+      });
+    expect(step("Provisioning").byChannel.get("CL")?.[0]?.mention).toBeUndefined();
+    expect(step("Provisioning").finishedLaunches).toEqual([]);
+    expect(step("Failed").byChannel.get("CL")?.[0]?.mention).toBe("U42");
+    expect(step("Failed").finishedLaunches).toEqual(["n"]);
+  });
+});

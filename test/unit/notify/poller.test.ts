@@ -1,0 +1,199 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../../src/clock.ts";
+import { silentLogger } from "../../../src/log.ts";
+import { createPoller } from "../../../src/notify/poller.ts";
+import type { PaletteApi } from "../../../src/palette/api.ts";
+import { PaletteError } from "../../../src/palette/errors.ts";
+import type { ClusterSummary } from "../../../src/palette/schemas.ts";
+import { openDb } from "../../../src/store/db.ts";
+import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+
+interface FakeCluster {
+  uid: string;
+  project: string;
+  state: string;
+  health: string;
+}
+
+/** A PaletteApi with just what the poller calls; `gate` holds searches open. */
+function fakePalette(clusters: FakeCluster[], alertKinds = ["ClusterHealth"]) {
+  const calls: string[] = [];
+  const control = {
+    failProject: undefined as string | undefined,
+    failKind: "server" as "server" | "forbidden",
+    gate: undefined as Promise<void> | undefined,
+  };
+  const summary = (c: FakeCluster): ClusterSummary => ({
+    metadata: { uid: c.uid, name: `n-${c.uid}` },
+    status: { state: c.state, health: { state: c.health } },
+  });
+  const api = {
+    async *searchAllClusters(query: { projectUid?: string }) {
+      calls.push(`search ${query.projectUid}`);
+      if (control.gate) await control.gate;
+      if (query.projectUid === control.failProject) {
+        const status = control.failKind === "server" ? 503 : 403;
+        throw new PaletteError(
+          control.failKind,
+          status,
+          undefined,
+          "no",
+          undefined,
+          "POST /v1/dashboard",
+        );
+      }
+      for (const c of clusters.filter((x) => x.project === query.projectUid)) yield summary(c);
+    },
+    async listAlertComponents() {
+      calls.push("alerts");
+      return alertKinds.map((name) => ({ name }));
+    },
+    async listClusterEvents(uid: string) {
+      calls.push(`events ${uid}`);
+      return [];
+    },
+  } as unknown as PaletteApi;
+  return { api, calls, control };
+}
+
+function setup(clusters: FakeCluster[], alertKinds?: string[]) {
+  const db = openDb(":memory:");
+  const clock = new ManualClock();
+  const palette = fakePalette(clusters, alertKinds);
+  const poller = createPoller({
+    palette: palette.api,
+    db,
+    clock,
+    logger: silentLogger,
+    projects: ["p1", "p2"],
+  });
+  const subs = new SubscriptionStore(db, clock);
+  const outbox = () =>
+    db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+      channel: string;
+      kind: string;
+      payload: string;
+    }>;
+  return { db, clock, palette, poller, subs, outbox };
+}
+
+const fleet = (): FakeCluster[] => [
+  { uid: "a", project: "p1", state: "Running", health: "Healthy" },
+  { uid: "b", project: "p1", state: "Running", health: "Healthy" },
+  { uid: "c", project: "p2", state: "Running", health: "UnHealthy" },
+];
+
+describe("poller", () => {
+  it("announces the first poll as ONE summary per subscribed channel", async () => {
+    const s = setup(fleet());
+    s.subs.add({ channel: "C1", kind: "all", createdBy: "U" });
+    s.subs.add({ channel: "C1", kind: "alerts", project: "p2", createdBy: "U" });
+    s.subs.add({ channel: "C2", kind: "clusters", project: "p2", createdBy: "U" });
+    await s.poller.runCycle();
+    const rows = s.outbox();
+    expect(rows.map((r) => `${r.channel}:${r.kind}`)).toEqual(["C1:summary", "C2:summary"]);
+    expect(JSON.parse(rows[0]!.payload)).toMatchObject({ total: 3, projects: ["p1", "p2"] });
+    expect(JSON.parse(rows[1]!.payload)).toMatchObject({ total: 1 });
+    await s.poller.runCycle();
+    expect(s.outbox()).toHaveLength(2);
+  });
+
+  it("never overlaps cycles: a slow Palette delays, never stacks", async () => {
+    const s = setup(fleet());
+    let open!: () => void;
+    s.palette.control.gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const first = s.poller.runCycle();
+    const second = await s.poller.runCycle();
+    expect(second.skipped).toBe(true);
+    open();
+    expect((await first).ok).toBe(true);
+    expect(s.palette.calls.filter((c) => c.startsWith("search"))).toHaveLength(2);
+    expect(s.poller.metrics().skippedCycles).toBe(1);
+  });
+
+  it("commits nothing when a cycle fails half-way", async () => {
+    const clusters = fleet();
+    const s = setup(clusters);
+    s.subs.add({ channel: "C1", kind: "all", createdBy: "U" });
+    await s.poller.runCycle();
+    clusters[0]!.state = "Upgrading";
+    clusters[1]!.health = "UnHealthy";
+    s.palette.control.failProject = "p2";
+    const failed = await s.poller.runCycle();
+    expect(failed.ok).toBe(false);
+    expect(s.outbox()).toHaveLength(1);
+    expect(
+      s.db.prepare("SELECT state FROM notify_snapshots WHERE cluster_uid = 'a'").get(),
+    ).toEqual({
+      state: "Running",
+    });
+    s.palette.control.failProject = undefined;
+    await s.poller.runCycle();
+    expect(s.outbox().map((r) => r.kind)).toEqual(["summary", "card", "card"]);
+    // events were read only for the cluster whose health was just lost
+    expect(s.palette.calls.filter((c) => c.startsWith("events"))).toEqual(["events b"]);
+  });
+
+  it("skips a project the bot may not see, and goes on with the others", async () => {
+    const clusters = fleet();
+    const s = setup(clusters);
+    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    await s.poller.runCycle();
+    s.palette.control.failProject = "p2";
+    s.palette.control.failKind = "forbidden";
+    clusters[0]!.state = "Upgrading";
+    const result = await s.poller.runCycle();
+    expect(result.ok).toBe(true);
+    expect(s.outbox().map((r) => r.kind)).toEqual(["summary", "card"]);
+    expect(
+      s.db.prepare("SELECT COUNT(*) AS n FROM notify_snapshots WHERE project = 'p2'").get(),
+    ).toEqual({ n: 1 });
+  });
+
+  it("reports a flapping cluster once, then quiet, then settled", async () => {
+    const clusters = fleet();
+    const s = setup(clusters);
+    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    await s.poller.runCycle();
+    for (let i = 0; i < 8; i++) {
+      clusters[0]!.state = i % 2 === 0 ? "Error" : "Running";
+      s.clock.advance(30_000);
+      await s.poller.runCycle();
+    }
+    const kinds = () =>
+      s
+        .outbox()
+        .filter((r) => r.kind === "card")
+        .map((r) => (JSON.parse(r.payload) as { kinds: string[] }).kinds.join());
+    expect(kinds()).toEqual(["state", "state", "state", "flapping"]);
+    s.clock.advance(11 * 60_000);
+    await s.poller.runCycle();
+    expect(kinds()).toEqual(["state", "state", "state", "flapping", "settled"]);
+  });
+
+  it("raises no alert kind the project does not support", async () => {
+    const clusters = fleet();
+    const s = setup(clusters, []);
+    s.subs.add({ channel: "C1", kind: "alerts", createdBy: "U" });
+    await s.poller.runCycle();
+    clusters[0]!.health = "UnHealthy";
+    await s.poller.runCycle();
+    expect(s.outbox().map((r) => r.kind)).toEqual(["summary"]);
+    expect(s.palette.calls.filter((c) => c.startsWith("events"))).toEqual([]);
+  });
+
+  it("exposes the last snapshot and counters", async () => {
+    const s = setup(fleet());
+    await s.poller.runCycle();
+    expect(
+      s.poller
+        .lastSnapshot()
+        .clusters.map((c) => c.uid)
+        .sort(),
+    ).toEqual(["a", "b", "c"]);
+    expect(s.poller.lastSnapshot().at).toBeDefined();
+    expect(s.poller.metrics()).toMatchObject({ cycles: 1, clustersSeen: 3, failedCycles: 0 });
+  });
+});

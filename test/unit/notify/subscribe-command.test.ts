@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { allowAll } from "../../../src/access/types.ts";
+import { ManualClock } from "../../../src/clock.ts";
+import { dispatch } from "../../../src/commands/dispatch.ts";
+import { parse } from "../../../src/commands/parse.ts";
+import { subscribeVerbs } from "../../../src/commands/subscribe.ts";
+import type { CommandContext, MessageReply } from "../../../src/commands/types.ts";
+import { silentLogger } from "../../../src/log.ts";
+import type { PaletteApi } from "../../../src/palette/api.ts";
+import { AuditLog } from "../../../src/store/audit.ts";
+import { openDb } from "../../../src/store/db.ts";
+import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+
+function context(member?: boolean, channelId = "C1", projects: string[] = []) {
+  const db = openDb(":memory:");
+  const clock = new ManualClock();
+  const ctx: CommandContext = {
+    palette: {} as PaletteApi,
+    db,
+    audit: new AuditLog(db, clock),
+    policy: allowAll,
+    clock,
+    logger: silentLogger,
+    projects,
+    consoleUrl: "https://console.example/",
+    requester: { userId: "U1", channelId },
+    channelProbe: member === undefined ? undefined : { isMember: async () => member },
+  };
+  return { ctx, store: new SubscriptionStore(db, clock) };
+}
+
+async function run(text: string, ctx: CommandContext): Promise<MessageReply> {
+  const command = parse(text);
+  const verb = subscribeVerbs.find((v) => v.name === command.verb)!;
+  const reply = await verb.run(command, ctx);
+  if (reply.kind !== "message") throw new Error("expected a message");
+  return reply;
+}
+const all = (reply: MessageReply) => JSON.stringify(reply);
+
+describe("/palette subscribe, unsubscribe, subscriptions", () => {
+  it("stores a subscription for the requester's channel with its filters", async () => {
+    const { ctx, store } = context(true);
+    const reply = await run("subscribe alerts project:p1 tag:env:prod", ctx);
+    expect(reply.visibility).toBe("in_channel");
+    expect(store.forChannel("C1")).toMatchObject([
+      { kind: "alerts", project: "p1", tag: "env:prod", createdBy: "U1" },
+    ]);
+    expect(all(await run("subscribe alerts project:p1 tag:env:prod", ctx))).toContain("already");
+    expect(store.forChannel("C1")).toHaveLength(1);
+    await run("subscribe", ctx);
+    expect(store.forChannel("C1").map((s) => s.kind)).toEqual(["alerts", "all"]);
+    expect(all(await run("subscriptions", ctx))).toContain("#2");
+  });
+
+  it("says so when the bot is not in the channel, and stores nothing", async () => {
+    const { ctx, store } = context(false);
+    const reply = await run("subscribe clusters", ctx);
+    expect(all(reply)).toContain("/invite @palette");
+    expect(store.forChannel("C1")).toHaveLength(0);
+  });
+
+  it("answers bad input clearly", async () => {
+    const { ctx } = context(true, "C1", ["p1"]);
+    expect(all(await run("subscribe everything", ctx))).toContain("clusters, alerts or all");
+    expect(all(await run("subscribe tag:a tag:b", ctx))).toContain("One `tag:`");
+    expect(all(await run("subscribe project:p9", ctx))).toContain("do not watch");
+    expect(all(await run("unsubscribe abc", ctx))).toContain("no subscriptions");
+  });
+
+  it("unsubscribes one by id, or all, only in this channel; resumes a paused one", async () => {
+    const { ctx, store } = context(true);
+    await run("subscribe clusters", ctx);
+    await run("subscribe alerts", ctx);
+    const other = store.add({ channel: "C9", kind: "all", createdBy: "U2" });
+    expect(all(await run(`unsubscribe ${other.id}`, ctx))).toContain("no subscription");
+    expect(all(await run("unsubscribe", ctx))).toContain("several");
+    await run("unsubscribe 1", ctx);
+    expect(store.forChannel("C1").map((s) => s.id)).toEqual([2]);
+    store.pauseChannel("C1", "Slack: not_in_channel");
+    expect(all(await run("subscriptions", ctx))).toContain("paused");
+    expect(all(await run("subscribe alerts", ctx))).toContain("Resumed");
+    expect(store.forChannel("C1")[0]?.pausedReason).toBeUndefined();
+    await run("unsubscribe all", ctx);
+    expect(store.forChannel("C1")).toHaveLength(0);
+    expect(store.forChannel("C9")).toHaveLength(1);
+  });
+
+  it("is reachable through the dispatcher", async () => {
+    const { ctx, store } = context(true);
+    const reply = await dispatch("subscribe clusters tag:dev", ctx);
+    expect(reply.kind).toBe("message");
+    expect(store.forChannel("C1")).toMatchObject([{ kind: "clusters", tag: "dev" }]);
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import type { CardPayload } from "../../../src/notify/model.ts";
+import { checkSlackLimits } from "../../../src/views/limits.ts";
+import {
+  notificationCard,
+  notificationDigest,
+  notificationSummary,
+  notificationThreadLine,
+} from "../../../src/views/notification.ts";
+
+const evil = "<!channel> & <@U123>";
+const card: CardPayload = {
+  cluster: {
+    uid: "u1",
+    name: evil,
+    project: "p1",
+    state: "Running",
+    health: "UnHealthy",
+    tags: ["x".repeat(300)],
+  },
+  previous: { state: "Running", health: "Healthy" },
+  kinds: ["health-lost"],
+  lines: [`Health lost because ${evil}`, "y".repeat(5000)],
+  worse: true,
+  alerts: [
+    {
+      status: "raised",
+      alert: "ClusterHealth",
+      cluster: {
+        uid: "u1",
+        name: evil,
+        project: "p1",
+        state: "Running",
+        health: "UnHealthy",
+        tags: [],
+      },
+      reason: evil.repeat(400),
+    },
+  ],
+  mention: "U42",
+  at: "2026-01-01T00:00:00.000Z",
+};
+
+const json = (value: unknown) => JSON.stringify(value);
+
+describe("notification views", () => {
+  it("escape API text and stay within Slack limits", () => {
+    for (const view of [
+      notificationCard(card),
+      notificationThreadLine({ ...card, mention: undefined }),
+      notificationDigest({
+        project: "p",
+        total: 500,
+        counts: { state: 500 },
+        lines: Array(15).fill(evil),
+        at: "t",
+      }),
+      notificationSummary({
+        projects: ["p1"],
+        total: 900,
+        byState: { Running: 900 },
+        unhealthy: Array(900).fill({ name: evil, health: "UnHealthy" }),
+        at: "t",
+      }),
+    ]) {
+      expect(checkSlackLimits(view.blocks)).toEqual([]);
+      // plain_text headers are never parsed for mentions; every mrkdwn text must be escaped
+      const mrkdwn = { text: view.text, blocks: view.blocks.filter((b) => b.type !== "header") };
+      expect(json(mrkdwn)).not.toContain("<!channel>");
+      expect(json(mrkdwn)).not.toContain("<@U123>");
+      expect(view.text.length).toBeLessThanOrEqual(3000);
+    }
+  });
+
+  it("mentions the launch requester in the thread line only with a real user id", () => {
+    expect(notificationThreadLine(card).text).toContain("<@U42>");
+    expect(notificationThreadLine({ ...card, mention: "<!here>" }).text).not.toContain("<!here>");
+  });
+});

@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../../src/clock.ts";
+import { prefixLabel, RateLimiter, ruleFor } from "../../../src/palette/limiter.ts";
+
+function pacedLimiter(burst?: number) {
+  const clock = new ManualClock(0);
+  const slept: number[] = [];
+  const limiter = new RateLimiter({
+    clock,
+    burst,
+    headroom: 1,
+    sleep: async (ms) => {
+      slept.push(ms);
+    },
+  });
+  return { clock, slept, limiter };
+}
+
+describe("ruleFor", () => {
+  it("picks the most specific documented prefix", () => {
+    expect(ruleFor("/v1/spectroclusters/abc/assets/kubeconfig")).toMatchObject({
+      pattern: "/v1/spectroclusters/*/assets",
+      perSecond: 10,
+    });
+    expect(ruleFor("/v1/spectroclusters/abc?ProjectUid=p")).toMatchObject({ perSecond: 50 });
+    expect(ruleFor("/v1/spectroclusters/aws")).toMatchObject({ pattern: "/v1/spectroclusters" });
+    expect(ruleFor("/v1/dashboard/spectroclusters/search?limit=50").pattern).toBe("/v1/dashboard");
+    expect(ruleFor("/v1/auth/refresh/tok").perSecond).toBe(10);
+    expect(ruleFor("/v1/cloudconfigs/aws/u/machinePools/p/machines").perSecond).toBe(50);
+  });
+
+  it("keys undocumented prefixes by two segments at the stricter rate", () => {
+    expect(ruleFor("/v1/clustergroups/hostCluster")).toEqual({
+      pattern: "/v1/clustergroups",
+      perSecond: 10,
+    });
+  });
+
+  it("labels the assets prefix readably", () => {
+    expect(prefixLabel(ruleFor("/v1/spectroclusters/x/assets/kubeconfig"))).toBe(
+      "/v1/spectroclusters/{uid}/assets",
+    );
+  });
+});
+
+describe("RateLimiter", () => {
+  it("spaces a burst on a 10/s prefix 100 ms apart", () => {
+    const { limiter } = pacedLimiter();
+    const waits = Array.from({ length: 5 }, () => limiter.reserve("/v1/dashboard/projects"));
+    expect(waits).toEqual([0, 100, 200, 300, 400]);
+  });
+
+  it("spaces a 50/s prefix 20 ms apart and keeps prefixes apart", () => {
+    const { limiter } = pacedLimiter();
+    expect(limiter.reserve("/v1/spectroclusters/a")).toBe(0);
+    expect(limiter.reserve("/v1/spectroclusters/b")).toBe(20);
+    expect(limiter.reserve("/v1/dashboard/x")).toBe(0);
+    // the assets prefix has its own 10/s bucket even though it sits under /v1/spectroclusters
+    expect(limiter.reserve("/v1/spectroclusters/a/assets/kubeconfig")).toBe(0);
+    expect(limiter.reserve("/v1/spectroclusters/a/assets/kubeconfig")).toBe(100);
+  });
+
+  it("refills while idle, up to the burst", () => {
+    const { clock, limiter } = pacedLimiter(3);
+    for (let i = 0; i < 3; i++) expect(limiter.reserve("/v1/events/x")).toBe(0);
+    expect(limiter.reserve("/v1/events/x")).toBe(100);
+    clock.advance(10_000);
+    expect([1, 2, 3].map(() => limiter.reserve("/v1/events/x"))).toEqual([0, 0, 0]);
+    expect(limiter.reserve("/v1/events/x")).toBe(100);
+  });
+
+  it("never lets more than the documented count into any one-second window", () => {
+    const clock = new ManualClock(0);
+    const sentAt: number[] = [];
+    const limiter = new RateLimiter({ clock, headroom: 1, sleep: async () => {} });
+    // a sequential caller whose waits move the clock, as real time would
+    for (let i = 0; i < 60; i++) {
+      const wait = limiter.reserve("/v1/dashboard/spectroclusters/search");
+      clock.advance(wait);
+      sentAt.push(clock.now());
+    }
+    for (const start of sentAt) {
+      const inWindow = sentAt.filter((t) => t >= start && t < start + 1000).length;
+      expect(inWindow).toBeLessThanOrEqual(10);
+    }
+    expect(sentAt.at(-1)).toBe(5900);
+  });
+
+  it("keeps 2% headroom below the documented rate by default", () => {
+    const limiter = new RateLimiter({ clock: new ManualClock(0), sleep: async () => {} });
+    expect([1, 2, 3].map(() => limiter.reserve("/v1/dashboard/x"))).toEqual([0, 103, 205]);
+  });
+
+  it("pushes the next slot back when a wake-up comes late", async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({
+      clock,
+      headroom: 1,
+      // the timer fires 30 ms late
+      sleep: async (ms) => clock.advance(ms + 30),
+    });
+    expect(await limiter.acquire("/v1/events/a")).toBe(0);
+    expect(await limiter.acquire("/v1/events/a")).toBe(130);
+    expect(clock.now()).toBe(130);
+    // 100 ms after the late send, not after the booked one
+    expect(limiter.reserve("/v1/events/a")).toBe(100);
+  });
+
+  it("acquire sleeps for the reserved wait", async () => {
+    const { limiter, slept } = pacedLimiter();
+    await limiter.acquire("/v1/projects/alerts");
+    await limiter.acquire("/v1/projects/alerts");
+    expect(slept).toEqual([100]);
+  });
+});

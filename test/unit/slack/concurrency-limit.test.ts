@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { concurrencyLimit } from "../../../src/slack/run-command.ts";
+
+describe("concurrencyLimit", () => {
+  it("runs at most N at once, in arrival order, and frees slots on failure", async () => {
+    const limit = concurrencyLimit(2);
+    let active = 0;
+    let peak = 0;
+    const order: number[] = [];
+    const gates: Array<() => void> = [];
+    const task = (id: number, fail = false) =>
+      limit(async () => {
+        active++;
+        peak = Math.max(peak, active);
+        order.push(id);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        active--;
+        if (fail) throw new Error(`task ${id}`);
+        return id;
+      });
+    const results = [task(1, true), task(2), task(3), task(4)].map((p) =>
+      p.then(
+        (value) => value,
+        (error: Error) => error.message,
+      ),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual([1, 2]);
+    while (gates.length > 0 || order.length < 4) {
+      gates.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const open of gates) open();
+    expect(await Promise.all(results)).toEqual(["task 1", 2, 3, 4]);
+    expect(order).toEqual([1, 2, 3, 4]);
+    expect(peak).toBe(2);
+  });
+});
