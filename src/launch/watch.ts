@@ -1,6 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import { adoptCard } from "../notify/launch-watch.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { Db } from "../store/db.ts";
@@ -90,6 +91,15 @@ export class LaunchTracker {
         record.requester,
       );
       this.store.setCard(record.id, posted.channel, posted.ts);
+      // one card per (channel, cluster): the notifier threads its lines under this card
+      // instead of posting a second one when the channel is also subscribed
+      if (record.clusterUid) {
+        adoptCard(
+          this.deps.db,
+          { channel: posted.channel, clusterUid: record.clusterUid, ts: posted.ts },
+          this.deps.clock,
+        );
+      }
     } catch (error) {
       // the watch still runs; the next tick tries to post again
       this.deps.logger.warn({ err: String(error), launchId }, "could not post the launch card");

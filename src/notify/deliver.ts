@@ -49,6 +49,8 @@ export interface Sender {
   /** new rows are waiting: run a round soon */
   wake(): void;
   metrics(): SenderMetrics;
+  /** waiting messages and the oldest one's age (src/http/metrics.ts OutboxStats) */
+  outboxStats(): { depth: number; oldestAgeSeconds: number };
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -116,7 +118,9 @@ export function createSender(options: SenderOptions): Sender {
     const card = cards.get(row.channel, uid);
     const view = notificationCard(payload);
     if (row.step === 0) {
-      if (card) {
+      if (card?.owner) {
+        // someone else's message (the launch card): it is theirs to edit; we only add lines
+      } else if (card) {
         try {
           await slack.update({ channel: row.channel, ts: card.ts, ...view });
           metrics.updates += 1;
@@ -241,6 +245,7 @@ export function createSender(options: SenderOptions): Sender {
     drainOnce,
     drainAll,
     metrics: () => ({ ...metrics }),
+    outboxStats: () => outbox.stats(clock.now()),
     wake() {
       wakeUp?.();
     },

@@ -7,7 +7,7 @@ import { createPoller, type Poller } from "./poller.ts";
 import type { SlackPoster } from "./slack-port.ts";
 
 export type { Sender } from "./deliver.ts";
-export { watchLaunch } from "./launch-watch.ts";
+export { adoptCard, watchLaunch } from "./launch-watch.ts";
 export type { LaunchWatch } from "./model.ts";
 export type { Poller } from "./poller.ts";
 

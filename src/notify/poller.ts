@@ -47,6 +47,8 @@ export interface PollerOptions {
   maxEventCalls?: number;
   /** called after a cycle committed outbox rows (wakes the sender) */
   onCommitted?: (rows: number) => void;
+  /** called after every cycle that ran (ok or failed; not for skipped ones), e.g. for metrics */
+  onCycle?: (result: CycleResult) => void;
 }
 
 export interface CycleResult {
@@ -62,6 +64,7 @@ export interface CycleResult {
 }
 
 export interface PollerMetrics {
+  /** cycles that ran, ok or failed (skipped ones not counted) */
   cycles: number;
   failedCycles: number;
   skippedCycles: number;
@@ -71,6 +74,10 @@ export interface PollerMetrics {
   changesReported: number;
   outboxRows: number;
   lastSuccessAt?: string;
+  /** false after a failed cycle, until one succeeds (readiness) */
+  lastCycleOk: boolean;
+  /** the last failure's message (no secrets: PaletteError messages carry none) */
+  lastError?: string;
 }
 
 export interface Poller {
@@ -122,6 +129,7 @@ export function createPoller(options: PollerOptions): Poller {
     clustersSeen: 0,
     changesReported: 0,
     outboxRows: 0,
+    lastCycleOk: false,
   };
   let running: Promise<CycleResult> | undefined;
   let task: ScheduledTask | undefined;
@@ -294,6 +302,8 @@ export function createPoller(options: PollerOptions): Poller {
     metrics.changesReported += changes.length;
     metrics.outboxRows += drafts.length;
     metrics.lastSuccessAt = at;
+    metrics.lastCycleOk = true;
+    metrics.lastError = undefined;
     if (drafts.length > 0) options.onCommitted?.(drafts.length);
     return {
       ok: true,
@@ -320,21 +330,35 @@ export function createPoller(options: PollerOptions): Poller {
       };
     }
     const started = performance.now();
-    running = cycle().catch((error: unknown) => {
-      metrics.failedCycles += 1;
-      const message = error instanceof Error ? error.message : String(error);
-      logger.warn({ err: message }, "poll cycle failed; nothing committed, next cycle retries");
-      return {
-        ok: false,
-        skipped: false,
-        clusters: 0,
-        changes: 0,
-        outboxRows: 0,
-        eventCalls: 0,
-        durationMs: performance.now() - started,
-        error: message,
-      };
-    });
+    running = cycle()
+      .catch((error: unknown) => {
+        metrics.failedCycles += 1;
+        metrics.cycles += 1;
+        const message = error instanceof Error ? error.message : String(error);
+        logger.warn({ err: message }, "poll cycle failed; nothing committed, next cycle retries");
+        return {
+          ok: false,
+          skipped: false,
+          clusters: 0,
+          changes: 0,
+          outboxRows: 0,
+          eventCalls: 0,
+          durationMs: performance.now() - started,
+          error: message,
+        };
+      })
+      .then((result) => {
+        if (!result.ok) {
+          metrics.lastCycleOk = false;
+          metrics.lastError = result.error;
+        }
+        try {
+          options.onCycle?.(result);
+        } catch (error) {
+          logger.warn({ err: String(error) }, "onCycle hook failed");
+        }
+        return result;
+      });
     try {
       return await running;
     } finally {

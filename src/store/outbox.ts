@@ -76,6 +76,20 @@ export class OutboxStore {
     return row.n;
   }
 
+  /** depth and the oldest waiting row's age, for /metrics */
+  stats(nowMs: number): { depth: number; oldestAgeSeconds: number } {
+    const row = this.db
+      .prepare(
+        "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM notify_outbox WHERE sent_at IS NULL AND parked_reason IS NULL",
+      )
+      .get() as { n: number; oldest: string | null };
+    const oldest = row.oldest ? Date.parse(row.oldest) : Number.NaN;
+    return {
+      depth: row.n,
+      oldestAgeSeconds: Number.isNaN(oldest) ? 0 : Math.max(0, (nowMs - oldest) / 1000),
+    };
+  }
+
   markSent(id: number, at: string): void {
     this.db.prepare("UPDATE notify_outbox SET sent_at = ? WHERE id = ?").run(at, id);
   }

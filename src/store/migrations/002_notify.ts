@@ -115,4 +115,10 @@ export const notify: Migration[] = [
       );
     `,
   },
+  {
+    id: 17,
+    name: "notify_cards_owner",
+    // a card another part of the bot owns (the launch card): notifications only add thread lines
+    up: "ALTER TABLE notify_cards ADD COLUMN owner TEXT;",
+  },
 ];

@@ -128,5 +128,15 @@ describe("sender", () => {
     expect(s.log[1]).toMatch(/^post CL ts1 <@U42>/);
     expect(s.clock.now() - t0).toBeGreaterThanOrEqual(1000);
     expect(s.outbox.pendingCount()).toBe(0);
+    expect(s.sender.outboxStats()).toEqual({ depth: 0, oldestAgeSeconds: 0 });
+  });
+
+  it("never edits a card another part of the bot owns; adds only thread lines to it", async () => {
+    const s = setup(() => undefined);
+    const { adoptCard } = await import("../../../src/notify/launch-watch.ts");
+    adoptCard(s.db, { channel: "CL", clusterUid: "n", ts: "launch-ts" }, s.clock);
+    s.outbox.add({ channel: "CL", kind: "card", clusterUid: "n", payload: card("n") }, "t");
+    await s.sender.drainAll();
+    expect(s.log).toEqual([expect.stringMatching(/^post CL launch-ts /)]);
   });
 });

@@ -37,7 +37,7 @@ function fakePalette(clusters: FakeCluster[], alertKinds = ["ClusterHealth"]) {
           control.failKind,
           status,
           undefined,
-          "no",
+          control.failKind === "server" ? "down" : "no",
           undefined,
           "POST /v1/dashboard",
         );
@@ -123,6 +123,7 @@ describe("poller", () => {
     s.palette.control.failProject = "p2";
     const failed = await s.poller.runCycle();
     expect(failed.ok).toBe(false);
+    expect(s.poller.metrics()).toMatchObject({ lastCycleOk: false, lastError: "down" });
     expect(s.outbox()).toHaveLength(1);
     expect(
       s.db.prepare("SELECT state FROM notify_snapshots WHERE cluster_uid = 'a'").get(),
@@ -194,6 +195,12 @@ describe("poller", () => {
         .sort(),
     ).toEqual(["a", "b", "c"]);
     expect(s.poller.lastSnapshot().at).toBeDefined();
-    expect(s.poller.metrics()).toMatchObject({ cycles: 1, clustersSeen: 3, failedCycles: 0 });
+    expect(s.poller.metrics()).toMatchObject({
+      cycles: 1,
+      clustersSeen: 3,
+      failedCycles: 0,
+      lastCycleOk: true,
+    });
+    expect(s.poller.metrics().lastError).toBeUndefined();
   });
 });

@@ -16,6 +16,7 @@ interface Manifest {
   features: {
     app_home: { home_tab_enabled: boolean };
     bot_user: { display_name: string };
+    shortcuts?: Array<{ type: string; callback_id: string }>;
     slash_commands: Array<{
       command: string;
       url?: string;
