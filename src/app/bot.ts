@@ -71,6 +71,7 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     slack: createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
     clock,
     logger: logger.child({ component: "notify" }),
+    consoleUrl: config.palette.consoleUrl,
   });
   const poller = createPoller({
     palette,

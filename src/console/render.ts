@@ -13,6 +13,7 @@ export interface RenderOptions {
 
 const EMOJI: Record<string, string> = {
   large_green_circle: "🟢",
+  rotating_light: "🚨",
   hourglass_flowing_sand: "⏳",
   white_circle: "⚪",
   wastebasket: "🗑",

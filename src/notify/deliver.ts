@@ -21,6 +21,8 @@ export interface SenderOptions {
   logger: Logger;
   /** waits `ms`; tests pass one that advances a ManualClock */
   sleep?: (ms: number) => Promise<void>;
+  /** PALETTE_CONSOLE_URL: cards get an "Open in Palette" button */
+  consoleUrl?: string;
   /** minimum gap between two messages in one channel (Slack: about one per second) */
   minGapMs?: number;
   backoffBaseMs?: number;
@@ -116,7 +118,7 @@ export function createSender(options: SenderOptions): Sender {
     const uid = payload.cluster.uid;
     const now = () => iso(clock.now());
     const card = cards.get(row.channel, uid);
-    const view = notificationCard(payload);
+    const view = notificationCard(payload, { consoleUrl: options.consoleUrl });
     if (row.step === 0) {
       if (card?.owner) {
         // someone else's message (the launch card): it is theirs to edit; we only add lines

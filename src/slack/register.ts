@@ -1,6 +1,7 @@
 import type { App } from "@slack/bolt";
 import { retryDedupe } from "./dedupe.ts";
 import { registerErrorHandler } from "./listeners/error-handler.ts";
+import { registerLinkButton } from "./listeners/link-button.ts";
 import { registerPaletteCommand } from "./listeners/palette-command.ts";
 import { registerRunCommandAction } from "./listeners/run-command-action.ts";
 import type { SlackEdge } from "./types.ts";
@@ -11,5 +12,6 @@ export function registerListeners(app: App, edge: SlackEdge): void {
   registerErrorHandler(app, edge);
   registerPaletteCommand(app, edge);
   registerRunCommandAction(app, edge);
+  registerLinkButton(app);
   for (const register of edge.register ?? []) register(app, edge);
 }

@@ -1,6 +1,7 @@
 import type { HomeView, KnownBlock } from "@slack/types";
 import type { Permission } from "../access/types.ts";
 import { context, divider, header, section, urlButton } from "./blocks.ts";
+import { paletteClusterUrl } from "./cluster-card.ts";
 import { healthEmoji, isHealthy, stateEmoji } from "./emoji.ts";
 import { clampList, clampText, LIMITS, moreLabel } from "./limits.ts";
 import { bold, code, escapeMrkdwn } from "./mrkdwn.ts";
@@ -68,11 +69,7 @@ export interface AppHomeInput {
  * tenant-scoped ones under the admin view.
  */
 export function clusterConsoleUrl(consoleUrl: string, cluster: FleetCluster): string {
-  const base = consoleUrl.endsWith("/") ? consoleUrl : `${consoleUrl}/`;
-  const uid = encodeURIComponent(cluster.uid);
-  return cluster.projectUid
-    ? `${base}projects/${encodeURIComponent(cluster.projectUid)}/clusters/${uid}/overview`
-    : `${base}admin/clusters/${uid}/overview`;
+  return paletteClusterUrl(consoleUrl, cluster.uid, cluster.projectUid || undefined);
 }
 
 /** Health not known yet (a cluster being provisioned) is not counted as unhealthy. */

@@ -1,6 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import type { CardPayload, DigestPayload, SummaryPayload } from "../notify/model.ts";
-import { context, fields, header, section } from "./blocks.ts";
+import { context, fields, header, section, urlButton } from "./blocks.ts";
+import { paletteClusterUrl } from "./cluster-card.ts";
 import { healthEmoji, stateEmoji } from "./emoji.ts";
 import { clampText, LIMITS, packLines } from "./limits.ts";
 import { bold, code, escapeMrkdwn } from "./mrkdwn.ts";
@@ -30,7 +31,12 @@ function projectLabel(project: string): string {
 }
 
 /** The card: the cluster as it is now, plus what changed last. */
-export function notificationCard(payload: CardPayload): RenderedMessage {
+export interface CardLinks {
+  /** PALETTE_CONSOLE_URL; when given the card has an "Open in Palette" button */
+  consoleUrl?: string;
+}
+
+export function notificationCard(payload: CardPayload, links: CardLinks = {}): RenderedMessage {
   const c = payload.cluster;
   const headline = payload.lines[0] ?? "changed";
   const blocks: KnownBlock[] = [
@@ -57,6 +63,14 @@ export function notificationCard(payload: CardPayload): RenderedMessage {
   blocks.push(
     context(`Last change: ${escapeMrkdwn(headline)} · ${escapeMrkdwn(payload.at)}${tags}`),
   );
+  const openButton = links.consoleUrl
+    ? urlButton(
+        "Open in Palette",
+        paletteClusterUrl(links.consoleUrl, c.uid, c.project || undefined),
+        "open",
+      )
+    : undefined;
+  if (openButton) blocks.push({ type: "actions", elements: [openButton] });
   return {
     text: fallback(`${escapeMrkdwn(c.name)}: ${escapeMrkdwn(headline)}`),
     blocks,

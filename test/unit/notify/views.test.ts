@@ -76,4 +76,12 @@ describe("notification views", () => {
     expect(notificationThreadLine(card).text).toContain("<@U42>");
     expect(notificationThreadLine({ ...card, mention: "<!here>" }).text).not.toContain("<!here>");
   });
+
+  it("links a card to its cluster in the Palette console when the console URL is known", () => {
+    const linked = notificationCard(card, { consoleUrl: "https://console.example.com/" });
+    expect(checkSlackLimits(linked.blocks)).toEqual([]);
+    const actions = linked.blocks.find((block) => block.type === "actions");
+    expect(json(actions)).toContain("https://console.example.com/projects/p1/clusters/u1/overview");
+    expect(notificationCard(card).blocks.some((block) => block.type === "actions")).toBe(false);
+  });
 });

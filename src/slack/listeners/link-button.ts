@@ -1,0 +1,14 @@
+import type { App } from "@slack/bolt";
+
+/** Action ids of URL buttons ("Open in Palette"); src/views/blocks.ts `urlButton` makes them. */
+export const LINK_ACTION_PATTERN = /^palette_link:/;
+
+/**
+ * A URL button opens its link in the browser, but Slack still sends a `block_actions` and shows
+ * a warning next to the button unless the app acknowledges it. Nothing else to do.
+ */
+export function registerLinkButton(app: App): void {
+  app.action(LINK_ACTION_PATTERN, async ({ ack }) => {
+    await ack();
+  });
+}
