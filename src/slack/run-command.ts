@@ -75,9 +75,13 @@ export function createRunCommand(deps: {
     );
   };
   return (text, target) => {
-    const task = limit(() => run(text, target)).catch((error: unknown) => {
-      deps.logger.error({ err: String(error) }, "command delivery failed");
-    });
+    // a modal must open within 3 s of the trigger_id: `launch` never queues behind slow reads
+    const urgent = /^\s*launch\b/i.test(text) && target.triggerId !== undefined;
+    const task = (urgent ? run(text, target) : limit(() => run(text, target))).catch(
+      (error: unknown) => {
+        deps.logger.error({ err: String(error) }, "command delivery failed");
+      },
+    );
     deps.inFlight.add(task);
     void task.finally(() => deps.inFlight.delete(task));
     return task;

@@ -36,3 +36,47 @@ describe("concurrencyLimit", () => {
     expect(peak).toBe(2);
   });
 });
+
+describe("createRunCommand", () => {
+  it("opens a launch modal at once even when every slot is busy with slow reads", async () => {
+    const { createRunCommand } = await import("../../../src/slack/run-command.ts");
+    const { silentLogger } = await import("../../../src/log.ts");
+    let release: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const dispatched: string[] = [];
+    const opened: string[] = [];
+    const runCommand = createRunCommand({
+      commandDeps: {} as never,
+      logger: silentLogger,
+      inFlight: new Set(),
+      maxConcurrent: 1,
+      hooks: {
+        onModal: async (_reply, ctx) => {
+          opened.push(ctx.triggerId);
+        },
+      },
+      dispatch: async (text) => {
+        dispatched.push(text);
+        if (text === "launch") return { kind: "modal", modal: "launch" };
+        await slow;
+        return { kind: "message", text: "ok", blocks: [], visibility: "ephemeral" };
+      },
+    });
+    const target = (triggerId?: string) => ({
+      requester: { userId: "U1", channelId: "C1" },
+      client: {} as never,
+      respond: async () => {},
+      triggerId,
+    });
+    const reads = [runCommand("clusters", target()), runCommand("nodes x", target())];
+    const launch = runCommand("launch", target("trigger-1"));
+    await launch;
+    expect(opened).toEqual(["trigger-1"]);
+    expect(dispatched).toEqual(["clusters", "launch"]);
+    release();
+    await Promise.all(reads);
+    expect(dispatched).toEqual(["clusters", "launch", "nodes x"]);
+  });
+});
