@@ -9,7 +9,7 @@ import {
   providerChoices,
   providerSpec,
   type RawValues,
-} from "../palette/providers.ts";
+} from "../palette/providers/index.ts";
 import { isProvider, type Provider } from "../palette/providers-list.ts";
 import { renderBlocks } from "./render.ts";
 

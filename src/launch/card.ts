@@ -1,5 +1,5 @@
 import type { KnownBlock } from "@slack/types";
-import { providerSpec } from "../palette/providers.ts";
+import { providerSpec } from "../palette/providers/index.ts";
 import { isProvider } from "../palette/providers-list.ts";
 import { paletteClusterUrl } from "../views/cluster-card.ts";
 import { clampText } from "../views/limits.ts";

@@ -1,5 +1,5 @@
 import type { PaletteApi } from "../palette/api.ts";
-import { type Choice, type OptionSource, providerSpec } from "../palette/providers.ts";
+import { type Choice, type OptionSource, providerSpec } from "../palette/providers/index.ts";
 import type { Provider } from "../palette/providers-list.ts";
 
 /**

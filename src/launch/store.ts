@@ -60,14 +60,11 @@ export type Reservation =
   | { kind: "same_submission"; record: LaunchRecord }
   | { kind: "name_in_flight"; record: LaunchRecord };
 
-export interface ReserveInput {
-  submissionKey: string;
-  projectUid: string;
-  provider: string;
-  name: string;
-  requester: string;
-  channel: string;
-}
+/** What a submit knows before Palette is called. */
+export type ReserveInput = Pick<
+  LaunchRecord,
+  "submissionKey" | "projectUid" | "provider" | "name" | "requester" | "channel"
+>;
 
 /** The launches table; every write is one statement or one transaction. */
 export class LaunchStore {

@@ -5,7 +5,7 @@ import {
   type CreateBody,
   type RawValues,
   redactBody,
-} from "../palette/providers.ts";
+} from "../palette/providers/index.ts";
 import { isProvider, type Provider } from "../palette/providers-list.ts";
 import { type LaunchRecord, LaunchStore } from "./store.ts";
 

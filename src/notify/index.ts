@@ -1,9 +1,5 @@
-import type { Clock } from "../clock.ts";
-import type { Logger } from "../log.ts";
-import type { PaletteApi } from "../palette/api.ts";
-import type { Db } from "../store/db.ts";
 import { createSender, type Sender } from "./deliver.ts";
-import { createPoller, type Poller } from "./poller.ts";
+import { createPoller, type Poller, type PollerOptions } from "./poller.ts";
 import type { SlackPoster } from "./slack-port.ts";
 
 export type { Sender } from "./deliver.ts";
@@ -22,15 +18,11 @@ export interface Notifications {
  * The poller and the sender wired together (a committed cycle wakes the sender). `slack` is
  * `createSlackPoster(...)` for Slack or `createConsolePoster()` for the console/demo.
  */
-export function createNotifications(options: {
-  palette: PaletteApi;
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  projects: string[];
-  schedule?: string;
-  slack: SlackPoster;
-}): Notifications {
+export function createNotifications(
+  options: Pick<PollerOptions, "palette" | "db" | "clock" | "logger" | "projects" | "schedule"> & {
+    slack: SlackPoster;
+  },
+): Notifications {
   const logger = options.logger.child({ component: "notify" });
   const sender = createSender({
     db: options.db,

@@ -11,6 +11,7 @@ import type { Params } from "./routes.ts";
 import { Router } from "./routes.ts";
 import {
   matchesSearch,
+  type Searchable,
   type SearchBody,
   searchBodySchema,
   sortSearchables,
@@ -118,15 +119,7 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
     if (!parsed.success) throw badRequest("search body does not match v1SearchFilterSummarySpec");
     const body: SearchBody = parsed.data;
     const now = state.now();
-    const rows: {
-      cluster: SimCluster;
-      name: string;
-      labels: Record<string, string>;
-      provider: string;
-      state: string;
-      health: string;
-      createdAt: number;
-    }[] = [];
+    const rows: (Searchable & { cluster: SimCluster })[] = [];
     try {
       for (const cluster of state.fleet.clusters) {
         if (ctx.projectUid && cluster.projectUid !== ctx.projectUid) continue;

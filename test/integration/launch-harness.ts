@@ -4,7 +4,7 @@ import { ManualClock } from "../../src/clock.ts";
 import { type LaunchRecord, LaunchStore } from "../../src/launch/store.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
-import { providerSpec } from "../../src/palette/providers.ts";
+import { providerSpec } from "../../src/palette/providers/index.ts";
 import type { Provider } from "../../src/palette/providers-list.ts";
 import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { providerSpec } from "../../src/palette/providers.ts";
+import { providerSpec } from "../../src/palette/providers/index.ts";
 import { PROVIDERS, type Provider } from "../../src/palette/providers-list.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
 import {

@@ -1,4 +1,4 @@
-import type { RawValues } from "../../src/palette/providers.ts";
+import type { RawValues } from "../../src/palette/providers/index.ts";
 import type { Provider } from "../../src/palette/providers-list.ts";
 
 /** Valid launch-form answers for each provider, as the edges would collect them. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { launchCard, launchPhase } from "../../src/launch/card.ts";
-import { providerSpec } from "../../src/palette/providers.ts";
+import { providerSpec } from "../../src/palette/providers/index.ts";
 import { PROVIDERS } from "../../src/palette/providers-list.ts";
 import {
   decodeLaunchMetadata,

@@ -7,7 +7,7 @@ import {
   PROVIDER_SPECS,
   type RawValues,
   redactBody,
-} from "../../src/palette/providers.ts";
+} from "../../src/palette/providers/index.ts";
 import { PROVIDERS, type Provider } from "../../src/palette/providers-list.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
 import { SHARED_DIR } from "../support/slack-request.ts";

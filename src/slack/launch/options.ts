@@ -2,7 +2,7 @@ import type { App } from "@slack/bolt";
 import type { CommandDeps } from "../../commands/types.ts";
 import { type LookupSource, loadChoices } from "../../launch/options.ts";
 import { describeForUser } from "../../palette/errors.ts";
-import { providerSpec } from "../../palette/providers.ts";
+import { providerSpec } from "../../palette/providers/index.ts";
 import { PROVIDERS } from "../../palette/providers-list.ts";
 import {
   decodeLaunchMetadata,

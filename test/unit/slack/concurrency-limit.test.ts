@@ -67,7 +67,7 @@ describe("createRunCommand", () => {
     const target = (triggerId?: string) => ({
       requester: { userId: "U1", channelId: "C1" },
       client: {} as never,
-      respond: async () => {},
+      respond: (async () => ({})) as never,
       triggerId,
     });
     const reads = [runCommand("clusters", target()), runCommand("nodes x", target())];

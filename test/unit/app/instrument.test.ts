@@ -1,0 +1,161 @@
+import type { App, ReceiverEvent } from "@slack/bolt";
+import { describe, expect, it } from "vitest";
+import {
+  countingDispatch,
+  paletteMetricsHook,
+  registerAckTiming,
+} from "../../../src/app/instrument.ts";
+import type { CommandContext, Reply } from "../../../src/commands/types.ts";
+import { Metrics } from "../../../src/http/metrics.ts";
+
+const VERBS = ["clusters", "cluster", "kubeconfig", "help", "launch"];
+
+function metrics(): Metrics {
+  return new Metrics({ knownVerbs: VERBS, defaultMetrics: false });
+}
+
+/** The value of one sample in the exposition, e.g. `name{a="b"}`; undefined when absent. */
+async function sample(m: Metrics, series: string): Promise<number | undefined> {
+  const line = (await m.render()).split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+const ctx = {} as CommandContext;
+const message: Reply = { kind: "message", blocks: [], text: "ok" } as unknown as Reply;
+const file: Reply = { kind: "file" } as unknown as Reply;
+
+describe("countingDispatch", () => {
+  it("counts each command by verb and by the kind of reply, and passes the reply on", async () => {
+    const m = metrics();
+    const seen: string[] = [];
+    const dispatch = countingDispatch(m, async (text) => {
+      seen.push(text);
+      return text.startsWith("kubeconfig") ? file : message;
+    });
+    expect(await dispatch("clusters env", ctx)).toBe(message);
+    await dispatch("  CLUSTERS  ", ctx);
+    expect(await dispatch("kubeconfig web", ctx)).toBe(file);
+    await dispatch("", ctx);
+    expect(seen).toEqual(["clusters env", "  CLUSTERS  ", "kubeconfig web", ""]);
+    expect(await sample(m, 'palette_chatops_commands_total{verb="clusters",outcome="message"}')).toBe(2);
+    expect(await sample(m, 'palette_chatops_commands_total{verb="kubeconfig",outcome="file"}')).toBe(1);
+    // an empty command is help
+    expect(await sample(m, 'palette_chatops_commands_total{verb="help",outcome="message"}')).toBe(1);
+  });
+
+  it("counts unknown verbs as other, so user input cannot create series", async () => {
+    const m = metrics();
+    const dispatch = countingDispatch(m, async () => message);
+    await dispatch("<!channel> drop", ctx);
+    await dispatch("frobnicate", ctx);
+    expect(await sample(m, 'palette_chatops_commands_total{verb="other",outcome="message"}')).toBe(2);
+    expect(await m.render()).not.toContain("frobnicate");
+    expect(await m.render()).not.toContain("channel");
+  });
+
+  it("counts a throwing command as an error and rethrows it", async () => {
+    const m = metrics();
+    const boom = new Error("palette exploded");
+    const dispatch = countingDispatch(m, async () => {
+      throw boom;
+    });
+    await expect(dispatch("cluster web", ctx)).rejects.toBe(boom);
+    expect(await sample(m, 'palette_chatops_commands_total{verb="cluster",outcome="error"}')).toBe(1);
+  });
+});
+
+describe("paletteMetricsHook", () => {
+  it("turns requests into calls by rate-limit prefix and status, never by UID", async () => {
+    const m = metrics();
+    const hook = paletteMetricsHook(m);
+    const request = (endpoint: string, status: number) =>
+      hook({
+        type: "request",
+        method: endpoint.split(" ")[0]!,
+        prefix: "unused",
+        endpoint,
+        status,
+        durationMs: 5,
+        waitedMs: 0,
+      });
+    request("POST /v1/dashboard/spectroclusters/search", 200);
+    request("POST /v1/dashboard/spectroclusters/search", 200);
+    request("GET /v1/spectroclusters/0259e9035b9ad0e87feda4a7/assets/kubeconfig", 200);
+    request("GET /v1/spectroclusters/0259e9035b9ad0e87feda4a7", 404);
+    request("GET /v1/events/components/spectrocluster/abc", 429);
+    request("GET /v1/projects/alerts", 0);
+
+    const calls = (prefix: string, status: string) =>
+      sample(m, `palette_chatops_palette_requests_total{prefix="${prefix}",status="${status}"}`);
+    expect(await calls("/v1/dashboard", "200")).toBe(2);
+    expect(await calls("/v1/spectroclusters/{uid}/assets", "200")).toBe(1);
+    expect(await calls("/v1/spectroclusters", "404")).toBe(1);
+    expect(await calls("/v1/events", "429")).toBe(1);
+    // no answer at all (status 0) is "error"
+    expect(await calls("/v1/projects", "error")).toBe(1);
+    expect(await sample(m, 'palette_chatops_palette_rate_limited_total{prefix="/v1/events"}')).toBe(1);
+    expect(await m.render()).not.toContain("0259e9035b9ad0e87feda4a7");
+  });
+
+  it("counts retries, logins and token refreshes with their outcome", async () => {
+    const m = metrics();
+    const hook = paletteMetricsHook(m);
+    hook({
+      type: "retry",
+      endpoint: "POST /v1/dashboard/spectroclusters/search",
+      attempt: 1,
+      delayMs: 200,
+      reason: "server",
+    });
+    hook({ type: "login", ok: true, reason: "first" });
+    hook({ type: "login", ok: false, reason: "refresh failed" });
+    hook({ type: "refresh", ok: true });
+    hook({ type: "refresh", ok: true });
+    hook({ type: "refresh", ok: false });
+    expect(await sample(m, 'palette_chatops_palette_retries_total{prefix="/v1/dashboard"}')).toBe(1);
+    expect(await sample(m, 'palette_chatops_palette_logins_total{outcome="ok"}')).toBe(1);
+    expect(await sample(m, 'palette_chatops_palette_logins_total{outcome="error"}')).toBe(1);
+    expect(await sample(m, 'palette_chatops_palette_token_refreshes_total{outcome="ok"}')).toBe(2);
+    expect(await sample(m, 'palette_chatops_palette_token_refreshes_total{outcome="error"}')).toBe(1);
+  });
+});
+
+describe("registerAckTiming", () => {
+  /** The part of Bolt's App the timing touches: receivers hand every request to processEvent. */
+  function fakeApp(listener: (event: ReceiverEvent) => Promise<void>) {
+    const app = { processEvent: listener };
+    return app as unknown as App & { processEvent: (event: ReceiverEvent) => Promise<void> };
+  }
+
+  it("observes the time to the first ack of each request, once, and passes the ack through", async () => {
+    const m = metrics();
+    const acked: unknown[] = [];
+    const app = fakeApp(async (event) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await event.ack({ text: "hi" });
+      await event.ack(); // a second ack is Bolt's business, not a second observation
+    });
+    registerAckTiming(m)(app);
+    for (let i = 0; i < 2; i++) {
+      await app.processEvent({
+        body: {},
+        ack: async (response?: unknown) => {
+          acked.push(response);
+        },
+      });
+    }
+    expect(acked).toEqual([{ text: "hi" }, undefined, { text: "hi" }, undefined]);
+    expect(await sample(m, "palette_chatops_ack_seconds_count")).toBe(2);
+    const sum = (await sample(m, "palette_chatops_ack_seconds_sum"))!;
+    expect(sum).toBeGreaterThanOrEqual(0.03);
+    expect(sum).toBeLessThan(2);
+  });
+
+  it("observes nothing for a request never acked", async () => {
+    const m = metrics();
+    const app = fakeApp(async () => {});
+    registerAckTiming(m)(app);
+    await app.processEvent({ body: {}, ack: async () => {} });
+    expect(await sample(m, "palette_chatops_ack_seconds_count")).toBe(0);
+  });
+});
