@@ -5,7 +5,7 @@ import {
   providerChoices,
   providerSpec,
   type RawValues,
-} from "../palette/providers.ts";
+} from "../palette/providers/index.ts";
 import { isProvider, type Provider } from "../palette/providers-list.ts";
 import { clampText } from "./limits.ts";
 import { escapeMrkdwn } from "./mrkdwn.ts";
