@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock.ts";
+import type { PaletteClient } from "../../src/palette/client.ts";
+import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
+import { buildCreateBody } from "../../src/palette/providers/index.ts";
+import { CLOUD_ACCOUNT_KINDS, PROVIDERS } from "../../src/palette/providers-list.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
+import { apiKeyClient, serviceAccountClient } from "./palette-client-helpers.ts";
+import { openapi, requestDefinition, schemaErrors } from "./simulator-openapi.ts";
+
+/**
+ * Every request body the real client sends, captured on the wire while it calls every method it
+ * has (and creates a cluster on each of the 11 providers), validates against the request
+ * definition of its operation in shared/palette-api/openapi-subset.json.
+ */
+
+const sent: WireRequest[] = [];
+let sim: RunningSimulator;
+let palette: PaletteClient;
+let account: PaletteClient;
+
+function recorded(client: (transport: ReturnType<typeof createUndiciTransport>) => PaletteClient) {
+  const inner = createUndiciTransport(sim.url);
+  return client({
+    send(request) {
+      sent.push(request);
+      return inner.send(request);
+    },
+    close: () => inner.close(),
+  });
+}
+
+/** `/v1/spectroclusters/aws` → the operation's path template, preferring literal segments. */
+function templateOf(method: string, path: string): string {
+  const pathname = path.split("?")[0]!;
+  const candidates = Object.keys(openapi.paths as Record<string, unknown>).filter((template) => {
+    const operations = (openapi.paths as Record<string, Record<string, unknown>>)[template]!;
+    if (!(method.toLowerCase() in operations)) return false;
+    const pattern = template.replace(/\{[^}]+\}/g, "[^/]+");
+    return new RegExp(`^${pattern}$`).test(pathname);
+  });
+  candidates.sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+  const template = candidates[0];
+  if (!template) throw new Error(`no operation for ${method} ${pathname} in the spec subset`);
+  return template;
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({ clusters: 30, projects: 2, seed: 3, clock: new ManualClock() });
+  palette = recorded((transport) => apiKeyClient(sim, { transport }));
+  account = recorded((transport) => serviceAccountClient(sim, { transport }));
+});
+
+afterAll(async () => {
+  await palette.close();
+  await account.close();
+  await sim.close();
+});
+
+describe("what the client puts on the wire", () => {
+  it("sends bodies that validate against the spec, for every method and all 11 providers", async () => {
+    const [project] = sim.control.projects();
+    const scope = { projectUid: project };
+    const [cluster] = sim.control.clusters(project);
+    const uid = cluster!.uid;
+
+    await palette.searchClusters({ ...scope, tags: ["dev", "team:core"] });
+    for await (const _ of palette.searchAllClusters(scope)) {
+      // reading every page
+    }
+    const details = await palette.getCluster(uid, scope);
+    await palette.getClusterOverview(uid, scope);
+    await palette.getClusterState(uid, scope);
+    const ref = details.spec?.cloudConfigRef;
+    const config = await palette.getCloudConfig(ref!.kind!, ref!.uid!, scope);
+    const pool = config.spec?.machinePoolConfig?.[0]?.name;
+    await palette.listMachines(ref!.kind!, ref!.uid!, pool!, scope);
+    await palette.getWorkloads(uid, ["default", "kube-system"], scope);
+    await palette.getKubeconfig(uid, scope);
+    await palette.listAlertComponents(scope);
+    await palette.listClusterEvents(uid, scope, 5);
+    for (const kind of CLOUD_ACCOUNT_KINDS) await palette.listCloudAccounts(kind, scope);
+    await palette.listClusterProfiles(scope);
+    await palette.listClusterGroups(scope);
+    await palette.listEdgeHosts(scope);
+    await palette.listProjects();
+    for (const provider of PROVIDERS) {
+      const built = buildCreateBody(provider, SAMPLE_ANSWERS[provider]);
+      if (!built.ok)
+        throw new Error(`sample answers for ${provider}: ${JSON.stringify(built.errors)}`);
+      await palette.createCluster(provider, built.body, scope);
+    }
+    await palette.deleteCluster(uid, scope);
+    await account.listAlertComponents(scope);
+
+    const withBody = sent.filter((request) => request.body !== undefined);
+    const checked = new Set<string>();
+    for (const request of withBody) {
+      const template = templateOf(request.method, request.path);
+      const definition = requestDefinition(request.method.toLowerCase(), template);
+      expect(
+        schemaErrors(definition, JSON.parse(request.body!)),
+        `${request.method} ${template}`,
+      ).toEqual([]);
+      checked.add(`${request.method} ${template}`);
+    }
+    // searches, workloads, projects, edge hosts, login, and one create per provider
+    expect([...checked].sort()).toEqual(
+      [
+        "POST /v1/auth/authenticate",
+        "POST /v1/dashboard/edgehosts/search",
+        "POST /v1/dashboard/projects",
+        "POST /v1/dashboard/spectroclusters/search",
+        "POST /v1/dashboard/spectroclusters/{uid}/workloads",
+        ...PROVIDERS.map((provider) => `POST /v1/spectroclusters/${provider}`),
+      ].sort(),
+    );
+  });
+
+  it("scopes project calls with the ProjectUid header, and create and get with the query too", () => {
+    const [project] = sim.control.projects();
+    const scoped = sent.filter(
+      (request) =>
+        !request.path.startsWith("/v1/auth") && !request.path.startsWith("/v1/dashboard/projects"),
+    );
+    expect(scoped.length).toBeGreaterThan(20);
+    for (const request of scoped) expect(request.headers.ProjectUid, request.path).toBe(project);
+    const creates = sent.filter((request) =>
+      /^\/v1\/spectroclusters\/[a-z-]+\?/.test(request.path),
+    );
+    expect(creates).toHaveLength(PROVIDERS.length);
+    for (const request of creates) expect(request.path).toContain(`ProjectUid=${project}`);
+    const gets = sent.filter(
+      (request) =>
+        request.method === "GET" && /^\/v1\/spectroclusters\/[^/?]+(\?|$)/.test(request.path),
+    );
+    expect(gets.length).toBeGreaterThan(0);
+    for (const request of gets) expect(request.path).toContain(`ProjectUid=${project}`);
+  });
+
+  it("never sends a body the validator would accept whatever it held", () => {
+    const definition = requestDefinition("post", "/v1/dashboard/spectroclusters/search");
+    expect(schemaErrors(definition, { filter: { filterGroups: "all" } })).not.toEqual([]);
+  });
+});
