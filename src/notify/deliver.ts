@@ -83,6 +83,11 @@ export function createSender(options: SenderOptions): Sender {
     const result = await slack.postMessage(message);
     lastPost.set(message.channel, clock.now());
     metrics.sent += 1;
+    // one line per notification sent: operators can follow what reached which channel
+    logger.info(
+      { channel: message.channel, ts: result.ts, thread: message.thread_ts !== undefined },
+      "notification sent",
+    );
     return result;
   }
 
@@ -126,6 +131,7 @@ export function createSender(options: SenderOptions): Sender {
         try {
           await slack.update({ channel: row.channel, ts: card.ts, ...view });
           metrics.updates += 1;
+          logger.info({ channel: row.channel, ts: card.ts }, "notification card updated");
           outbox.setStep(row.id, 1);
         } catch (error) {
           if (error instanceof SlackSendError && error.kind === "gone") {
