@@ -20,8 +20,10 @@ async function main(argv: string[]): Promise<number> {
       const config = loadConfig(process.env, { requireSlack: true });
       const logger = createLogger(config.logLevel);
       const { startBot } = await import("./app/bot.ts");
+      // listening before start-up, so a SIGTERM during it still ends in a graceful stop
+      const stopRequested = untilSignal(logger);
       const bot = await startBot(config, logger, systemClock);
-      await untilSignal(logger);
+      await stopRequested;
       await bot.stop();
       return 0;
     }

@@ -17,7 +17,12 @@ import { type LaunchHandle, registerLaunch } from "../slack/launch/index.ts";
 import { AuditLog } from "../store/audit.ts";
 import { openDb } from "../store/db.ts";
 import { homeSources } from "./home-sources.ts";
-import { countingDispatch, paletteMetricsHook, registerAckTiming } from "./instrument.ts";
+import {
+  countingDispatch,
+  countingPoster,
+  paletteMetricsHook,
+  registerAckTiming,
+} from "./instrument.ts";
 
 export interface RunningBot {
   port: number | undefined;
@@ -68,7 +73,10 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
 
   const sender = createSender({
     db,
-    slack: createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
+    slack: countingPoster(
+      metrics,
+      createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
+    ),
     clock,
     logger: logger.child({ component: "notify" }),
     consoleUrl: config.palette.consoleUrl,
@@ -125,7 +133,15 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
       },
       (app) =>
         registerHome(app, {
-          ...homeSources({ poller, palette, db, projects: config.palette.projects, clock }),
+          // with the Slack client, a user sees only the subscriptions of channels they are in
+          ...homeSources({
+            poller,
+            palette,
+            db,
+            projects: config.palette.projects,
+            clock,
+            slack: slackClient,
+          }),
           policy,
           consoleUrl: config.palette.consoleUrl,
           clock,

@@ -35,7 +35,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   out(
     [
       "palette-chatops demo: a simulated Palette with 40 clusters in 3 projects.",
-      "Type /palette help (or just help). This console is subscribed: cluster changes print as they happen.",
+      `Type /palette help (or just help).${quiet ? "" : " This console is subscribed: cluster changes print as they happen."}`,
       "",
     ].join("\n"),
   );

@@ -1,6 +1,7 @@
-import type { App } from "@slack/bolt";
+import type { App, ReceiverEvent } from "@slack/bolt";
 import { dispatch as baseDispatch } from "../commands/dispatch.ts";
 import type { Metrics } from "../http/metrics.ts";
+import { type SlackPoster, SlackSendError } from "../notify/slack-port.ts";
 import type { PaletteClientEvent } from "../palette/client.ts";
 import type { Dispatch } from "../slack/types.ts";
 
@@ -24,6 +25,28 @@ export function paletteMetricsHook(metrics: Metrics): (event: PaletteClientEvent
   };
 }
 
+/**
+ * The notification sender's Slack calls (`chat.postMessage`, `chat.update`) counted by outcome:
+ * the bulk of the bot's Slack traffic, and the first place a revoked token or a rate limit shows.
+ */
+export function countingPoster(metrics: Metrics, poster: SlackPoster): SlackPoster {
+  async function counted<T>(method: string, call: Promise<T>): Promise<T> {
+    try {
+      const result = await call;
+      metrics.slackCall(method, "ok");
+      return result;
+    } catch (error) {
+      const limited = error instanceof SlackSendError && error.kind === "ratelimited";
+      metrics.slackCall(method, limited ? "rate_limited" : "error");
+      throw error;
+    }
+  }
+  return {
+    postMessage: (message) => counted("chat.postMessage", poster.postMessage(message)),
+    update: (message) => counted("chat.update", poster.update(message)),
+  };
+}
+
 /** The dispatcher, counting each command by verb and by the kind of answer it got. */
 export function countingDispatch(metrics: Metrics, dispatch: Dispatch = baseDispatch): Dispatch {
   return async (text, ctx) => {
@@ -40,22 +63,29 @@ export function countingDispatch(metrics: Metrics, dispatch: Dispatch = baseDisp
 }
 
 /**
- * Times every `ack()` from the moment Bolt's middleware chain starts (after the signature check)
- * to the moment Slack's answer is sent: the figure that must stay far under Slack's 3 s.
+ * Times every `ack()` from the moment the receiver hands Bolt the request (after the signature
+ * check) to the moment Slack's answer is sent: the figure that must stay far under Slack's 3 s.
+ *
+ * It wraps `app.processEvent`, the one door every receiver (HTTP and Socket Mode) goes through,
+ * because a global middleware cannot do it: Bolt gives each middleware and listener its own copy
+ * of the arguments, so an `ack` replaced in a middleware is never the one the listener calls.
  */
 export function registerAckTiming(metrics: Metrics): (app: App) => void {
   return (app) => {
-    app.use(async (args) => {
+    const processEvent = app.processEvent.bind(app);
+    app.processEvent = (event: ReceiverEvent) => {
       const started = performance.now();
-      const withAck = args as { ack?: (...rest: unknown[]) => Promise<void> };
-      const ack = withAck.ack;
-      if (typeof ack === "function") {
-        withAck.ack = async (...rest: unknown[]) => {
+      const ack = event.ack;
+      let timed = false;
+      return processEvent({
+        ...event,
+        ack: async (...rest: Parameters<typeof ack>) => {
           await ack(...rest);
+          if (timed) return;
+          timed = true;
           metrics.observeAck((performance.now() - started) / 1000);
-        };
-      }
-      await args.next();
-    });
+        },
+      });
+    };
   };
 }

@@ -4,8 +4,19 @@ import type { Logger } from "../log.ts";
 /** Bot, user, app and config tokens, in case one appears inside a Bolt or WebClient log string. */
 const TOKEN = /\bx(?:ox[a-z]|app)-[A-Za-z0-9-]+/g;
 
+/**
+ * Socket Mode logs whole envelopes at debug: their payload carries the verification `token` and
+ * `response_url`s (each lets anyone post into the channel for 30 minutes).
+ */
+const SECRET_FIELD = /"(token|response_url)":"[^"]*"/g;
+/** The one-time `ticket` in the WebSocket URL that apps.connections.open returns. */
+const TICKET = /([?&]ticket=)[^&\s"']+/g;
+
 export function scrubTokens(text: string): string {
-  return text.replace(TOKEN, "[redacted]");
+  return text
+    .replace(TOKEN, "[redacted]")
+    .replace(SECRET_FIELD, '"$1":"[redacted]"')
+    .replace(TICKET, "$1[redacted]");
 }
 
 function render(parts: unknown[]): { message: string; err?: { name: string; message: string } } {

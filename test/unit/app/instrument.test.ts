@@ -2,11 +2,13 @@ import type { App, ReceiverEvent } from "@slack/bolt";
 import { describe, expect, it } from "vitest";
 import {
   countingDispatch,
+  countingPoster,
   paletteMetricsHook,
   registerAckTiming,
 } from "../../../src/app/instrument.ts";
 import type { CommandContext, Reply } from "../../../src/commands/types.ts";
 import { Metrics } from "../../../src/http/metrics.ts";
+import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
 
 const VERBS = ["clusters", "cluster", "kubeconfig", "help", "launch"];
 
@@ -37,10 +39,16 @@ describe("countingDispatch", () => {
     expect(await dispatch("kubeconfig web", ctx)).toBe(file);
     await dispatch("", ctx);
     expect(seen).toEqual(["clusters env", "  CLUSTERS  ", "kubeconfig web", ""]);
-    expect(await sample(m, 'palette_chatops_commands_total{verb="clusters",outcome="message"}')).toBe(2);
-    expect(await sample(m, 'palette_chatops_commands_total{verb="kubeconfig",outcome="file"}')).toBe(1);
+    expect(
+      await sample(m, 'palette_chatops_commands_total{verb="clusters",outcome="message"}'),
+    ).toBe(2);
+    expect(
+      await sample(m, 'palette_chatops_commands_total{verb="kubeconfig",outcome="file"}'),
+    ).toBe(1);
     // an empty command is help
-    expect(await sample(m, 'palette_chatops_commands_total{verb="help",outcome="message"}')).toBe(1);
+    expect(await sample(m, 'palette_chatops_commands_total{verb="help",outcome="message"}')).toBe(
+      1,
+    );
   });
 
   it("counts unknown verbs as other, so user input cannot create series", async () => {
@@ -48,7 +56,9 @@ describe("countingDispatch", () => {
     const dispatch = countingDispatch(m, async () => message);
     await dispatch("<!channel> drop", ctx);
     await dispatch("frobnicate", ctx);
-    expect(await sample(m, 'palette_chatops_commands_total{verb="other",outcome="message"}')).toBe(2);
+    expect(await sample(m, 'palette_chatops_commands_total{verb="other",outcome="message"}')).toBe(
+      2,
+    );
     expect(await m.render()).not.toContain("frobnicate");
     expect(await m.render()).not.toContain("channel");
   });
@@ -60,7 +70,9 @@ describe("countingDispatch", () => {
       throw boom;
     });
     await expect(dispatch("cluster web", ctx)).rejects.toBe(boom);
-    expect(await sample(m, 'palette_chatops_commands_total{verb="cluster",outcome="error"}')).toBe(1);
+    expect(await sample(m, 'palette_chatops_commands_total{verb="cluster",outcome="error"}')).toBe(
+      1,
+    );
   });
 });
 
@@ -93,7 +105,9 @@ describe("paletteMetricsHook", () => {
     expect(await calls("/v1/events", "429")).toBe(1);
     // no answer at all (status 0) is "error"
     expect(await calls("/v1/projects", "error")).toBe(1);
-    expect(await sample(m, 'palette_chatops_palette_rate_limited_total{prefix="/v1/events"}')).toBe(1);
+    expect(await sample(m, 'palette_chatops_palette_rate_limited_total{prefix="/v1/events"}')).toBe(
+      1,
+    );
     expect(await m.render()).not.toContain("0259e9035b9ad0e87feda4a7");
   });
 
@@ -112,11 +126,15 @@ describe("paletteMetricsHook", () => {
     hook({ type: "refresh", ok: true });
     hook({ type: "refresh", ok: true });
     hook({ type: "refresh", ok: false });
-    expect(await sample(m, 'palette_chatops_palette_retries_total{prefix="/v1/dashboard"}')).toBe(1);
+    expect(await sample(m, 'palette_chatops_palette_retries_total{prefix="/v1/dashboard"}')).toBe(
+      1,
+    );
     expect(await sample(m, 'palette_chatops_palette_logins_total{outcome="ok"}')).toBe(1);
     expect(await sample(m, 'palette_chatops_palette_logins_total{outcome="error"}')).toBe(1);
     expect(await sample(m, 'palette_chatops_palette_token_refreshes_total{outcome="ok"}')).toBe(2);
-    expect(await sample(m, 'palette_chatops_palette_token_refreshes_total{outcome="error"}')).toBe(1);
+    expect(await sample(m, 'palette_chatops_palette_token_refreshes_total{outcome="error"}')).toBe(
+      1,
+    );
   });
 });
 
@@ -157,5 +175,43 @@ describe("registerAckTiming", () => {
     registerAckTiming(m)(app);
     await app.processEvent({ body: {}, ack: async () => {} });
     expect(await sample(m, "palette_chatops_ack_seconds_count")).toBe(0);
+  });
+});
+
+describe("countingPoster", () => {
+  it("counts the sender's Slack calls by method and outcome, passing results and errors on", async () => {
+    const m = metrics();
+    const failures = [
+      new SlackSendError("ratelimited", "ratelimited", 1_000),
+      new SlackSendError("channel", "not_in_channel"),
+    ];
+    const inner: SlackPoster = {
+      postMessage: async (message) => {
+        const failure = message.channel === "CFAIL" ? failures.shift() : undefined;
+        if (failure) throw failure;
+        return { ts: "1.2" };
+      },
+      update: async () => {
+        throw new Error("socket hang up");
+      },
+    };
+    const poster = countingPoster(m, inner);
+    expect(await poster.postMessage({ channel: "C1", text: "a" })).toEqual({ ts: "1.2" });
+    await expect(poster.postMessage({ channel: "CFAIL", text: "b" })).rejects.toMatchObject({
+      kind: "ratelimited",
+      retryAfterMs: 1_000,
+    });
+    await expect(poster.postMessage({ channel: "CFAIL", text: "c" })).rejects.toMatchObject({
+      kind: "channel",
+    });
+    await expect(poster.update({ channel: "C1", ts: "1.2", text: "d" })).rejects.toThrow(
+      "socket hang up",
+    );
+    const calls = (method: string, outcome: string) =>
+      sample(m, `palette_chatops_slack_calls_total{method="${method}",outcome="${outcome}"}`);
+    expect(await calls("chat.postmessage", "ok")).toBe(1);
+    expect(await calls("chat.postmessage", "rate_limited")).toBe(1);
+    expect(await calls("chat.postmessage", "error")).toBe(1);
+    expect(await calls("chat.update", "error")).toBe(1);
   });
 });
