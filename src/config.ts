@@ -127,7 +127,6 @@ export function loadConfig(
   }
   const raw = parsed.data;
 
-  const credentials = paletteCredentials(raw);
   let slack: SlackConfig | undefined;
   if (raw.SLACK_BOT_TOKEN) {
     if (!raw.SLACK_APP_TOKEN && !raw.SLACK_SIGNING_SECRET) {
@@ -146,6 +145,8 @@ export function loadConfig(
   } else if (options.requireSlack) {
     throw new ConfigError("SLACK_BOT_TOKEN", "required: the bot token (xoxb-…) of your Slack app");
   }
+  // after Slack: an empty environment names the first thing a newcomer sets up
+  const credentials = paletteCredentials(raw);
 
   return {
     slack,

@@ -24,7 +24,14 @@ async function main(argv: string[]): Promise<number> {
       const stopRequested = untilSignal(logger);
       const bot = await startBot(config, logger, systemClock);
       await stopRequested;
+      // Kubernetes kills the pod after its grace period (30 s) anyway; better to say why first
+      const watchdog = setTimeout(() => {
+        logger.error("shutdown took longer than 20 s; exiting without finishing it");
+        process.exit(1);
+      }, 20_000);
+      watchdog.unref();
       await bot.stop();
+      clearTimeout(watchdog);
       return 0;
     }
     case "console": {

@@ -54,7 +54,13 @@ export async function runLaunchPrompts(
   const requester = options.requester ?? { userId: "console", channelId: "console" };
   const maxTries = options.maxTries ?? 5;
   const ask = async (question: string) => {
-    const answer = (await options.ask(question)).trim();
+    let answer: string;
+    try {
+      answer = (await options.ask(question)).trim();
+    } catch {
+      // the input ran dry half-way (a pipe): nothing was created, and that is all there is to say
+      throw new Cancelled("the input ended before the form was complete");
+    }
     if (answer === "." || answer.toLowerCase() === "cancel") throw new Cancelled("cancelled");
     return answer;
   };
@@ -137,7 +143,7 @@ export async function runLaunchPrompts(
   } catch (error) {
     if (error instanceof Cancelled) {
       print("Launch cancelled.");
-      return { kind: "cancelled", reason: "cancelled" };
+      return { kind: "cancelled", reason: error.message };
     }
     const reason = describeForUser(error);
     print(`✗ ${reason}`);

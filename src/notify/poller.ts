@@ -190,6 +190,7 @@ export function createPoller(options: PollerOptions): Poller {
     const startedReal = performance.now();
     // Everything from Palette first: a failure here leaves the store exactly as it was.
     const reads = new Map<string, ProjectRead>();
+    let skipped: PaletteError | undefined;
     for (const scope of scopes) {
       try {
         reads.set(scope, await read(scope));
@@ -201,11 +202,15 @@ export function createPoller(options: PollerOptions): Poller {
           (error.kind === "forbidden" || error.kind === "not_found")
         ) {
           logger.warn({ project: scope, err: error.message }, "project skipped this cycle");
+          skipped = error;
           continue;
         }
         throw error;
       }
     }
+    // every project refused: that is the bot's access, not one project; the cycle fails so
+    // readiness and the logs say so instead of a silent poll of nothing
+    if (skipped && reads.size === 0) throw skipped;
 
     const at = iso(started);
     const subs = subscriptions.all();

@@ -94,4 +94,25 @@ describe("console launch prompts", () => {
     expect(result).toEqual({ kind: "cancelled", reason: "cancelled" });
     expect(sim.control.clusters()).toHaveLength(before);
   });
+
+  it("input that ends half-way cancels plainly, without creating anything", async () => {
+    const before = sim.control.clusters().length;
+    const printed: string[] = [];
+    const answers = ["1"];
+    const result = await runLaunchPrompts({
+      ask: async () => {
+        const next = answers.shift();
+        if (next === undefined) throw new Error("end of input");
+        return next;
+      },
+      print: (text) => printed.push(text),
+      deps,
+    });
+    expect(result).toEqual({
+      kind: "cancelled",
+      reason: "the input ended before the form was complete",
+    });
+    expect(printed.join("\n")).not.toContain("went wrong");
+    expect(sim.control.clusters()).toHaveLength(before);
+  });
 });

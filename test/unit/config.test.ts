@@ -81,6 +81,11 @@ describe("loadConfig", () => {
     expect(error.message).not.toContain("\n");
   });
 
+  it("names the Slack token first when nothing is set", () => {
+    expect(errorOf({}).variable).toBe("SLACK_BOT_TOKEN");
+    expect(errorOf({}, false).variable).toBe("PALETTE_API_KEY");
+  });
+
   it("does not need Slack for the console", () => {
     const config = loadConfig({ PALETTE_API_KEY: "k" }, { requireSlack: false });
     expect(config.slack).toBeUndefined();

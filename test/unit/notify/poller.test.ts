@@ -20,6 +20,8 @@ function fakePalette(clusters: FakeCluster[], alertKinds = ["ClusterHealth"]) {
   const calls: string[] = [];
   const control = {
     failProject: undefined as string | undefined,
+    /** every project refuses */
+    failAll: false,
     failKind: "server" as "server" | "forbidden",
     gate: undefined as Promise<void> | undefined,
   };
@@ -31,7 +33,7 @@ function fakePalette(clusters: FakeCluster[], alertKinds = ["ClusterHealth"]) {
     async *searchAllClusters(query: { projectUid?: string }) {
       calls.push(`search ${query.projectUid}`);
       if (control.gate) await control.gate;
-      if (query.projectUid === control.failProject) {
+      if (control.failAll || query.projectUid === control.failProject) {
         const status = control.failKind === "server" ? 503 : 403;
         throw new PaletteError(
           control.failKind,
@@ -151,6 +153,20 @@ describe("poller", () => {
     expect(
       s.db.prepare("SELECT COUNT(*) AS n FROM notify_snapshots WHERE project = 'p2'").get(),
     ).toEqual({ n: 1 });
+  });
+
+  it("fails the cycle when every project refuses the bot, so readiness can say so", async () => {
+    const clusters = fleet();
+    const s = setup(clusters);
+    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    await s.poller.runCycle();
+    s.palette.control.failAll = true;
+    s.palette.control.failKind = "forbidden";
+    clusters[0]!.state = "Upgrading";
+    const result = await s.poller.runCycle();
+    expect(result.ok).toBe(false);
+    expect(s.poller.metrics().lastCycleOk).toBe(false);
+    expect(s.outbox().map((r) => r.kind)).toEqual(["summary"]);
   });
 
   it("reports a flapping cluster once, then quiet, then settled", async () => {
