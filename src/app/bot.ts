@@ -51,7 +51,8 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     tokenRefreshSchedule: config.tokenRefreshSchedule,
     onEvent: paletteMetricsHook(metrics),
   });
-  const slackClient = createSlackWebClient(slack, logger);
+  const countSlackCall = (method: string, outcome: string) => metrics.slackCall(method, outcome);
+  const slackClient = createSlackWebClient(slack, logger, countSlackCall);
   const policy = createAccessPolicy({
     allowLaunch: config.allowLaunch,
     allowKubeconfig: config.allowKubeconfig,
@@ -125,6 +126,7 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     commandDeps,
     logger,
     customRoutes: health.routes,
+    onSlackCall: countSlackCall,
     dispatch: countingDispatch(metrics),
     register: [
       registerAckTiming(metrics),

@@ -5,6 +5,7 @@ import { dispatch as defaultDispatch } from "../commands/dispatch.ts";
 import type { SlackConfig } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { boltLogger } from "./bolt-logger.ts";
+import { countingFetch, type SlackCallObserver } from "./call-counter.ts";
 import { registerListeners } from "./register.ts";
 import { startRouteServer } from "./route-server.ts";
 import { createRunCommand } from "./run-command.ts";
@@ -21,9 +22,13 @@ export const SLACK_EVENTS_PATH = "/slack/events";
  * Slack in tests), few quick retries (a user is waiting), and rate limits surfaced at once as
  * errors so the user hears "try again in N s" instead of a silent wait.
  */
-export function slackClientOptions(apiUrl: string): webApi.WebClientOptions {
+export function slackClientOptions(
+  apiUrl: string,
+  onCall?: SlackCallObserver,
+): webApi.WebClientOptions {
   return {
     slackApiUrl: apiUrl,
+    ...(onCall ? { fetch: countingFetch(apiUrl, onCall) } : {}),
     retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 },
     rejectRateLimitedCalls: true,
     timeout: 10_000,
@@ -34,9 +39,13 @@ export function slackClientOptions(apiUrl: string): webApi.WebClientOptions {
  * A WebClient for code outside the listeners that needs Slack before the app exists (the access
  * policy's user-group lookups, the notifier): same base URL, same logging, same retry policy.
  */
-export function createSlackWebClient(slack: SlackConfig, logger: Logger): webApi.WebClient {
+export function createSlackWebClient(
+  slack: SlackConfig,
+  logger: Logger,
+  onCall?: SlackCallObserver,
+): webApi.WebClient {
   return new webApi.WebClient(slack.botToken.reveal(), {
-    ...slackClientOptions(slack.apiUrl),
+    ...slackClientOptions(slack.apiUrl, onCall),
     logger: boltLogger(logger),
   });
 }
@@ -87,7 +96,7 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
     receiver,
     logger: adapter,
     logLevel: adapter.getLevel(),
-    clientOptions: slackClientOptions(slack.apiUrl),
+    clientOptions: slackClientOptions(slack.apiUrl, deps.onSlackCall),
     convoStore: false,
     // auth.test runs in start(), awaited, so a bad token fails start-up with a clear error
     deferInitialization: true,

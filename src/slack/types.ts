@@ -42,6 +42,8 @@ export interface SlackAppDeps {
   customRoutes?: CustomRoute[];
   register?: RegisterListeners[];
   onModal?: ModalHandler;
+  /** every Web API call the app makes, by method and outcome (metrics) */
+  onSlackCall?: (method: string, outcome: string) => void;
   /** commands answered at once (a burst beyond waits its turn, acks stay fast); default 8 */
   maxConcurrentCommands?: number;
   /** the command dispatcher; default src/commands/dispatch.ts (tests may swap it) */
