@@ -148,7 +148,6 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
           consoleUrl: config.palette.consoleUrl,
           clock,
           logger,
-          metrics,
         }),
     ],
   });

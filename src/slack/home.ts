@@ -1,7 +1,6 @@
 import type { App } from "@slack/bolt";
 import type { AccessPolicy, Permission } from "../access/types.ts";
 import type { Clock } from "../clock.ts";
-import type { Metrics } from "../http/metrics.ts";
 import type { Logger } from "../log.ts";
 import { describeForUser } from "../palette/errors.ts";
 import {
@@ -26,7 +25,6 @@ export interface HomeDeps {
   consoleUrl: string;
   clock: Clock;
   logger: Logger;
-  metrics?: Metrics;
 }
 
 const PERMISSIONS: Permission[] = ["launch", "kubeconfig"];
@@ -67,10 +65,9 @@ export function registerHome(app: App, deps: HomeDeps): void {
     if (event.tab !== "home") return;
     const view = buildAppHome(await homeInput(event.user, deps));
     try {
+      // counted with every other Slack call by the app's client (src/slack/call-counter.ts)
       await client.views.publish({ user_id: event.user, view });
-      deps.metrics?.slackCall("views.publish", "ok");
     } catch (error) {
-      deps.metrics?.slackCall("views.publish", "error");
       deps.logger.error({ err: error, user: event.user }, "app home: views.publish failed");
     }
   });

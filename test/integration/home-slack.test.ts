@@ -7,6 +7,7 @@ import { createHealth } from "../../src/http/health.ts";
 import { Metrics } from "../../src/http/metrics.ts";
 import { silentLogger } from "../../src/log.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
+import { slackClientOptions } from "../../src/slack/app.ts";
 import { type HomeDeps, registerHome } from "../../src/slack/home.ts";
 import type { FleetSnapshot } from "../../src/views/app-home.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
@@ -40,7 +41,9 @@ async function startBolt(deps: Partial<HomeDeps> = {}): Promise<void> {
     token: "xoxb-test-token",
     signingSecret: SECRET,
     logLevel: LogLevel.ERROR,
-    clientOptions: { slackApiUrl: fake.apiUrl },
+    clientOptions: slackClientOptions(fake.apiUrl, (method, outcome) =>
+      metrics.slackCall(method, outcome),
+    ),
     customRoutes: health.routes,
   });
   registerHome(app, {
@@ -73,7 +76,6 @@ async function startBolt(deps: Partial<HomeDeps> = {}): Promise<void> {
     consoleUrl: "https://console.example.com/",
     clock,
     logger: silentLogger,
-    metrics,
     ...deps,
   });
   const server = (await app.start({ port: 0, host: "127.0.0.1" })) as unknown as {
