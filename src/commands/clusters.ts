@@ -39,7 +39,7 @@ export function nextPageCommand(
 export const clustersVerb: VerbSpec = {
   name: "clusters",
   usage: "clusters [tag…] [project:<uid>] [--share]",
-  summary: "searches clusters by tag, 50 a page: state, health, provider",
+  summary: "clusters carrying any of the tags (none: all), 50 a page: state, health, provider",
   examples: ["/palette clusters", "/palette clusters env team:core", "/palette clusters --share"],
   run: async (command, ctx) => {
     // plain words are tags too: `clusters dev` reads better than `clusters tag:dev`
