@@ -1,3 +1,4 @@
+import cron from "node-cron";
 import { z } from "zod";
 import { Secret } from "./secret.ts";
 
@@ -27,8 +28,8 @@ const url = (what: string) =>
     .url({ message: `wants an absolute URL (${what})` })
     .transform((value) => (value.endsWith("/") ? value : `${value}/`));
 
-const cronExpression = z.string().refine((value) => /^\s*\S+(\s+\S+){4,5}\s*$/.test(value), {
-  message: "wants a node-cron expression of 5 or 6 fields, e.g. */30 * * * * *",
+const cronExpression = z.string().refine((value) => cron.validate(value.trim()), {
+  message: "wants a valid node-cron expression of 5 or 6 fields, e.g. */30 * * * * *",
 });
 
 const slackIdList = csv.refine(

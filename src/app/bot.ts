@@ -23,6 +23,7 @@ import {
   paletteMetricsHook,
   registerAckTiming,
 } from "./instrument.ts";
+import { paletteReadiness } from "./palette-readiness.ts";
 
 export interface RunningBot {
   port: number | undefined;
@@ -43,13 +44,19 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
 
   const metrics = new Metrics({ knownVerbs: VERBS.map((verb) => verb.name) });
   const db = openDb(config.stateDb);
+  const countPaletteEvent = paletteMetricsHook(metrics);
+  // the probes read the poller (created below) only when /readyz is asked, after start-up
+  const paletteHealth = paletteReadiness({ metrics: () => poller.metrics() });
   const palette = createPaletteClient({
     baseUrl: config.palette.apiUrl,
     credentials: config.palette.credentials,
     logger: logger.child({ component: "palette" }),
     clock,
     tokenRefreshSchedule: config.tokenRefreshSchedule,
-    onEvent: paletteMetricsHook(metrics),
+    onEvent: (event) => {
+      countPaletteEvent(event);
+      paletteHealth.observe(event);
+    },
   });
   const countSlackCall = (method: string, outcome: string) => metrics.slackCall(method, outcome);
   const slackClient = createSlackWebClient(slack, logger, countSlackCall);
@@ -98,23 +105,15 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
   let slackReady = false;
   const health = createHealth({
     metrics,
+    advisory: ["palette_poll"],
     logger,
     probes: {
       store: () => {
         db.prepare("SELECT 1").get();
         return true;
       },
-      palette: () => {
-        const last = poller.metrics();
-        if (last.cycles === 0)
-          return { ok: false, reason: "waiting for the first poll of Palette" };
-        return last.lastCycleOk
-          ? { ok: true }
-          : {
-              ok: false,
-              reason: `the last poll of Palette failed: ${last.lastError ?? "unknown"}`,
-            };
-      },
+      palette: () => paletteHealth.credentials(),
+      palette_poll: () => paletteHealth.poll(),
       slack: () =>
         slackReady ? { ok: true } : { ok: false, reason: "Slack auth.test not passed yet" },
     },

@@ -27,6 +27,8 @@ export function openConsoleSession(input: {
   stateDb: string;
   logger: Logger;
   clock?: Clock;
+  /** TOKEN_REFRESH_SCHEDULE, for a service account; default every 10 minutes */
+  tokenRefreshSchedule?: string;
 }): ConsoleSession {
   const clock = input.clock ?? systemClock;
   const palette = createPaletteClient({
@@ -34,6 +36,7 @@ export function openConsoleSession(input: {
     credentials: input.credentials,
     logger: input.logger,
     clock,
+    tokenRefreshSchedule: input.tokenRefreshSchedule,
   });
   const db = openDb(input.stateDb);
   const deps: CommandDeps = {
@@ -88,6 +91,7 @@ export async function runPaletteConsole(config: Config): Promise<number> {
     consoleUrl: config.palette.consoleUrl,
     stateDb: config.stateDb,
     logger,
+    tokenRefreshSchedule: config.tokenRefreshSchedule,
   });
   try {
     await runConsoleOn(session);

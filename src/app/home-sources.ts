@@ -14,7 +14,7 @@ export interface HomeSourceDeps {
   clock: Clock;
   /** for "channels the user is in"; absent: every subscription is shown */
   slack?: Pick<webApi.WebClient, "users">;
-  /** a snapshot older than this is read again from Palette */
+  /** a snapshot older than this is read again from Palette (once, shared by every opener) */
   freshForMs?: number;
 }
 
@@ -26,43 +26,78 @@ export function homeSources(deps: HomeSourceDeps): {
   fleet(): Promise<FleetSnapshot>;
   subscriptionsFor(userId: string): Promise<HomeSubscription[]>;
 } {
-  const freshForMs = deps.freshForMs ?? 2 * 60_000;
+  const freshForMs = deps.freshForMs ?? 5 * 60_000;
   const subscriptions = new SubscriptionStore(deps.db, deps.clock);
+  // One Palette read at a time for every user opening the tab, and its result kept as long as a
+  // snapshot would be: a failing poller must not turn each Home open into a fleet scan.
+  let read: FleetSnapshot | undefined;
+  let reading: Promise<FleetSnapshot> | undefined;
+
+  const fromPoller = (): FleetSnapshot | undefined => {
+    const snapshot = deps.poller.lastSnapshot();
+    const at = snapshot.at ? Date.parse(snapshot.at) : Number.NaN;
+    if (Number.isNaN(at)) return undefined;
+    return {
+      at,
+      clusters: snapshot.clusters.map((cluster) => ({
+        uid: cluster.uid,
+        name: cluster.name,
+        projectUid: cluster.project,
+        state: cluster.state,
+        health: cluster.health,
+        // the poller keeps no provider; the home tab shows it only when it has it
+        provider: "",
+      })),
+    };
+  };
+
+  const fromPalette = async (): Promise<FleetSnapshot> => {
+    const clusters: FleetCluster[] = [];
+    const scopes = deps.projects.length > 0 ? deps.projects : [undefined];
+    for (const projectUid of scopes) {
+      for await (const summary of deps.palette.searchAllClusters({ projectUid })) {
+        clusters.push({
+          uid: summary.metadata?.uid ?? "",
+          name: summary.metadata?.name ?? "",
+          projectUid: summary.specSummary?.projectMeta?.uid ?? projectUid ?? "",
+          projectName: summary.specSummary?.projectMeta?.name ?? undefined,
+          state: summary.status?.state ?? "",
+          health: summary.status?.health?.state ?? "",
+          provider: summary.specSummary?.cloudConfig?.cloudType ?? "",
+        });
+      }
+    }
+    return { at: deps.clock.now(), clusters };
+  };
+
+  const isFresh = (snapshot: FleetSnapshot | undefined): boolean =>
+    snapshot !== undefined && deps.clock.now() - snapshot.at <= freshForMs;
 
   return {
     async fleet() {
-      const snapshot = deps.poller.lastSnapshot();
-      const at = snapshot.at ? Date.parse(snapshot.at) : Number.NaN;
-      if (!Number.isNaN(at) && deps.clock.now() - at <= freshForMs) {
-        return {
-          at,
-          clusters: snapshot.clusters.map((cluster) => ({
-            uid: cluster.uid,
-            name: cluster.name,
-            projectUid: cluster.project,
-            state: cluster.state,
-            health: cluster.health,
-            // the poller keeps no provider; the home tab shows it only when it has it
-            provider: "",
-          })),
-        };
+      const polled = fromPoller();
+      if (polled && isFresh(polled)) return polled;
+      const lastRead = read;
+      if (lastRead && isFresh(lastRead)) return lastRead;
+      reading ??= fromPalette()
+        .then((fleet) => {
+          read = fleet;
+          return fleet;
+        })
+        .finally(() => {
+          reading = undefined;
+        });
+      try {
+        return await reading;
+      } catch (error) {
+        // an old picture (its age is shown) beats an error when Palette is struggling
+        const newest = [polled, lastRead].reduce<FleetSnapshot | undefined>(
+          (best, s) => (s && (!best || s.at > best.at) ? s : best),
+          undefined,
+        );
+        if (!newest) throw error;
+        return newest;
       }
-      const clusters: FleetCluster[] = [];
-      const scopes = deps.projects.length > 0 ? deps.projects : [undefined];
-      for (const projectUid of scopes) {
-        for await (const summary of deps.palette.searchAllClusters({ projectUid })) {
-          clusters.push({
-            uid: summary.metadata?.uid ?? "",
-            name: summary.metadata?.name ?? "",
-            projectUid: summary.specSummary?.projectMeta?.uid ?? projectUid ?? "",
-            projectName: summary.specSummary?.projectMeta?.name ?? undefined,
-            state: summary.status?.state ?? "",
-            health: summary.status?.health?.state ?? "",
-            provider: summary.specSummary?.cloudConfig?.cloudType ?? "",
-          });
-        }
-      }
-      return { at: deps.clock.now(), clusters };
     },
 
     async subscriptionsFor(userId) {

@@ -173,14 +173,16 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
       async () => {
         const answer = await get(port, "/readyz");
         return answer.status === 503 &&
-          String(answer.json?.reason).includes("poll of Palette failed")
+          /waiting for the first successful poll of Palette \(last attempt: /.test(
+            String(answer.json?.reason),
+          )
           ? answer
           : undefined;
       },
       15_000,
     );
     expect(down.json).toMatchObject({ status: "not ready", checks: { store: "ok", slack: "ok" } });
-    expect(down.json?.failing).toMatchObject({ palette: expect.stringMatching(/failed/) });
+    expect(down.json?.failing).toMatchObject({ palette: expect.stringMatching(/last attempt/) });
 
     // subscribed before the first good poll, so the channel gets the baseline summary
     const subscribed = await slash("subscribe clusters", "sub");
@@ -266,21 +268,39 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
     const kubeSecrets = kubeconfigSecrets(kubeconfig);
     expect(Object.keys(kubeSecrets)).toContain("kubeconfig token");
 
-    // Palette goes down again: readiness follows
+    // A Palette blip after that: degraded but still in service, so Slack still reaches the bot
     sim.control.addFault({ pathPrefix: "/v1/dashboard", kind: "status", status: 503 });
-    const downAgain = await until(
-      "/readyz 503 after Palette went down",
+    const degraded = await until(
+      "/readyz degraded after a failed poll",
+      async () => {
+        const r = await get(port, "/readyz");
+        return r.status === 200 && r.json?.status === "degraded" ? r : undefined;
+      },
+      15_000,
+    );
+    expect(degraded.json?.checks).toMatchObject({
+      palette: "ok",
+      palette_poll: expect.stringMatching(/^the last poll of Palette failed/),
+    });
+    // Palette rejecting the credential: out of service, with a reason that says what to check
+    sim.control.clearFaults();
+    sim.control.addFault({ pathPrefix: "/v1/dashboard", kind: "status", status: 401 });
+    const rejected = await until(
+      "/readyz 503 after Palette rejected the credential",
       async () => {
         const r = await get(port, "/readyz");
         return r.status === 503 ? r : undefined;
       },
       15_000,
     );
-    expect(downAgain.json?.reason).toMatch(/^palette: the last poll of Palette failed/);
+    expect(rejected.json?.reason).toMatch(/^palette: Palette answered 401 .*check PALETTE_API_KEY/);
     sim.control.clearFaults();
     await until(
       "/readyz 200 again",
-      async () => (await get(port, "/readyz")).status === 200,
+      async () => {
+        const r = await get(port, "/readyz");
+        return r.status === 200 && r.json?.status === "ready";
+      },
       15_000,
     );
 

@@ -66,6 +66,8 @@ describe("loadConfig", () => {
     [{ ...base, PALETTE_API_URL: "not a url" }, "PALETTE_API_URL"],
     [{ ...base, LOG_LEVEL: "loud" }, "LOG_LEVEL"],
     [{ ...base, POLL_SCHEDULE: "every minute" }, "POLL_SCHEDULE"],
+    [{ ...base, POLL_SCHEDULE: "61 * * * * *" }, "POLL_SCHEDULE"],
+    [{ ...base, TOKEN_REFRESH_SCHEDULE: "*/10 * * *" }, "TOKEN_REFRESH_SCHEDULE"],
     [{ ...base, ALLOW_LAUNCH: "alice" }, "ALLOW_LAUNCH"],
     [{ ...base, SLACK_BOT_TOKEN: undefined }, "SLACK_BOT_TOKEN"],
     [{ ...base, SLACK_SIGNING_SECRET: undefined }, "SLACK_SIGNING_SECRET"],

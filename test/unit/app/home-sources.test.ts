@@ -110,6 +110,54 @@ describe("homeSources().fleet", () => {
   });
 });
 
+describe("homeSources().fleet under load", () => {
+  it("reads Palette once for many openers, keeps that read while fresh, and falls back to the old picture", async () => {
+    db = openDb(":memory:");
+    const clock = new ManualClock(T0);
+    let searches = 0;
+    let fail = false;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const sources = homeSources({
+      poller: {
+        lastSnapshot: () => ({
+          clusters: [snap("old")],
+          at: new Date(T0 - 60 * 60_000).toISOString(),
+        }),
+      },
+      palette: {
+        async *searchAllClusters() {
+          searches++;
+          await gate;
+          if (fail) throw new Error("palette down");
+          yield summary("fresh", "p-1");
+        },
+      } as unknown as PaletteApi,
+      db,
+      projects: ["p-1"],
+      clock,
+    });
+    const opens = Promise.all([sources.fleet(), sources.fleet(), sources.fleet()]);
+    release();
+    const fleets = await opens;
+    expect(searches).toBe(1);
+    for (const fleet of fleets) expect(fleet.clusters.map((c) => c.uid)).toEqual(["fresh"]);
+
+    clock.advance(60_000);
+    await sources.fleet();
+    expect(searches).toBe(1);
+
+    clock.advance(10 * 60_000);
+    fail = true;
+    const fallback = await sources.fleet();
+    expect(searches).toBe(2);
+    expect(fallback.clusters.map((c) => c.uid)).toEqual(["fresh"]);
+    expect(fallback.at).toBe(T0);
+  });
+});
+
 describe("homeSources().subscriptionsFor", () => {
   it("shows only the subscriptions of channels the user is in, following every page", async () => {
     db = openDb(":memory:");

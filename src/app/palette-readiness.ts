@@ -1,0 +1,48 @@
+import type { ProbeResult } from "../http/health.ts";
+import type { PollerMetrics } from "../notify/poller.ts";
+import type { PaletteClientEvent } from "../palette/client.ts";
+
+/**
+ * Readiness as far as Palette goes, in two probes:
+ * - `credentials` (critical): the bot has polled Palette successfully once, and Palette has not
+ *   rejected its credential since (a 401 that a fresh login did not cure, or a failed login).
+ *   A bot in that state cannot answer anything useful: take it out of service.
+ * - `poll` (advisory): the last poll succeeded. A blip (5xx, time-out, rate limit) reports the
+ *   bot as degraded but keeps it in service, so Slack still reaches it and users hear
+ *   "Palette did not answer" instead of nothing.
+ */
+export function paletteReadiness(poller: { metrics(): PollerMetrics }): {
+  observe(event: PaletteClientEvent): void;
+  credentials(): ProbeResult;
+  poll(): ProbeResult;
+} {
+  let rejected: string | undefined;
+  return {
+    observe(event) {
+      if (event.type === "login" && !event.ok) rejected = `Palette login failed (${event.reason})`;
+      if (event.type === "login" && event.ok) rejected = undefined;
+      if (event.type !== "request") return;
+      if (event.status === 401) rejected = `Palette answered 401 to ${event.endpoint}`;
+      else if (event.status >= 200 && event.status < 300) rejected = undefined;
+    },
+    credentials() {
+      if (rejected) {
+        return { ok: false, reason: `${rejected}: check PALETTE_API_KEY or the service account` };
+      }
+      const last = poller.metrics();
+      if (!last.lastSuccessAt) {
+        const why = last.lastError ? ` (last attempt: ${last.lastError})` : "";
+        return { ok: false, reason: `waiting for the first successful poll of Palette${why}` };
+      }
+      return { ok: true };
+    },
+    poll() {
+      const last = poller.metrics();
+      if (last.cycles === 0 || last.lastCycleOk) return { ok: true };
+      return {
+        ok: false,
+        reason: `the last poll of Palette failed: ${last.lastError ?? "unknown"}`,
+      };
+    },
+  };
+}

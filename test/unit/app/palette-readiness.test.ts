@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { paletteReadiness } from "../../../src/app/palette-readiness.ts";
+import type { PollerMetrics } from "../../../src/notify/poller.ts";
+
+function poller(state: Partial<PollerMetrics>) {
+  const metrics = {
+    cycles: 0,
+    failedCycles: 0,
+    skippedCycles: 0,
+    lastCycleMs: 0,
+    totalCycleMs: 0,
+    clustersSeen: 0,
+    changesReported: 0,
+    outboxRows: 0,
+    lastCycleOk: false,
+    ...state,
+  } as PollerMetrics;
+  return {
+    metrics: () => metrics,
+    set: (next: Partial<PollerMetrics>) => Object.assign(metrics, next),
+  };
+}
+
+const request = (status: number) =>
+  ({
+    type: "request",
+    method: "GET",
+    prefix: "/v1/dashboard",
+    endpoint: "GET /v1/x",
+    status,
+    durationMs: 1,
+    waitedMs: 0,
+  }) as const;
+
+describe("paletteReadiness", () => {
+  it("is not ready before the first good poll, then degraded (not out) on a failed one", () => {
+    const p = poller({});
+    const health = paletteReadiness(p);
+    expect(health.credentials()).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/first successful poll/),
+    });
+    p.set({ cycles: 1, lastCycleOk: true, lastSuccessAt: "t" });
+    expect(health.credentials()).toEqual({ ok: true });
+    expect(health.poll()).toEqual({ ok: true });
+    p.set({ cycles: 2, lastCycleOk: false, lastError: "Palette had an internal error" });
+    expect(health.credentials()).toEqual({ ok: true });
+    expect(health.poll()).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/internal error/),
+    });
+  });
+
+  it("takes the bot out while Palette rejects its credential, and back when it accepts it", () => {
+    const p = poller({ cycles: 1, lastCycleOk: true, lastSuccessAt: "t" });
+    const health = paletteReadiness(p);
+    health.observe(request(401));
+    expect(health.credentials()).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/401.*PALETTE_API_KEY/),
+    });
+    health.observe(request(503));
+    expect(health.credentials().ok).toBe(false);
+    health.observe(request(200));
+    expect(health.credentials()).toEqual({ ok: true });
+    health.observe({ type: "login", ok: false, reason: "unauthorized" });
+    expect(health.credentials()).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/login failed/),
+    });
+    health.observe({ type: "login", ok: true, reason: "refresh failed" });
+    expect(health.credentials()).toEqual({ ok: true });
+  });
+});
