@@ -1,16 +1,18 @@
+import { isKnownUnhealthy } from "../notify/model.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
 import { type AlertsData, alertsBlocks, type RaisingCluster } from "../views/alerts.ts";
-import { isHealthy } from "../views/emoji.ts";
 import { messageReply, scopeOf, usageReply } from "./reply.ts";
 import type { VerbSpec } from "./types.ts";
 
 /**
  * A cluster raises ClusterHealth when it reports a health that is not Healthy. A cluster with no
- * health yet (still provisioning, agent not reporting) is not counted: nothing is known to be wrong.
+ * health yet or `Unknown` (still provisioning, agent not reporting) is not counted: nothing is
+ * known to be wrong.
  */
 export function raisingCluster(summary: ClusterSummary): RaisingCluster | undefined {
   const health = summary.status?.health?.state;
-  if (!health || isHealthy(health)) return undefined;
+  // the same rule as the notifier's, so the command and the channel agree on what is raised
+  if (!health || !isKnownUnhealthy(health)) return undefined;
   const reason = (summary.status?.health?.conditions ?? [])
     .map((condition) => condition.message ?? condition.type ?? "")
     .filter((text) => text.length > 0)

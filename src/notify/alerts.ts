@@ -1,5 +1,5 @@
 import type { PaletteEvent } from "../palette/schemas.ts";
-import { type AlertEvent, type ClusterChange, isHealthy } from "./model.ts";
+import { type AlertEvent, type ClusterChange, isHealthy, isKnownUnhealthy } from "./model.ts";
 
 export const CLUSTER_HEALTH = "ClusterHealth";
 
@@ -35,6 +35,8 @@ export function reasonFrom(
 
 function wantsRaise(change: ClusterChange): boolean {
   if (change.kinds.includes("health-lost")) return true;
+  // first seen after the baseline and already unhealthy: `/palette alerts` lists it as raising
+  if (change.kinds.includes("new") && isKnownUnhealthy(change.cluster.health)) return true;
   // a flapping cluster that settles unhealthy is raised now: its loss was swallowed
   return (
     change.kinds.includes("settled") &&
@@ -65,8 +67,9 @@ export interface AlertResult {
 
 /**
  * Pure: the alert kinds Palette says the project supports, applied to this poll's changes.
- * `ClusterHealth` is raised when health leaves Healthy and resolved when it returns (or the
- * cluster is deleted). Kinds the project does not list are never raised.
+ * `ClusterHealth` is raised when health leaves Healthy, when a cluster with no health yet first
+ * reports a bad one, or when a cluster appears already unhealthy; it is resolved when health
+ * returns to Healthy (or the cluster is deleted). Kinds the project does not list are never raised.
  */
 export function evaluateAlerts(input: {
   changes: readonly ClusterChange[];

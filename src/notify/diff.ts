@@ -1,5 +1,12 @@
 import type { ClusterSummary } from "../palette/schemas.ts";
-import { type ClusterChange, type ClusterSnap, isHealthy } from "./model.ts";
+import {
+  type ChangeKind,
+  type ClusterChange,
+  type ClusterSnap,
+  isHealthUnknown,
+  isHealthy,
+  isKnownUnhealthy,
+} from "./model.ts";
 
 /** Palette marks a plain (value-less) tag with this label value. */
 const PLAIN_TAG_VALUES = new Set(["", "spectro__tag"]);
@@ -47,24 +54,17 @@ export function diffClusters(
       : raw;
     next.push(cluster);
     if (!before) {
-      changes.push({ cluster, kinds: ["new"], worse: false });
+      // a cluster that comes up already unhealthy is news for the worse, not just "new"
+      changes.push({ cluster, kinds: ["new"], worse: isKnownUnhealthy(cluster.health) });
       continue;
     }
     const kinds: ClusterChange["kinds"] = [];
-    let worse = false;
     if (cluster.state !== before.state) {
       kinds.push(cluster.state === "Deleted" ? "deleted" : "state");
     }
-    if (cluster.health !== before.health) {
-      if (isHealthy(before.health) && !isHealthy(cluster.health)) {
-        kinds.push("health-lost");
-        worse = true;
-      } else if (!isHealthy(before.health) && isHealthy(cluster.health)) {
-        kinds.push("health-recovered");
-      } else {
-        kinds.push("health");
-      }
-    }
+    const health = healthKind(before.health, cluster.health);
+    if (health) kinds.push(health);
+    const worse = health === "health-lost";
     if (kinds.length > 0) {
       changes.push({
         cluster,
@@ -86,6 +86,21 @@ export function diffClusters(
   return { changes, next };
 }
 
+/**
+ * How a health transition reads. Leaving Healthy is a loss; so is a cluster with no health yet
+ * (provisioning) first reporting a bad one, or it would never raise an alert. Recovery needs a
+ * known bad health before it. A cluster that had not said anything and now says Healthy or
+ * Unknown is just coming up: no line (its state change, if any, still is one).
+ */
+function healthKind(before: string, after: string): ChangeKind | undefined {
+  if (after === before) return undefined;
+  if (isHealthy(before) && !isHealthy(after)) return "health-lost";
+  if (isHealthUnknown(before) && isKnownUnhealthy(after)) return "health-lost";
+  if (isKnownUnhealthy(before) && isHealthy(after)) return "health-recovered";
+  if (before.trim() === "") return undefined;
+  return "health";
+}
+
 /** Human lines for a change, plain text (views escape them). */
 export function describeChange(change: ClusterChange): string[] {
   const { cluster, previous } = change;
@@ -93,7 +108,11 @@ export function describeChange(change: ClusterChange): string[] {
   for (const kind of change.kinds) {
     switch (kind) {
       case "new":
-        lines.push(`New cluster ${cluster.name}: ${cluster.state || "unknown state"}`);
+        lines.push(
+          `New cluster ${cluster.name}: ${cluster.state || "unknown state"}${
+            isKnownUnhealthy(cluster.health) ? `, health ${cluster.health}` : ""
+          }`,
+        );
         break;
       case "state":
         lines.push(`State ${previous?.state || "?"} → ${cluster.state}`);

@@ -110,6 +110,20 @@ export function isHealthy(health: string): boolean {
   return health.toLowerCase() === "healthy";
 }
 
+/**
+ * No health to judge yet: Palette did not say (`""`) or says `Unknown` (a cluster still being
+ * provisioned, an agent not reporting yet). Nothing is known to be wrong.
+ */
+export function isHealthUnknown(health: string): boolean {
+  const lower = health.trim().toLowerCase();
+  return lower === "" || lower === "unknown";
+}
+
+/** A health that is known and is not Healthy: what raises ClusterHealth. */
+export function isKnownUnhealthy(health: string): boolean {
+  return !isHealthUnknown(health) && !isHealthy(health);
+}
+
 /** States after which a launch is over; the requester hears about them. */
 export function isFailedState(state: string): boolean {
   return /fail|error/i.test(state);

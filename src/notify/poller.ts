@@ -24,7 +24,7 @@ import { watchLaunch } from "./launch-watch.ts";
 import {
   type ClusterChange,
   type ClusterSnap,
-  isHealthy,
+  isKnownUnhealthy,
   type LaunchWatch,
   type OutboxDraft,
   type Subscription,
@@ -111,6 +111,15 @@ function conditionsOf(summary: ClusterSummary): string[] {
     .filter((text) => text.length > 0);
 }
 
+/** Health conditions of every cluster read this cycle, whatever scope it was read in. */
+function conditionsByCluster(reads: ReadonlyMap<string, ProjectRead>): Map<string, string[]> {
+  const all = new Map<string, string[]>();
+  for (const projectRead of reads.values()) {
+    for (const [uid, conditions] of projectRead.conditions) all.set(uid, conditions);
+  }
+  return all;
+}
+
 export function createPoller(options: PollerOptions): Poller {
   const { palette, db, clock, logger } = options;
   const scopes = options.projects.length > 0 ? options.projects : [""];
@@ -162,10 +171,12 @@ export function createPoller(options: PollerOptions): Poller {
   ): Promise<{ reasons: Map<string, string>; calls: number }> {
     const reasons = new Map<string, string>();
     let calls = 0;
+    // reads are keyed by scope ("" in tenant scope), snaps by their real project: look up by UID
+    const conditionsByUid = conditionsByCluster(reads);
     for (const uid of uids) {
       const snap = health.get(uid);
       if (!snap) continue;
-      const conditions = reads.get(snap.project)?.conditions.get(uid) ?? [];
+      const conditions = conditionsByUid.get(uid) ?? [];
       let events: PaletteEvent[] = [];
       if (calls < maxEventCalls) {
         calls += 1;
@@ -275,7 +286,7 @@ export function createPoller(options: PollerOptions): Poller {
     for (const projectRead of baselines) {
       if (!projectRead.supported.has(CLUSTER_HEALTH)) continue;
       for (const c of projectRead.clusters) {
-        if (c.health && !isHealthy(c.health) && !raised.has(alertKey(c.uid, CLUSTER_HEALTH))) {
+        if (isKnownUnhealthy(c.health) && !raised.has(alertKey(c.uid, CLUSTER_HEALTH))) {
           const reason = reasonFrom(c.health, projectRead.conditions.get(c.uid) ?? [], []);
           baselineRaised.push({ clusterUid: c.uid, kind: CLUSTER_HEALTH, reason, raisedAt: at });
         }
@@ -427,7 +438,7 @@ function summaries(
       total: clusters.length,
       byState,
       unhealthy: clusters
-        .filter((c) => c.health && !isHealthy(c.health))
+        .filter((c) => isKnownUnhealthy(c.health))
         .map((c) => ({ name: c.name, health: c.health })),
       at,
     };

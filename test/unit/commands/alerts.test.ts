@@ -23,6 +23,16 @@ describe("alerts", () => {
     expect(checkSlackLimits(reply.blocks)).toEqual([]);
   });
 
+  it("does not count a cluster whose health is not known yet (Unknown or none)", async () => {
+    const palette = new FakePalette([
+      ...sampleFleet().filter((cluster) => cluster.health !== "UnHealthy"),
+      { ...sampleFleet()[0]!, uid: "u-unknown", name: "provisioning-1", health: "Unknown" },
+    ]);
+    const reply = asMessage(await alertsVerb.run(parse("alerts"), testContext({ palette })));
+    expect(blocksText(reply.blocks)).toContain("No cluster is raising an alert");
+    expect(blocksText(reply.blocks)).not.toContain("provisioning-1");
+  });
+
   it("says all is well when every cluster is Healthy", async () => {
     const palette = new FakePalette(
       sampleFleet().filter((cluster) => cluster.health !== "UnHealthy"),

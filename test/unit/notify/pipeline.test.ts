@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   alertKey,
   CLUSTER_HEALTH,
+  clustersNeedingReason,
   evaluateAlerts,
   reasonFrom,
 } from "../../../src/notify/alerts.ts";
-import { diffClusters, snapOf, tagsOf } from "../../../src/notify/diff.ts";
+import { describeChange, diffClusters, snapOf, tagsOf } from "../../../src/notify/diff.ts";
 import { DIGEST_THRESHOLD, foldChannel } from "../../../src/notify/digest.ts";
 import { applyFlapping, type FlapHistory } from "../../../src/notify/flapping.ts";
 import type { ClusterSnap, Subscription } from "../../../src/notify/model.ts";
@@ -54,6 +55,59 @@ describe("diffClusters", () => {
     const { changes, next } = diffClusters(mapOf(snap("a")), [snap("a", { health: "" })]);
     expect(changes).toEqual([]);
     expect(next[0]?.health).toBe("Healthy");
+  });
+
+  it("counts a cluster with no health yet first reporting a bad one as health lost", () => {
+    const previous = mapOf(
+      snap("a", { state: "Provisioning", health: "" }),
+      snap("b", { state: "Provisioning", health: "Unknown" }),
+    );
+    const { changes } = diffClusters(previous, [
+      snap("a", { state: "Running", health: "UnHealthy" }),
+      snap("b", { state: "Provisioning", health: "UnHealthy" }),
+    ]);
+    const byUid = new Map(changes.map((c) => [c.cluster.uid, c]));
+    expect(byUid.get("a")).toMatchObject({ kinds: ["state", "health-lost"], worse: true });
+    expect(byUid.get("b")).toMatchObject({ kinds: ["health-lost"], worse: true });
+    expect(describeChange(byUid.get("a")!)).toContain("Health lost: ? → UnHealthy");
+  });
+
+  it("reports recovery only from a known bad health; a cluster coming up Healthy is no health news", () => {
+    const previous = mapOf(
+      snap("fresh", { state: "Provisioning", health: "" }),
+      snap("quiet", { state: "Running", health: "" }),
+      snap("unknown", { state: "Provisioning", health: "Unknown" }),
+      snap("sick", { health: "UnHealthy" }),
+      snap("waking", { state: "Pending", health: "" }),
+    );
+    const { changes } = diffClusters(previous, [
+      snap("fresh", { state: "Running", health: "Healthy" }),
+      snap("quiet", { state: "Running", health: "Healthy" }),
+      snap("unknown", { state: "Running", health: "Healthy" }),
+      snap("sick", { health: "Healthy" }),
+      snap("waking", { state: "Pending", health: "Unknown" }),
+    ]);
+    const byUid = new Map(changes.map((c) => [c.cluster.uid, c]));
+    expect(byUid.get("fresh")).toMatchObject({ kinds: ["state"], worse: false });
+    expect(describeChange(byUid.get("fresh")!)).toEqual(["State Provisioning → Running"]);
+    expect(byUid.has("quiet")).toBe(false);
+    expect(byUid.has("waking")).toBe(false);
+    expect(byUid.get("unknown")).toMatchObject({ kinds: ["state", "health"], worse: false });
+    expect(byUid.get("sick")).toMatchObject({ kinds: ["health-recovered"], worse: false });
+  });
+
+  it("flags a cluster that appears already unhealthy as worse", () => {
+    const { changes } = diffClusters(mapOf(snap("a")), [
+      snap("a"),
+      snap("bad", { health: "UnHealthy" }),
+      snap("coming", { state: "Provisioning", health: "Unknown" }),
+    ]);
+    const byUid = new Map(changes.map((c) => [c.cluster.uid, c]));
+    expect(byUid.get("bad")).toMatchObject({ kinds: ["new"], worse: true });
+    expect(describeChange(byUid.get("bad")!)).toEqual([
+      "New cluster c-bad: Running, health UnHealthy",
+    ]);
+    expect(byUid.get("coming")).toMatchObject({ kinds: ["new"], worse: false });
   });
 
   it("reads tags and snapshots from search results", () => {
@@ -148,6 +202,39 @@ describe("alerts", () => {
     });
     expect(resolved.events.map((e) => e.status)).toEqual(["resolved"]);
     expect(resolved.resolve).toEqual([{ clusterUid: "a", kind: CLUSTER_HEALTH }]);
+  });
+
+  it("raises ClusterHealth for a cluster lost from no health, and for one that appears unhealthy", () => {
+    const fromNothing = {
+      cluster: snap("a", { health: "UnHealthy" }),
+      previous: { state: "Provisioning", health: "" },
+      kinds: ["state" as const, "health-lost" as const],
+      worse: true,
+    };
+    const appeared = {
+      cluster: snap("b", { health: "UnHealthy" }),
+      kinds: ["new" as const],
+      worse: true,
+    };
+    const coming = {
+      cluster: snap("c", { state: "Provisioning", health: "Unknown" }),
+      kinds: ["new" as const],
+      worse: false,
+    };
+    const changes = [fromNothing, appeared, coming];
+    expect(clustersNeedingReason(changes, new Map(), supported)).toEqual(["a", "b"]);
+    const r = evaluateAlerts({
+      changes,
+      raised: new Map(),
+      supported,
+      reasons: new Map([["b", "NodeNotReady: node-2"]]),
+      now: "t",
+    });
+    expect(r.raise.map((x) => x.clusterUid)).toEqual(["a", "b"]);
+    expect(r.events.map((e) => [e.cluster.uid, e.status, e.reason])).toEqual([
+      ["a", "raised", "health is UnHealthy"],
+      ["b", "raised", "NodeNotReady: node-2"],
+    ]);
   });
 
   it("raises nothing the project does not support", () => {

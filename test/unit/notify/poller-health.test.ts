@@ -1,0 +1,208 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../../src/clock.ts";
+import { silentLogger } from "../../../src/log.ts";
+import type { CardPayload } from "../../../src/notify/model.ts";
+import { createPoller } from "../../../src/notify/poller.ts";
+import type { PaletteApi } from "../../../src/palette/api.ts";
+import type { ClusterSummary, PaletteEvent } from "../../../src/palette/schemas.ts";
+import { openDb } from "../../../src/store/db.ts";
+import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+
+interface FakeCluster {
+  uid: string;
+  project: string;
+  state: string;
+  health: string;
+  conditions?: Array<{ type: string; message: string }>;
+}
+
+/**
+ * Palette as the poller reads it. A project-scoped search returns that project's clusters; a
+ * tenant-scoped one (no ProjectUid) returns all of them, each naming its project in
+ * `specSummary.projectMeta`, as the real search does.
+ */
+function fakePalette(clusters: FakeCluster[], events: Record<string, PaletteEvent[]> = {}) {
+  const calls: string[] = [];
+  const summary = (c: FakeCluster): ClusterSummary => ({
+    metadata: { uid: c.uid, name: `n-${c.uid}` },
+    specSummary: { projectMeta: { uid: c.project, name: `project ${c.project}` } },
+    status: { state: c.state, health: { state: c.health, conditions: c.conditions ?? [] } },
+  });
+  const api = {
+    async *searchAllClusters(query: { projectUid?: string }) {
+      calls.push(`search ${query.projectUid ?? "tenant"}`);
+      for (const c of clusters) {
+        if (query.projectUid === undefined || c.project === query.projectUid) yield summary(c);
+      }
+    },
+    async listAlertComponents() {
+      return [{ name: "ClusterHealth" }];
+    },
+    async listClusterEvents(uid: string, scope: { projectUid?: string }) {
+      calls.push(`events ${uid} ${scope.projectUid ?? "tenant"}`);
+      return events[uid] ?? [];
+    },
+  } as unknown as PaletteApi;
+  return { api, calls };
+}
+
+function setup(
+  clusters: FakeCluster[],
+  projects: string[],
+  events?: Record<string, PaletteEvent[]>,
+) {
+  const db = openDb(":memory:");
+  const clock = new ManualClock();
+  const palette = fakePalette(clusters, events);
+  const poller = createPoller({ palette: palette.api, db, clock, logger: silentLogger, projects });
+  new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U" });
+  const rows = () =>
+    db.prepare("SELECT kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+      kind: string;
+      payload: string;
+    }>;
+  const cards = () =>
+    rows()
+      .filter((r) => r.kind === "card")
+      .map((r) => JSON.parse(r.payload) as CardPayload);
+  const raised = () => [...new SnapshotStore(db).raisedAlerts().values()];
+  const poll = async () => {
+    clock.advance(30_000);
+    const result = await poller.runCycle();
+    expect(result.ok).toBe(true);
+    return result;
+  };
+  return { palette, poll, rows, cards, raised };
+}
+
+describe("poller: clusters that come up unhealthy", () => {
+  it("raises ClusterHealth when a provisioning cluster first reports UnHealthy, resolves on recovery", async () => {
+    const clusters: FakeCluster[] = [
+      { uid: "a", project: "p1", state: "Running", health: "Healthy" },
+      { uid: "new", project: "p1", state: "Provisioning", health: "" },
+    ];
+    const s = setup(clusters, ["p1"], {
+      new: [{ severity: "Warning", reason: "NodeNotReady", message: "worker-1 not ready" }],
+    });
+    await s.poll(); // baseline
+    clusters[1] = {
+      ...clusters[1]!,
+      state: "Running",
+      health: "UnHealthy",
+      conditions: [{ type: "ControlPlane", message: "apiserver unreachable" }],
+    };
+    await s.poll();
+    const [lost] = s.cards();
+    expect(lost).toMatchObject({ kinds: ["state", "health-lost"], worse: true });
+    expect(lost!.alerts).toEqual([
+      expect.objectContaining({
+        status: "raised",
+        alert: "ClusterHealth",
+        reason: "ControlPlane: apiserver unreachable; NodeNotReady: worker-1 not ready",
+      }),
+    ]);
+    expect(s.palette.calls.filter((c) => c.startsWith("events"))).toEqual(["events new p1"]);
+    expect(s.raised().map((r) => r.clusterUid)).toEqual(["new"]);
+
+    clusters[1] = { ...clusters[1]!, health: "Healthy", conditions: [] };
+    await s.poll();
+    const back = s.cards()[1]!;
+    expect(back.kinds).toEqual(["health-recovered"]);
+    expect(back.alerts.map((a) => a.status)).toEqual(["resolved"]);
+    expect(s.raised()).toEqual([]);
+  });
+
+  it("announces a fresh cluster coming up Healthy by its state alone", async () => {
+    const clusters: FakeCluster[] = [
+      { uid: "new", project: "p1", state: "Provisioning", health: "" },
+    ];
+    const s = setup(clusters, ["p1"]);
+    await s.poll();
+    clusters[0] = { ...clusters[0]!, state: "Running", health: "Healthy" };
+    await s.poll();
+    const [card] = s.cards();
+    expect(card).toMatchObject({ kinds: ["state"], worse: false, alerts: [] });
+    expect(card!.lines).toEqual(["State Provisioning → Running"]);
+  });
+
+  it("raises ClusterHealth for a cluster first seen (after the baseline) already unhealthy", async () => {
+    const clusters: FakeCluster[] = [
+      { uid: "a", project: "p1", state: "Running", health: "Healthy" },
+    ];
+    const s = setup(clusters, ["p1"]);
+    await s.poll();
+    clusters.push({
+      uid: "bad",
+      project: "p1",
+      state: "Running",
+      health: "UnHealthy",
+      conditions: [{ type: "NodeNotReady", message: "worker-2" }],
+    });
+    await s.poll();
+    const [card] = s.cards();
+    expect(card).toMatchObject({ kinds: ["new"], worse: true });
+    expect(card!.alerts).toEqual([
+      expect.objectContaining({ status: "raised", reason: "NodeNotReady: worker-2" }),
+    ]);
+    expect(s.palette.calls.filter((c) => c.startsWith("events"))).toEqual(["events bad p1"]);
+    expect(s.raised().map((r) => r.clusterUid)).toEqual(["bad"]);
+  });
+
+  it("records clusters already unhealthy at the baseline, so their recovery is reported once", async () => {
+    const clusters: FakeCluster[] = [
+      { uid: "sick", project: "p1", state: "Running", health: "UnHealthy" },
+      { uid: "coming", project: "p1", state: "Provisioning", health: "Unknown" },
+    ];
+    const s = setup(clusters, ["p1"]);
+    await s.poll();
+    expect(s.rows().map((r) => r.kind)).toEqual(["summary"]);
+    // only a known bad health counts: a provisioning cluster's Unknown is not an alert
+    expect(s.raised().map((r) => r.clusterUid)).toEqual(["sick"]);
+    expect(s.palette.calls.filter((c) => c.startsWith("events"))).toEqual([]);
+    clusters[0] = { ...clusters[0]!, health: "Healthy" };
+    await s.poll();
+    const [card] = s.cards();
+    expect(card!.alerts).toEqual([
+      expect.objectContaining({ status: "resolved", alert: "ClusterHealth" }),
+    ]);
+    await s.poll();
+    expect(s.cards()).toHaveLength(1);
+  });
+});
+
+describe("poller: tenant scope", () => {
+  it("keeps health conditions in the alert reason when PALETTE_PROJECTS is empty", async () => {
+    const clusters: FakeCluster[] = [
+      { uid: "a", project: "p1", state: "Running", health: "Healthy" },
+      { uid: "b", project: "p2", state: "Provisioning", health: "" },
+    ];
+    const s = setup(clusters, []);
+    await s.poll();
+    clusters[0] = {
+      ...clusters[0]!,
+      health: "UnHealthy",
+      conditions: [{ type: "NodeNotReady", message: "worker-3 NotReady" }],
+    };
+    clusters[1] = {
+      ...clusters[1]!,
+      health: "UnHealthy",
+      conditions: [{ type: "EtcdDegraded", message: "etcd member down" }],
+    };
+    await s.poll();
+    const reasons = new Map(
+      s.cards().flatMap((card) => card.alerts.map((a) => [a.cluster.uid, a.reason] as const)),
+    );
+    expect(reasons).toEqual(
+      new Map([
+        ["a", "NodeNotReady: worker-3 NotReady"],
+        ["b", "EtcdDegraded: etcd member down"],
+      ]),
+    );
+    // events are read in each cluster's own project
+    expect(s.palette.calls.filter((c) => c.startsWith("events")).sort()).toEqual([
+      "events a p1",
+      "events b p2",
+    ]);
+  });
+});
