@@ -168,7 +168,9 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     async stop() {
       health.setDraining();
       await slackApp.stop();
-      launch?.tracker.stop();
+      // submissions still talking to Palette finish (up to 5 s) before the store closes
+      await launch?.drain();
+      await launch?.tracker.stop();
       await poller.stop();
       await sender.stop();
       await palette.close();

@@ -96,8 +96,10 @@ export function launchCard(input: LaunchCardInput): { text: string; blocks: Know
       ],
     });
   }
+  // the notification text is mrkdwn too: Palette's state and the names are escaped here as well
+  const name = escapeMrkdwn(input.name);
   const text = settled
-    ? `Cluster ${input.name} (${label}) is ${state}.`
-    : `Launching cluster ${input.name} (${label}): ${state}`;
+    ? `Cluster ${name} (${escapeMrkdwn(label)}) is ${escapeMrkdwn(state)}.`
+    : `Launching cluster ${name} (${escapeMrkdwn(label)}): ${escapeMrkdwn(state)}`;
   return { text: clampText(text, 3000), blocks };
 }

@@ -5,6 +5,7 @@ import { adoptCard } from "../notify/launch-watch.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { Db } from "../store/db.ts";
+import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { isSettled, launchCard, launchPhase, mention } from "./card.ts";
 import { type LaunchRecord, LaunchStore } from "./store.ts";
 
@@ -124,9 +125,14 @@ export class LaunchTracker {
     });
   }
 
-  stop(): void {
+  /**
+   * Stops the schedule and waits for a check in progress: it writes to the store, so the
+   * caller must not close the database before this resolves.
+   */
+  async stop(): Promise<void> {
     this.stopper?.stop();
     this.stopper = undefined;
+    while (this.running) await this.running.catch(() => undefined);
   }
 
   private async check(): Promise<number> {
@@ -182,8 +188,8 @@ export class LaunchTracker {
         const phase = launchPhase(state);
         const text =
           phase === "running"
-            ? `${mention(record.requester)} your cluster \`${record.name}\` is Running.`
-            : `${mention(record.requester)} your cluster \`${record.name}\` did not come up (${state ?? "unknown"}).`;
+            ? `${mention(record.requester)} your cluster ${code(record.name)} is Running.`
+            : `${mention(record.requester)} your cluster ${code(record.name)} did not come up (${escapeMrkdwn(state ?? "unknown")}).`;
         await sink.reply(record.channel, record.cardTs!, text).catch((error: unknown) => {
           logger.warn(
             { err: String(error), launchId: record.id },

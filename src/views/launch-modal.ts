@@ -341,13 +341,16 @@ export function launchView(input: LaunchViewInput): ModalView {
 }
 
 /** A modal that only says something (a refusal after submit, a slow Palette). */
+/** A one-message modal; `message` is plain text (it may carry Palette's words) and is escaped. */
 export function launchNoticeView(title: string, message: string): ModalView {
   return {
     type: "modal",
     callback_id: `${LAUNCH_CALLBACK_ID}_notice`,
     title: plain(title, MODAL_LIMITS.title),
     close: plain("Close", MODAL_LIMITS.submit),
-    blocks: [{ type: "section", text: { type: "mrkdwn", text: clampText(message, 3000) } }],
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text: clampText(escapeMrkdwn(message), 3000) } },
+    ],
   };
 }
 

@@ -3,6 +3,7 @@ import type { CommandDeps } from "../../commands/types.ts";
 import { LaunchTracker } from "../../launch/watch.ts";
 import type { SlackEdge } from "../types.ts";
 import { slackCardSink } from "./card-sink.ts";
+import { InFlight } from "./in-flight.ts";
 import { openLaunchModal } from "./open.ts";
 import { registerLaunchOptions } from "./options.ts";
 import { registerProviderAction } from "./provider-action.ts";
@@ -15,9 +16,20 @@ export { LAUNCH_SHORTCUT } from "./shortcut.ts";
 
 export const OPEN_IN_PALETTE_ACTION = "launch_open_in_palette";
 
+/** how long a shutdown waits for launches still being submitted to Palette */
+export const DRAIN_CAP_MS = 5_000;
+
 export interface LaunchHandle {
-  /** follows launched clusters; call `tracker.start(scheduler)` once the app runs, `stop()` on exit */
+  /**
+   * follows launched clusters; call `tracker.start(scheduler)` once the app runs, and
+   * `await tracker.stop()` on exit (it waits for a check in progress)
+   */
   tracker: LaunchTracker;
+  /**
+   * On shutdown, after the Slack app stopped taking requests and before the store closes:
+   * waits (at most `capMs`, default 5 s) for modal submissions still talking to Palette.
+   */
+  drain(capMs?: number): Promise<void>;
 }
 
 /**
@@ -50,10 +62,23 @@ export function registerLaunch(
   registerLaunchShortcut(app, deps);
   registerProviderAction(app, deps);
   registerLaunchOptions(app, deps);
-  registerLaunchSubmit(app, deps, tracker);
+  const inFlight = new InFlight();
+  registerLaunchSubmit(app, deps, tracker, inFlight);
   // a link button still sends block_actions; acknowledge it so Slack shows no warning
   app.action(OPEN_IN_PALETTE_ACTION, async ({ ack }) => {
     await ack();
   });
-  return { tracker };
+  return {
+    tracker,
+    async drain(capMs = DRAIN_CAP_MS) {
+      const pending = inFlight.size;
+      if (pending === 0) return;
+      if (!(await inFlight.drain(capMs))) {
+        deps.logger.warn(
+          { pending: inFlight.size, capMs },
+          "launch submissions still running at shutdown; their outcome may not be recorded",
+        );
+      }
+    },
+  };
 }

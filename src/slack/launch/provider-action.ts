@@ -19,9 +19,10 @@ export function registerProviderAction(app: App, deps: CommandDeps): void {
   app.action(
     { type: "block_actions", action_id: PROVIDER_FIELD },
     async ({ ack, body, client }) => {
+      // acknowledge first: Slack shows an error for any unanswered action, ours or not
+      await ack();
       const view = body.view;
       if (!view || view.callback_id !== LAUNCH_CALLBACK_ID) return;
-      await ack();
       const metadata = decodeLaunchMetadata(view.private_metadata) ?? {
         channel: body.user.id,
         requester: body.user.id,

@@ -1,4 +1,4 @@
-import type { App } from "@slack/bolt";
+import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs } from "@slack/bolt";
 import type { CommandDeps } from "../../commands/types.ts";
 import { GENERAL_ERROR_FIELD, type LaunchOutcome, submitLaunch } from "../../launch/submit.ts";
 import type { LaunchTracker } from "../../launch/watch.ts";
@@ -13,6 +13,8 @@ import {
   readFormState,
   stateValuesSchema,
 } from "../../views/launch-modal.ts";
+import type { InFlight } from "./in-flight.ts";
+import { SLOW_OPTION_VALUE } from "./options.ts";
 import { projectsInView } from "./view-projects.ts";
 
 /** Slack closes the modal with an error after 3 s; answer within this, or say we carry on. */
@@ -27,6 +29,21 @@ function blockIds(blocks: unknown): Set<string> {
     }
   }
   return ids;
+}
+
+/** values of the stand-in options shown when a look-up failed or was slow; never real choices */
+const PLACEHOLDER_VALUES = new Set(["__error__", SLOW_OPTION_VALUE]);
+
+/** fields whose answer is a look-up's stand-in option: the user must pick again */
+export function placeholderErrors(raw: Record<string, unknown>): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const [field, value] of Object.entries(raw)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === "string" && PLACEHOLDER_VALUES.has(v))) {
+      errors[field] = "Palette did not answer this list; type again and pick an entry.";
+    }
+  }
+  return errors;
 }
 
 /** `response_action: errors` may only name blocks of the view; others move to the provider block. */
@@ -50,8 +67,23 @@ export function errorsForView(
  * the channel on success. A Palette slower than the window gets a "still working" view, later
  * replaced by the refusal if there is one: never a closed modal and silence.
  */
-export function registerLaunchSubmit(app: App, deps: CommandDeps, tracker: LaunchTracker): void {
-  app.view(LAUNCH_CALLBACK_ID, async ({ ack, body, view, client }) => {
+export function registerLaunchSubmit(
+  app: App,
+  deps: CommandDeps,
+  tracker: LaunchTracker,
+  inFlight?: InFlight,
+): void {
+  // tracked so a shutdown waits for a launch between Palette's answer and the store's record
+  app.view(LAUNCH_CALLBACK_ID, (args) =>
+    inFlight ? inFlight.run(() => handleSubmit(args)) : handleSubmit(args),
+  );
+
+  async function handleSubmit({
+    ack,
+    body,
+    view,
+    client,
+  }: SlackViewMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
     const userId = body.user.id;
     const metadata = decodeLaunchMetadata(view.private_metadata) ?? {
       channel: userId,
@@ -70,6 +102,11 @@ export function registerLaunchSubmit(app: App, deps: CommandDeps, tracker: Launc
         response_action: "update",
         view: launchView({ metadata, projects: projectsInView(view.blocks), provider, state }),
       });
+      return;
+    }
+    const placeholders = placeholderErrors(state.raw);
+    if (Object.keys(placeholders).length > 0) {
+      await ack({ response_action: "errors", errors: errorsForView(placeholders, present) });
       return;
     }
     const project = state.raw[PROJECT_FIELD];
@@ -143,5 +180,5 @@ export function registerLaunchSubmit(app: App, deps: CommandDeps, tracker: Launc
         await tracker.follow(first.record.id);
         return;
     }
-  });
+  }
 }
