@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.ts";
 import { CLOUD_ACCOUNT_KINDS, PROVIDERS, type Provider } from "../../src/palette/providers-list.ts";
+import { clusterSearchBody } from "../../src/palette/search-body.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
 import {
@@ -73,34 +74,6 @@ async function expectOk(
   return answer;
 }
 
-function tagSearch(values: string[]) {
-  return {
-    filter: {
-      conjunction: "and",
-      filterGroups: [
-        {
-          conjunction: "and",
-          filters: [
-            {
-              property: "tag",
-              type: "string",
-              condition: {
-                string: {
-                  operator: "eq",
-                  negation: false,
-                  match: { conjunction: "or", values },
-                  ignoreCase: false,
-                },
-              },
-            },
-          ],
-        },
-      ],
-    },
-    sort: [],
-  };
-}
-
 beforeAll(async () => {
   sim = await startSimulator({ clusters: 60, projects: 3, seed: 7, clock });
 });
@@ -112,7 +85,7 @@ describe("request bodies a client sends", () => {
   it("the shared examples and our own bodies match the request definitions", () => {
     const search = requestDefinition("post", "/v1/dashboard/spectroclusters/search");
     expectConforms(search, loadExample("dashboard-spectroclusters-search.request.json"));
-    expectConforms(search, tagSearch(["dev", "team:core"]));
+    expectConforms(search, clusterSearchBody(["dev", "team:core"]));
     expectConforms(search, {});
     const workloads = requestDefinition("post", "/v1/dashboard/spectroclusters/{uid}/workloads");
     expectConforms(workloads, loadExample("dashboard-spectroclusters-workloads.request.json"));
@@ -221,7 +194,7 @@ describe("clusters", () => {
       "POST",
       "/v1/dashboard/spectroclusters/search",
       "/v1/dashboard/spectroclusters/search?limit=50",
-      { body: tagSearch(["dev"]), projectUid: project },
+      { body: clusterSearchBody(["dev"]), projectUid: project },
     );
     const uids = (page.json as { items: { metadata: { uid: string } }[] }).items
       .map((item) => item.metadata.uid)

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.ts";
+import { clusterSearchBody } from "../../src/palette/search-body.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 
@@ -183,31 +184,7 @@ describe("request log and control over HTTP", () => {
       labels: { qa: "spectro__tag" },
     });
     expect(added).toMatchObject({ state: "Running", health: "Healthy", provider: "maas" });
-    const body = {
-      filter: {
-        conjunction: "and",
-        filterGroups: [
-          {
-            conjunction: "and",
-            filters: [
-              {
-                property: "tag",
-                type: "string",
-                condition: {
-                  string: {
-                    operator: "eq",
-                    negation: false,
-                    match: { conjunction: "or", values: ["qa"] },
-                    ignoreCase: false,
-                  },
-                },
-              },
-            ],
-          },
-        ],
-      },
-      sort: [],
-    };
+    const body = clusterSearchBody(["qa"]);
     const found = (await (
       await fetch(`${s.url}/v1/dashboard/spectroclusters/search`, {
         method: "POST",
