@@ -40,7 +40,7 @@ const ALIASES: Record<string, string> = {
   workload: "workloads",
 };
 
-/** Flags our verbs understand; other helpers' verbs (launch, subscribe) check their own. */
+/** Flags these verbs understand; launch and the subscribe verbs check their own. */
 const KNOWN_FLAGS: Record<string, readonly string[]> = {
   help: [],
   clusters: ["share", "page"],

@@ -9,7 +9,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
  * URL with a cluster UID in it) would create a new time series per value and exhaust Prometheus.
  */
 
-/** What the outbox reports at scrape time (H5's outbox repository provides it). */
+/** What the outbox reports at scrape time (the notification sender provides it). */
 export interface OutboxStats {
   /** messages waiting to be sent */
   depth: number;

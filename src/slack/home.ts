@@ -12,7 +12,7 @@ import {
 
 /**
  * `app_home_opened` → `views.publish` of the user's home tab. The data sources are injected:
- * the lead wires the poller's last snapshot (or a search when it is stale) and the
+ * src/app/home-sources.ts gives the poller's last snapshot (or a search when it is stale) and the
  * subscription store, so this file knows neither Palette nor SQLite.
  */
 

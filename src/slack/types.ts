@@ -11,7 +11,7 @@ import type { Logger } from "../log.ts";
 
 export type WebClient = webApi.WebClient;
 
-/** Opens the modal a command asked for (the launch helper plugs one in). */
+/** Opens the modal a command asked for (src/slack/launch plugs one in). */
 export type ModalHandler = (
   reply: ModalReply,
   ctx: {

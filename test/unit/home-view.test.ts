@@ -54,7 +54,7 @@ function texts(view: ReturnType<typeof buildAppHome>): string[] {
   return out;
 }
 
-/** H3's checker, minus the 50-block message limit (home tabs allow 100) and our channel links. */
+/** The message checker (src/views/limits.ts), minus the 50-block message limit (home tabs allow 100) and our channel links. */
 function problems(view: ReturnType<typeof buildAppHome>): string[] {
   const masked = JSON.parse(
     JSON.stringify(view.blocks).replace(/<#[CG][A-Z0-9]+>/g, "#chan"),
