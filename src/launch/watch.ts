@@ -1,7 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { adoptCard } from "../notify/launch-watch.ts";
+import { adoptCard } from "../notify/adopt-card.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { Db } from "../store/db.ts";

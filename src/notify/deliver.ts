@@ -143,14 +143,11 @@ export function createSender(options: SenderOptions): Sender {
         }
       } else {
         const { ts } = await post({ channel: row.channel, ...view });
-        const needsLine = Boolean(payload.mention);
         db.transaction(() => {
           cards.put({ channel: row.channel, clusterUid: uid, ts }, now());
-          if (needsLine) outbox.setStep(row.id, 1);
-          else outbox.markSent(row.id, now());
+          outbox.markSent(row.id, now());
         })();
-        // the mention goes in the thread, as a second message: next round, paced
-        return !needsLine;
+        return true;
       }
     }
     const current = cards.get(row.channel, uid);

@@ -7,8 +7,7 @@ const DIGEST_LINES = 15;
 /**
  * Pure: one channel's cards of one poll → outbox rows. Past the threshold they fold into one
  * digest (counts by kind plus the first few clusters), so a fleet-wide event is one message
- * rather than minutes of paced posts. Cards that mention someone (launch follow-ups) are never
- * folded: a person is waiting for them.
+ * rather than minutes of paced posts.
  */
 export function foldChannel(
   channel: string,
@@ -16,20 +15,13 @@ export function foldChannel(
   at: string,
   threshold = DIGEST_THRESHOLD,
 ): OutboxDraft[] {
-  const personal = cards.filter((card) => card.mention);
-  const general = cards.filter((card) => !card.mention);
-  const rows: OutboxDraft[] = [];
-  if (general.length > threshold) {
-    rows.push({ channel, kind: "digest", payload: digestOf(general, at) });
-  } else {
-    for (const card of general) {
-      rows.push({ channel, kind: "card", clusterUid: card.cluster.uid, payload: card });
-    }
-  }
-  for (const card of personal) {
-    rows.push({ channel, kind: "card", clusterUid: card.cluster.uid, payload: card });
-  }
-  return rows;
+  if (cards.length > threshold) return [{ channel, kind: "digest", payload: digestOf(cards, at) }];
+  return cards.map((card) => ({
+    channel,
+    kind: "card",
+    clusterUid: card.cluster.uid,
+    payload: card,
+  }));
 }
 
 export function digestOf(cards: readonly CardPayload[], at: string): DigestPayload {

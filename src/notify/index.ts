@@ -2,9 +2,8 @@ import { createSender, type Sender } from "./deliver.ts";
 import { createPoller, type Poller, type PollerOptions } from "./poller.ts";
 import type { SlackPoster } from "./slack-port.ts";
 
+export { adoptCard } from "./adopt-card.ts";
 export type { Sender } from "./deliver.ts";
-export { adoptCard, watchLaunch } from "./launch-watch.ts";
-export type { LaunchWatch } from "./model.ts";
 export type { Poller } from "./poller.ts";
 
 export interface Notifications {

@@ -44,15 +44,6 @@ export interface AlertEvent {
   reason: string;
 }
 
-export interface LaunchWatch {
-  clusterUid: string;
-  channel: string;
-  /** Slack user ID to mention when the cluster is Running or failed */
-  requester: string;
-  /** ts of the message in `channel` that becomes the cluster's card; absent = post a new card */
-  ts?: string;
-}
-
 export interface Subscription {
   id: number;
   channel: string;
@@ -73,8 +64,6 @@ export interface CardPayload {
   lines: string[];
   worse: boolean;
   alerts: AlertEvent[];
-  /** Slack user to mention (launch follow-up) */
-  mention?: string;
   at: string;
 }
 
@@ -122,9 +111,4 @@ export function isHealthUnknown(health: string): boolean {
 /** A health that is known and is not Healthy: what raises ClusterHealth. */
 export function isKnownUnhealthy(health: string): boolean {
   return !isHealthUnknown(health) && !isHealthy(health);
-}
-
-/** States after which a launch is over; the requester hears about them. */
-export function isFailedState(state: string): boolean {
-  return /fail|error/i.test(state);
 }

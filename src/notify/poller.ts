@@ -20,12 +20,10 @@ import {
 import { diffClusters, snapOf } from "./diff.ts";
 import { foldChannel } from "./digest.ts";
 import { applyFlapping } from "./flapping.ts";
-import { watchLaunch } from "./launch-watch.ts";
 import {
   type ClusterChange,
   type ClusterSnap,
   isKnownUnhealthy,
-  type LaunchWatch,
   type OutboxDraft,
   type Subscription,
   type SummaryPayload,
@@ -87,12 +85,6 @@ export interface Poller {
   /** the clusters as of the last committed cycle (for the App Home) */
   lastSnapshot(): { clusters: ClusterSnap[]; at?: string };
   metrics(): PollerMetrics;
-  /**
-   * Follow a launch: its card lives in `channel` (the message `ts`, when given, becomes the
-   * card and is edited through Pending → Provisioning → Running) and `requester` is mentioned in
-   * its thread when the cluster is Running or failed.
-   */
-  watchLaunch(watch: LaunchWatch): void;
 }
 
 interface ProjectRead {
@@ -226,7 +218,6 @@ export function createPoller(options: PollerOptions): Poller {
     const at = iso(started);
     const subs = subscriptions.all();
     const raised = snapshots.raisedAlerts();
-    const launches = snapshots.activeLaunches();
 
     const baselines: ProjectRead[] = [];
     const rawChanges: ClusterChange[] = [];
@@ -268,7 +259,7 @@ export function createPoller(options: PollerOptions): Poller {
     }
     const alertEvents = alertResults.flatMap((r) => r.events);
 
-    const route = routeNews({ subscriptions: subs, changes, alerts: alertEvents, launches });
+    const route = routeNews({ subscriptions: subs, changes, alerts: alertEvents });
     const drafts: OutboxDraft[] = [];
     drafts.push(...summaries(baselines, subs, at));
     for (const [channel, news] of route.byChannel) {
@@ -304,7 +295,6 @@ export function createPoller(options: PollerOptions): Poller {
       }
       for (const alert of baselineRaised) snapshots.raiseAlert(alert);
       snapshots.saveFlapHistories(flaps.histories);
-      for (const uid of route.finishedLaunches) snapshots.finishLaunch(uid);
       for (const draft of drafts) outbox.add(draft, at);
       outbox.prune(iso(started - SENT_RETENTION_MS));
     })();
@@ -404,9 +394,6 @@ export function createPoller(options: PollerOptions): Poller {
     },
     lastSnapshot: () => snapshotCache,
     metrics: () => ({ ...metrics }),
-    watchLaunch(watch) {
-      watchLaunch(db, watch, clock);
-    },
   };
 }
 

@@ -1,13 +1,5 @@
 import { describeChange } from "./diff.ts";
-import {
-  type AlertEvent,
-  type CardPayload,
-  type ClusterChange,
-  type ClusterSnap,
-  isFailedState,
-  type LaunchWatch,
-  type Subscription,
-} from "./model.ts";
+import type { AlertEvent, CardPayload, ClusterChange, ClusterSnap, Subscription } from "./model.ts";
 
 /** Does a subscription's project/tag filter let this cluster through? */
 export function matchesFilter(subscription: Subscription, cluster: ClusterSnap): boolean {
@@ -28,27 +20,22 @@ export interface ChannelNews {
   cluster: ClusterSnap;
   change?: ClusterChange;
   alerts: AlertEvent[];
-  mention?: string;
 }
 
 export interface RouteResult {
   /** per channel, in the order the news was produced; one entry per (channel, cluster) */
   byChannel: Map<string, ChannelNews[]>;
-  /** launch watches that reached Running or failed and are now over */
-  finishedLaunches: string[];
 }
 
 /**
  * Pure: which channel hears about which change. A channel whose several subscriptions match
  * the same cluster hears once; cluster changes and alerts of one cluster share one entry (one
- * card per channel and cluster). Paused subscriptions hear nothing. A watched launch reaches
- * its channel whatever that channel subscribed to.
+ * card per channel and cluster). Paused subscriptions hear nothing.
  */
 export function routeNews(input: {
   subscriptions: readonly Subscription[];
   changes: readonly ClusterChange[];
   alerts: readonly AlertEvent[];
-  launches?: readonly LaunchWatch[];
 }): RouteResult {
   const byChannel = new Map<string, ChannelNews[]>();
   const index = new Map<string, ChannelNews>();
@@ -82,22 +69,7 @@ export function routeNews(input: {
       if (!news.alerts.includes(alert)) news.alerts.push(alert);
     }
   }
-
-  const finishedLaunches: string[] = [];
-  const changeOf = new Map(input.changes.map((change) => [change.cluster.uid, change]));
-  for (const watch of input.launches ?? []) {
-    const change = changeOf.get(watch.clusterUid);
-    if (!change) continue;
-    const news = entry(watch.channel, change.cluster);
-    news.change = change;
-    news.cluster = change.cluster;
-    const state = change.cluster.state;
-    if (state === "Running" || isFailedState(state) || state === "Deleted") {
-      news.mention = watch.requester;
-      finishedLaunches.push(watch.clusterUid);
-    }
-  }
-  return { byChannel, finishedLaunches };
+  return { byChannel };
 }
 
 function alertLine(alert: AlertEvent): string {
@@ -119,7 +91,6 @@ export function cardPayload(news: ChannelNews, at: string): CardPayload {
     lines,
     worse: (news.change?.worse ?? false) || news.alerts.some((a) => a.status === "raised"),
     alerts: news.alerts,
-    mention: news.mention,
     at,
   };
 }

@@ -41,15 +41,6 @@ export class CardStore {
       .run(card.channel, card.clusterUid, card.ts, card.threadTs ?? null, at, card.owner ?? null);
   }
 
-  /** Only if absent: a launch's own message becomes the card unless one exists already. */
-  putIfAbsent(card: Card, at: string): void {
-    this.db
-      .prepare(
-        "INSERT OR IGNORE INTO notify_cards (channel, cluster_uid, ts, thread_ts, updated_at, owner) VALUES (?, ?, ?, ?, ?, ?)",
-      )
-      .run(card.channel, card.clusterUid, card.ts, card.threadTs ?? null, at, card.owner ?? null);
-  }
-
   remove(channel: string, clusterUid: string): void {
     this.db
       .prepare("DELETE FROM notify_cards WHERE channel = ? AND cluster_uid = ?")

@@ -1,6 +1,6 @@
 import { alertKey, type RaisedAlert } from "../notify/alerts.ts";
 import type { FlapHistory } from "../notify/flapping.ts";
-import type { ClusterSnap, LaunchWatch } from "../notify/model.ts";
+import type { ClusterSnap } from "../notify/model.ts";
 import type { Db } from "./db.ts";
 
 interface SnapRow {
@@ -32,8 +32,8 @@ function parseTransitions(raw: string): number[] {
 
 /**
  * What the poller remembers between polls: last seen clusters per project, whether a project has
- * its baseline, raised alerts, flap histories and watched launches. Writes are meant to run
- * inside the poller's one transaction per cycle.
+ * its baseline, raised alerts and flap histories. Writes are meant to run inside the poller's one
+ * transaction per cycle.
  */
 export class SnapshotStore {
   constructor(private readonly db: Db) {}
@@ -145,41 +145,5 @@ export class SnapshotStore {
     for (const [uid, history] of histories) {
       insert.run(uid, JSON.stringify(history.transitions), history.reported ? 1 : 0);
     }
-  }
-
-  watchLaunch(watch: LaunchWatch, at: string): void {
-    this.db
-      .prepare(
-        `INSERT INTO notify_launch_watches (cluster_uid, channel, requester, ts, created_at, done)
-         VALUES (?, ?, ?, ?, ?, 0)
-         ON CONFLICT (cluster_uid) DO UPDATE SET channel = excluded.channel,
-           requester = excluded.requester, ts = excluded.ts, done = 0`,
-      )
-      .run(watch.clusterUid, watch.channel, watch.requester, watch.ts ?? null, at);
-  }
-
-  activeLaunches(): LaunchWatch[] {
-    const rows = this.db
-      .prepare(
-        "SELECT cluster_uid, channel, requester, ts FROM notify_launch_watches WHERE done = 0 ORDER BY rowid",
-      )
-      .all() as Array<{
-      cluster_uid: string;
-      channel: string;
-      requester: string;
-      ts: string | null;
-    }>;
-    return rows.map((row) => ({
-      clusterUid: row.cluster_uid,
-      channel: row.channel,
-      requester: row.requester,
-      ts: row.ts ?? undefined,
-    }));
-  }
-
-  finishLaunch(clusterUid: string): void {
-    this.db
-      .prepare("UPDATE notify_launch_watches SET done = 1 WHERE cluster_uid = ?")
-      .run(clusterUid);
   }
 }

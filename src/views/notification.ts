@@ -18,8 +18,6 @@ export interface RenderedMessage {
   blocks: KnownBlock[];
 }
 
-const SLACK_USER = /^[UW][A-Z0-9]{2,}$/;
-
 const fallback = (text: string) => clampText(text, LIMITS.fallbackText);
 
 function statusLine(state: string, health: string): string {
@@ -77,15 +75,13 @@ export function notificationCard(payload: CardPayload, links: CardLinks = {}): R
   };
 }
 
-/** One line in the card's thread; a mention for the person who launched the cluster. */
+/** One line in the card's thread. */
 export function notificationThreadLine(payload: CardPayload): RenderedMessage {
   const c = payload.cluster;
   const lines = payload.lines.length > 0 ? payload.lines : ["changed"];
-  const mention =
-    payload.mention && SLACK_USER.test(payload.mention) ? `<@${payload.mention}> ` : "";
   const icon = payload.worse ? ":warning: " : "";
   const body = lines.map((line) => escapeMrkdwn(line)).join("\n");
-  const text = clampText(`${mention}${icon}${bold(c.name)}: ${body}`, LIMITS.sectionText);
+  const text = clampText(`${icon}${bold(c.name)}: ${body}`, LIMITS.sectionText);
   return { text: fallback(text), blocks: [section(text)] };
 }
 

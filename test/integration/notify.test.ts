@@ -168,38 +168,6 @@ describe("notifications against the simulator", () => {
     db2.close();
   });
 
-  it("follows a launch: edits the launch message and mentions the requester when Running", async () => {
-    h = await startNotifyHarness();
-    await h.cycle();
-    const [p1] = h.sim.control.projects();
-    const launched = h.sim.control.addCluster({
-      name: "new-one",
-      projectUid: p1!,
-      provider: "aws",
-    });
-    h.sim.control.setState(launched.uid, "Pending");
-    // the DB-level export: H6 needs only the Db, not the poller instance
-    const { watchLaunch } = await import("../../src/notify/launch-watch.ts");
-    watchLaunch(h.db, {
-      clusterUid: launched.uid,
-      channel: "CL",
-      requester: "U42",
-      ts: "1700000000.000001",
-    });
-    await h.cycle();
-    expect(h.updates("CL")).toHaveLength(1);
-    expect(h.updates("CL")[0]!.ts).toBe("1700000000.000001");
-    h.sim.control.setState(launched.uid, "Provisioning");
-    await h.cycle();
-    h.sim.control.setState(launched.uid, "Running");
-    await h.cycle();
-    expect(h.updates("CL")).toHaveLength(3);
-    const lines = h.posts("CL");
-    expect(lines.every((l) => l.thread_ts === "1700000000.000001")).toBe(true);
-    expect(textOf(lines.at(-1)!)).toContain("<@U42>");
-    expect(lines.filter((l) => textOf(l).includes("<@U42>"))).toHaveLength(1);
-  });
-
   it("pauses a channel's subscriptions when Slack says channel_not_found", async () => {
     h = await startNotifyHarness();
     h.subs.add({ channel: "CGONE", kind: "all", createdBy: "U1" });

@@ -101,6 +101,9 @@ export const notify: Migration[] = [
       );
     `,
   },
+  // No code reads or writes notify_launch_watches any more (the launch flow follows its own
+  // clusters, src/launch/watch.ts). The table stays: it was only ever empty, and dropping it
+  // would make an older build, rolled back onto the same database, fail every poll cycle.
   {
     id: 16,
     name: "notify_launch_watches",

@@ -115,25 +115,9 @@ describe("sender", () => {
     expect(at).toEqual({ C1: [0, 1000, 2000, 3000], C2: [0, 1000, 2000, 3000] });
   });
 
-  it("for a launch without a message of its own: posts the card, then the mention in its thread", async () => {
-    const s = setup(() => undefined);
-    const t0 = s.clock.now();
-    s.outbox.add(
-      { channel: "CL", kind: "card", clusterUid: "n", payload: { ...card("n"), mention: "U42" } },
-      "t",
-    );
-    await s.sender.drainAll();
-    expect(s.log).toHaveLength(2);
-    expect(s.log[0]).toMatch(/^post CL - /);
-    expect(s.log[1]).toMatch(/^post CL ts1 <@U42>/);
-    expect(s.clock.now() - t0).toBeGreaterThanOrEqual(1000);
-    expect(s.outbox.pendingCount()).toBe(0);
-    expect(s.sender.outboxStats()).toEqual({ depth: 0, oldestAgeSeconds: 0 });
-  });
-
   it("never edits a card another part of the bot owns; adds only thread lines to it", async () => {
     const s = setup(() => undefined);
-    const { adoptCard } = await import("../../../src/notify/launch-watch.ts");
+    const { adoptCard } = await import("../../../src/notify/adopt-card.ts");
     adoptCard(s.db, { channel: "CL", clusterUid: "n", ts: "launch-ts" }, s.clock);
     s.outbox.add({ channel: "CL", kind: "card", clusterUid: "n", payload: card("n") }, "t");
     await s.sender.drainAll();

@@ -300,27 +300,10 @@ describe("routeNews", () => {
     expect(matchesFilter(sub(1, "C", { tag: "team:edge" }), c)).toBe(false);
     expect(matchesFilter(sub(1, "C", { project: "p9" }), c)).toBe(false);
   });
-
-  it("follows a watched launch and mentions the requester on Running", () => {
-    const change = {
-      cluster: snap("n", { state: "Running" }),
-      previous: { state: "Provisioning", health: "" },
-      kinds: ["state" as const],
-      worse: false,
-    };
-    const r = routeNews({
-      subscriptions: [],
-      changes: [change],
-      alerts: [],
-      launches: [{ clusterUid: "n", channel: "CL", requester: "U42" }],
-    });
-    expect(r.byChannel.get("CL")?.[0]?.mention).toBe("U42");
-    expect(r.finishedLaunches).toEqual(["n"]);
-  });
 });
 
 describe("foldChannel", () => {
-  it("folds more than the threshold into one digest, keeps mentions apart", () => {
+  it("folds more than the threshold into one digest", () => {
     const cards = Array.from({ length: DIGEST_THRESHOLD + 1 }, (_, i) =>
       cardPayload(
         {
@@ -332,9 +315,8 @@ describe("foldChannel", () => {
         "t",
       ),
     );
-    const mention = { ...cards[0]!, mention: "U1" };
-    const rows = foldChannel("C", [...cards, mention], "t");
-    expect(rows.map((r) => r.kind)).toEqual(["digest", "card"]);
+    const rows = foldChannel("C", cards, "t");
+    expect(rows.map((r) => r.kind)).toEqual(["digest"]);
     expect(
       foldChannel("C", cards.slice(0, DIGEST_THRESHOLD), "t").every((r) => r.kind === "card"),
     ).toBe(true);
@@ -350,22 +332,5 @@ describe("reasonFrom", () => {
         [{ reason: "ClusterUnhealthy", message: "node-2 NotReady", severity: "Warning" }],
       ),
     ).toBe("HealthCheck: node-2 NotReady");
-  });
-});
-
-describe("launch follow-up", () => {
-  it("mentions the requester when the launch fails, and not on intermediate states", () => {
-    const launches = [{ clusterUid: "n", channel: "CL", requester: "U42" }];
-    const step = (state: string) =>
-      routeNews({
-        subscriptions: [],
-        changes: [{ cluster: snap("n", { state }), kinds: ["state"], worse: false }],
-        alerts: [],
-        launches,
-      });
-    expect(step("Provisioning").byChannel.get("CL")?.[0]?.mention).toBeUndefined();
-    expect(step("Provisioning").finishedLaunches).toEqual([]);
-    expect(step("Failed").byChannel.get("CL")?.[0]?.mention).toBe("U42");
-    expect(step("Failed").finishedLaunches).toEqual(["n"]);
   });
 });

@@ -37,7 +37,6 @@ const card: CardPayload = {
       reason: evil.repeat(400),
     },
   ],
-  mention: "U42",
   at: "2026-01-01T00:00:00.000Z",
 };
 
@@ -47,7 +46,7 @@ describe("notification views", () => {
   it("escape API text and stay within Slack limits", () => {
     for (const view of [
       notificationCard(card),
-      notificationThreadLine({ ...card, mention: undefined }),
+      notificationThreadLine(card),
       notificationDigest({
         project: "p",
         total: 500,
@@ -70,11 +69,6 @@ describe("notification views", () => {
       expect(json(mrkdwn)).not.toContain("<@U123>");
       expect(view.text.length).toBeLessThanOrEqual(3000);
     }
-  });
-
-  it("mentions the launch requester in the thread line only with a real user id", () => {
-    expect(notificationThreadLine(card).text).toContain("<@U42>");
-    expect(notificationThreadLine({ ...card, mention: "<!here>" }).text).not.toContain("<!here>");
   });
 
   it("links a card to its cluster in the Palette console when the console URL is known", () => {
