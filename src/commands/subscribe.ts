@@ -1,4 +1,6 @@
-import type { SubscriptionKind } from "../notify/model.ts";
+import { isKnownUnhealthy, type Subscription, type SubscriptionKind } from "../notify/model.ts";
+import { matchesFilter } from "../notify/route.ts";
+import { SnapshotStore } from "../store/snapshots.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import { noticeBlocks } from "../views/message.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
@@ -29,6 +31,27 @@ function describe(kind: SubscriptionKind, project?: string, tag?: string): strin
     .filter(Boolean)
     .join(", ");
   return `${KIND_TEXT[kind]} ${scope}`;
+}
+
+/**
+ * What the new subscription covers as of the poller's last look, so a channel that subscribes
+ * after the first poll (which announced the fleet to the channels subscribed then) is not left
+ * guessing. Nothing when the poller has not looked yet: its first poll posts the summary.
+ */
+function watchedNow(ctx: CommandContext, subscription: Subscription): string {
+  const clusters = new SnapshotStore(ctx.db)
+    .all()
+    .filter((cluster) => matchesFilter(subscription, cluster));
+  if (clusters.length === 0) return "";
+  const unhealthy = clusters.filter((cluster) => isKnownUnhealthy(cluster.health));
+  const names = unhealthy
+    .slice(0, 5)
+    .map((cluster) => `*${escapeMrkdwn(cluster.name)}*`)
+    .join(", ");
+  const more = unhealthy.length > 5 ? ` and ${unhealthy.length - 5} more` : "";
+  return unhealthy.length === 0
+    ? `\nIt covers ${clusters.length} clusters right now, all healthy.`
+    : `\nIt covers ${clusters.length} clusters right now; not healthy: ${names}${more}.`;
 }
 
 async function notMember(ctx: CommandContext): Promise<MessageReply | undefined> {
@@ -114,7 +137,7 @@ export const subscribeVerb: VerbSpec = {
     ctx.logger.info({ channel, subscription: sub.id, kind }, "subscription added");
     return messageReply(
       noticeBlocks(
-        `:bell: Subscribed (#${sub.id}): this channel gets ${describe(kind, project, tag)}.`,
+        `:bell: Subscribed (#${sub.id}): this channel gets ${describe(kind, project, tag)}.${watchedNow(ctx, sub)}`,
         "Each change is posted once; a cluster's later changes edit its card and add a line to its thread. `/palette unsubscribe` stops them.",
       ),
       `Subscribed (#${sub.id}).`,

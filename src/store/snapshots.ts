@@ -12,6 +12,17 @@ interface SnapRow {
   tags: string;
 }
 
+function toSnap(row: SnapRow): ClusterSnap {
+  return {
+    uid: row.cluster_uid,
+    name: row.name,
+    project: row.project,
+    state: row.state,
+    health: row.health,
+    tags: parseTags(row.tags),
+  };
+}
+
 function parseTags(raw: string): string[] {
   try {
     const value: unknown = JSON.parse(raw);
@@ -38,23 +49,19 @@ function parseTransitions(raw: string): number[] {
 export class SnapshotStore {
   constructor(private readonly db: Db) {}
 
+  /** Every cluster the poller last saw, in every scope (for the subscribe answer). */
+  all(): ClusterSnap[] {
+    const rows = this.db
+      .prepare("SELECT * FROM notify_snapshots ORDER BY rowid")
+      .all() as SnapRow[];
+    return rows.map(toSnap);
+  }
+
   load(project: string): Map<string, ClusterSnap> {
     const rows = this.db
       .prepare("SELECT * FROM notify_snapshots WHERE project = ? ORDER BY rowid")
       .all(project) as SnapRow[];
-    return new Map(
-      rows.map((row) => [
-        row.cluster_uid,
-        {
-          uid: row.cluster_uid,
-          name: row.name,
-          project: row.project,
-          state: row.state,
-          health: row.health,
-          tags: parseTags(row.tags),
-        },
-      ]),
-    );
+    return new Map(rows.map((row) => [row.cluster_uid, toSnap(row)]));
   }
 
   /** Replace a project's snapshot with `clusters`, touching only rows that changed. */

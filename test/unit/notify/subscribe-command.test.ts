@@ -9,6 +9,7 @@ import { silentLogger } from "../../../src/log.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
 import { openDb } from "../../../src/store/db.ts";
+import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 
 function context(member?: boolean, channelId = "C1", projects: string[] = []) {
@@ -51,6 +52,33 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
     await run("subscribe", ctx);
     expect(store.forChannel("C1").map((s) => s.kind)).toEqual(["alerts", "all"]);
     expect(all(await run("subscriptions", ctx))).toContain("#2");
+  });
+
+  it("says what the subscription covers as of the last poll, escaped", async () => {
+    const { ctx } = context(true);
+    expect(all(await run("subscribe clusters tag:prod", ctx))).not.toContain("covers");
+    const snap = (uid: string, name: string, health: string, tags: string[]) => ({
+      uid,
+      name,
+      project: "p1",
+      state: "Running",
+      health,
+      tags,
+    });
+    new SnapshotStore(ctx.db).replace(
+      "p1",
+      new Map(),
+      [
+        snap("a", "web-prod", "Healthy", ["prod"]),
+        snap("b", "<!channel>", "UnHealthy", ["prod"]),
+        snap("c", "lab", "UnHealthy", ["dev"]),
+        snap("d", "new-prod", "Unknown", ["prod"]),
+      ],
+      "2026-01-01T00:00:00.000Z",
+    );
+    const reply = all(await run("subscribe alerts tag:prod", ctx));
+    expect(reply).toContain("It covers 3 clusters right now; not healthy: *&lt;!channel&gt;*.");
+    expect(reply).not.toContain("lab");
   });
 
   it("says so when the bot is not in the channel, and stores nothing", async () => {
