@@ -40,6 +40,13 @@ export async function runDemo(argv: string[]): Promise<number> {
     ].join("\n"),
   );
 
+  const sender = createSender({
+    db: session.db,
+    slack: createConsolePoster(out),
+    clock,
+    logger,
+    minGapMs: 0,
+  });
   const poller = createPoller({
     palette: session.palette,
     db: session.db,
@@ -47,13 +54,7 @@ export async function runDemo(argv: string[]): Promise<number> {
     logger,
     projects: sim.control.projects(),
     schedule: DEMO_POLL_SCHEDULE,
-  });
-  const sender = createSender({
-    db: session.db,
-    slack: createConsolePoster(out),
-    clock,
-    logger,
-    minGapMs: 0,
+    onCommitted: () => sender.wake(),
   });
   if (!quiet) {
     new SubscriptionStore(session.db, clock).add({

@@ -112,16 +112,9 @@ function conditionsByCluster(reads: ReadonlyMap<string, ProjectRead>): Map<strin
   return all;
 }
 
-export function createPoller(options: PollerOptions): Poller {
-  const { palette, db, clock, logger } = options;
-  const scopes = options.projects.length > 0 ? options.projects : [""];
-  const snapshots = new SnapshotStore(db);
-  const subscriptions = new SubscriptionStore(db, clock);
-  const outbox = new OutboxStore(db);
-  const eventsLimit = options.eventsLimit ?? 10;
-  const maxEventCalls = options.maxEventCalls ?? 20;
-
-  const metrics: PollerMetrics = {
+/** The counters of a poller that has not run a cycle yet. */
+export function emptyPollerMetrics(): PollerMetrics {
+  return {
     cycles: 0,
     failedCycles: 0,
     skippedCycles: 0,
@@ -132,6 +125,18 @@ export function createPoller(options: PollerOptions): Poller {
     outboxRows: 0,
     lastCycleOk: false,
   };
+}
+
+export function createPoller(options: PollerOptions): Poller {
+  const { palette, db, clock, logger } = options;
+  const scopes = options.projects.length > 0 ? options.projects : [""];
+  const snapshots = new SnapshotStore(db);
+  const subscriptions = new SubscriptionStore(db, clock);
+  const outbox = new OutboxStore(db);
+  const eventsLimit = options.eventsLimit ?? 10;
+  const maxEventCalls = options.maxEventCalls ?? 20;
+
+  const metrics = emptyPollerMetrics();
   let running: Promise<CycleResult> | undefined;
   let task: ScheduledTask | undefined;
   let snapshotCache: { clusters: ClusterSnap[]; at?: string } = {

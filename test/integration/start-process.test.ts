@@ -35,6 +35,22 @@ const EVERY_SECOND = "* * * * * *";
 // Simulator tokens are JWT-shaped: any of them in a log line is a leak.
 const JWT = /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/;
 
+/** Polls `/readyz` until an answer is accepted, and returns that answer. */
+function readyzWhen(
+  port: number,
+  label: string,
+  accept: (answer: Awaited<ReturnType<typeof get>>) => boolean,
+) {
+  return until(
+    label,
+    async () => {
+      const answer = await get(port, "/readyz");
+      return accept(answer) ? answer : undefined;
+    },
+    15_000,
+  );
+}
+
 const random = (prefix: string) => `${prefix}${randomBytes(12).toString("hex")}`;
 const dir = mkdtempSync(join(tmpdir(), "start-process-"));
 
@@ -168,18 +184,14 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
     expect(started).toMatchObject({ port, mode: "http" });
     await fake.waitFor("auth.test", 1);
 
-    const down = await until(
+    const down = await readyzWhen(
+      port,
       "/readyz to report the failed poll",
-      async () => {
-        const answer = await get(port, "/readyz");
-        return answer.status === 503 &&
-          /waiting for the first successful poll of Palette \(last attempt: /.test(
-            String(answer.json?.reason),
-          )
-          ? answer
-          : undefined;
-      },
-      15_000,
+      (answer) =>
+        answer.status === 503 &&
+        /waiting for the first successful poll of Palette \(last attempt: /.test(
+          String(answer.json?.reason),
+        ),
     );
     expect(down.json).toMatchObject({ status: "not ready", checks: { store: "ok", slack: "ok" } });
     expect(down.json?.failing).toMatchObject({ palette: expect.stringMatching(/last attempt/) });
@@ -191,14 +203,7 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
     expect(JSON.stringify(responsesTo(fake, "sub")[0]!.body)).toContain("Subscribed");
 
     sim.control.clearFaults();
-    const ready = await until(
-      "/readyz 200",
-      async () => {
-        const answer = await get(port, "/readyz");
-        return answer.status === 200 ? answer : undefined;
-      },
-      15_000,
-    );
+    const ready = await readyzWhen(port, "/readyz 200", (answer) => answer.status === 200);
     expect(ready.json).toMatchObject({
       status: "ready",
       checks: { store: "ok", palette: "ok", slack: "ok" },
@@ -270,13 +275,10 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
 
     // A Palette blip after that: degraded but still in service, so Slack still reaches the bot
     sim.control.addFault({ pathPrefix: "/v1/dashboard", kind: "status", status: 503 });
-    const degraded = await until(
+    const degraded = await readyzWhen(
+      port,
       "/readyz degraded after a failed poll",
-      async () => {
-        const r = await get(port, "/readyz");
-        return r.status === 200 && r.json?.status === "degraded" ? r : undefined;
-      },
-      15_000,
+      (answer) => answer.status === 200 && answer.json?.status === "degraded",
     );
     expect(degraded.json?.checks).toMatchObject({
       palette: "ok",
@@ -285,23 +287,17 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
     // Palette rejecting the credential: out of service, with a reason that says what to check
     sim.control.clearFaults();
     sim.control.addFault({ pathPrefix: "/v1/dashboard", kind: "status", status: 401 });
-    const rejected = await until(
+    const rejected = await readyzWhen(
+      port,
       "/readyz 503 after Palette rejected the credential",
-      async () => {
-        const r = await get(port, "/readyz");
-        return r.status === 503 ? r : undefined;
-      },
-      15_000,
+      (answer) => answer.status === 503,
     );
     expect(rejected.json?.reason).toMatch(/^palette: Palette answered 401 .*check PALETTE_API_KEY/);
     sim.control.clearFaults();
-    await until(
+    await readyzWhen(
+      port,
       "/readyz 200 again",
-      async () => {
-        const r = await get(port, "/readyz");
-        return r.status === 200 && r.json?.status === "ready";
-      },
-      15_000,
+      (answer) => answer.status === 200 && answer.json?.status === "ready",
     );
 
     const metrics = await get(port, "/metrics");
@@ -363,11 +359,7 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
 
     const bot = spawnCli(["start"], env);
     runs.push(bot);
-    await until(
-      "/readyz 200 after the restart",
-      async () => (await get(port, "/readyz")).status === 200,
-      15_000,
-    );
+    await readyzWhen(port, "/readyz 200 after the restart", (answer) => answer.status === 200);
     const posts = () => fake.callsTo("chat.postMessage").slice(before);
     await until("the card for the change", () => posts().length >= 1, 10_000);
     // a few more polls (one a second): nothing else may arrive
@@ -463,14 +455,7 @@ describe("palette-chatops start, Socket Mode with a service account", () => {
       () => logged(bot, "palette-chatops started")[0],
     );
     expect(started).toMatchObject({ port, mode: "socket" });
-    const ready = await until(
-      "/readyz 200",
-      async () => {
-        const answer = await get(port, "/readyz");
-        return answer.status === 200 ? answer : undefined;
-      },
-      15_000,
-    );
+    const ready = await readyzWhen(port, "/readyz 200", (answer) => answer.status === 200);
     expect(ready.json).toMatchObject({ checks: { store: "ok", palette: "ok", slack: "ok" } });
 
     const { parsed } = loadPayload<{ parsed: Record<string, string> }>("slash_command.json");

@@ -1,20 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { paletteReadiness } from "../../../src/app/palette-readiness.ts";
-import type { PollerMetrics } from "../../../src/notify/poller.ts";
+import { emptyPollerMetrics, type PollerMetrics } from "../../../src/notify/poller.ts";
 
 function poller(state: Partial<PollerMetrics>) {
-  const metrics = {
-    cycles: 0,
-    failedCycles: 0,
-    skippedCycles: 0,
-    lastCycleMs: 0,
-    totalCycleMs: 0,
-    clustersSeen: 0,
-    changesReported: 0,
-    outboxRows: 0,
-    lastCycleOk: false,
-    ...state,
-  } as PollerMetrics;
+  const metrics: PollerMetrics = { ...emptyPollerMetrics(), ...state };
   return {
     metrics: () => metrics,
     set: (next: Partial<PollerMetrics>) => Object.assign(metrics, next),
