@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * zod schemas for every Palette response the bot reads, built from the real definitions in
- * `shared/palette-api/openapi-subset.json` (definition names in the comments). They keep only
+ * `test/fixtures/palette-api/openapi-subset.json` (definition names in the comments). They keep only
  * the fields the bot uses: unknown fields are dropped, never rejected, and every field is
  * optional and nullable because the Go API omits empty values and sometimes sends null.
  */

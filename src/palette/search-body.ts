@@ -1,6 +1,6 @@
 /**
  * Bodies of Palette's filter-summary searches (v1SearchFilterSummarySpec), in the shape of
- * shared/palette-api/examples/dashboard-spectroclusters-search.request.json. Pure.
+ * the documented search example (test/fixtures/palette-api/examples/dashboard-spectroclusters-search.request.json). Pure.
  */
 
 export interface SearchFilterBody {

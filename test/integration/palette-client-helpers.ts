@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Writable } from "node:stream";
 import { createLogger, type Logger, silentLogger } from "../../src/log.ts";
 import {
@@ -10,6 +8,7 @@ import {
 import { createUndiciTransport, type Transport } from "../../src/palette/http.ts";
 import { Secret } from "../../src/secret.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { readFixtureJson } from "../support/fixtures.ts";
 
 /** A pino logger whose lines land in an array, so tests can read what was logged. */
 export function collectingLogger(level = "debug"): { logger: Logger; lines: string[] } {
@@ -80,15 +79,12 @@ export function countRequests(sim: RunningSimulator, method: string, path: strin
   return sim.control.requests().filter((r) => r.method === method && r.path === path).length;
 }
 
-const SHARED_DIR = process.env.SHARED_DIR ?? join(process.cwd(), "..", "shared");
-
-/** The documented aws create body (shared/palette-api/examples), renamed. */
+/** The documented aws create body (test/fixtures/palette-api/examples), renamed. */
 export function awsCreateBody(name: string): Record<string, unknown> {
-  const body = JSON.parse(
-    readFileSync(
-      join(SHARED_DIR, "palette-api", "examples", "spectroclusters-aws.create.request.json"),
-      "utf8",
-    ),
-  ) as { metadata: Record<string, unknown> } & Record<string, unknown>;
+  const body = readFixtureJson<{ metadata: Record<string, unknown> } & Record<string, unknown>>(
+    "palette-api",
+    "examples",
+    "spectroclusters-aws.create.request.json",
+  );
   return { ...body, metadata: { ...body.metadata, name } };
 }

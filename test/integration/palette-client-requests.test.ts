@@ -13,7 +13,7 @@ import { openapi, requestDefinition, schemaErrors } from "./simulator-openapi.ts
 /**
  * Every request body the real client sends, captured on the wire while it calls every method it
  * has (and creates a cluster on each of the 11 providers), validates against the request
- * definition of its operation in shared/palette-api/openapi-subset.json.
+ * definition of its operation in test/fixtures/palette-api/openapi-subset.json.
  */
 
 const sent: WireRequest[] = [];

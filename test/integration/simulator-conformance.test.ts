@@ -13,7 +13,7 @@ import {
 
 /**
  * Calls every endpoint the bot uses with plain fetch and checks each JSON body against the
- * real definition in shared/palette-api/openapi-subset.json.
+ * real definition in test/fixtures/palette-api/openapi-subset.json.
  */
 
 interface Answer {

@@ -1,10 +1,8 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import AjvModule, { type ValidateFunction } from "ajv-draft-04";
-import { SHARED_DIR } from "../support/slack-request.ts";
+import { readFixtureJson } from "../support/fixtures.ts";
 
 /**
- * Validates bodies against the real Palette definitions in shared/palette-api/openapi-subset.json
+ * Validates bodies against the real Palette definitions in test/fixtures/palette-api/openapi-subset.json
  * (Swagger 2.0 definitions are Draft-4 JSON Schema). The definitions are registered under one id
  * so `#/definitions/...` refs resolve. The one relaxation: `spec.cloudType` is listed as required
  * on several create entities but never defined (see the examples README), so it is dropped.
@@ -12,9 +10,10 @@ import { SHARED_DIR } from "../support/slack-request.ts";
 
 type Json = Record<string, unknown>;
 
-export const openapi = JSON.parse(
-  readFileSync(join(SHARED_DIR, "palette-api", "openapi-subset.json"), "utf8"),
-) as { paths: Record<string, Record<string, Json>>; definitions: Record<string, Json> };
+export const openapi = readFixtureJson<{
+  paths: Record<string, Record<string, Json>>;
+  definitions: Record<string, Json>;
+}>("palette-api", "openapi-subset.json");
 
 function relaxUndefinedRequired(node: unknown): void {
   if (Array.isArray(node)) {
@@ -96,5 +95,5 @@ export function requestDefinition(method: string, template: string): string {
 }
 
 export function loadExample(file: string): unknown {
-  return JSON.parse(readFileSync(join(SHARED_DIR, "palette-api", "examples", file), "utf8"));
+  return readFixtureJson("palette-api", "examples", file);
 }

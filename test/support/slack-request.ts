@@ -1,17 +1,14 @@
 import { createHmac } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFixtureJson } from "./fixtures.ts";
 
 /**
  * Builds Slack requests in the real wire format, signed the way Slack signs them
  * (v0 HMAC-SHA256 of `v0:<timestamp>:<raw body>`), from the captured payloads in
- * `shared/slack/payloads/` (path from SHARED_DIR, default ../shared).
+ * `test/fixtures/slack/payloads/`.
  */
 
-export const SHARED_DIR = process.env.SHARED_DIR ?? join(process.cwd(), "..", "shared");
-
 export function loadPayload<T = Record<string, unknown>>(file: string): T {
-  return JSON.parse(readFileSync(join(SHARED_DIR, "slack", "payloads", file), "utf8")) as T;
+  return readFixtureJson<T>("slack", "payloads", file);
 }
 
 export function sign(secret: string, timestamp: number, rawBody: string): string {

@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import AjvDraft04 from "ajv-draft-04";
 import { describe, expect, it } from "vitest";
 import {
@@ -9,8 +7,8 @@ import {
   redactBody,
 } from "../../src/palette/providers/index.ts";
 import { PROVIDERS, type Provider } from "../../src/palette/providers-list.ts";
+import { readFixtureJson } from "../support/fixtures.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
-import { SHARED_DIR } from "../support/slack-request.ts";
 
 interface OpenApi {
   paths: Record<
@@ -20,9 +18,7 @@ interface OpenApi {
   definitions: Record<string, { properties?: { spec?: { required?: string[] } } }>;
 }
 
-const doc = JSON.parse(
-  readFileSync(join(SHARED_DIR, "palette-api", "openapi-subset.json"), "utf8"),
-) as OpenApi;
+const doc = readFixtureJson<OpenApi>("palette-api", "openapi-subset.json");
 
 /** the create definition of a provider, found from its POST path as the API declares it */
 function createDefinition(provider: Provider): string {

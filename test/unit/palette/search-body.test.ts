@@ -1,22 +1,13 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { clampLimit, clusterSearchBody } from "../../../src/palette/search-body.ts";
-
-const SHARED_DIR = process.env.SHARED_DIR ?? join(process.cwd(), "..", "shared");
+import { readFixtureJson } from "../../support/fixtures.ts";
 
 describe("clusterSearchBody", () => {
   it("builds exactly the documented example for its tags", () => {
-    const example: unknown = JSON.parse(
-      readFileSync(
-        join(
-          SHARED_DIR,
-          "palette-api",
-          "examples",
-          "dashboard-spectroclusters-search.request.json",
-        ),
-        "utf8",
-      ),
+    const example = readFixtureJson(
+      "palette-api",
+      "examples",
+      "dashboard-spectroclusters-search.request.json",
     );
     expect(clusterSearchBody(["dev", "team:bravo-2"])).toEqual(example);
   });

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { SHARED_DIR } from "../../support/slack-request.ts";
+import { readFixtureJson } from "../../support/fixtures.ts";
 
-const schema = JSON.parse(readFileSync(join(SHARED_DIR, "slack", "manifest.schema.json"), "utf8"));
+const schema = readFixtureJson<object>("slack", "manifest.schema.json");
 // The upstream schema carries non-standard keywords (regex, requires, _note): strict off.
 const validate = new Ajv({ strict: false, allErrors: true, validateFormats: false }).compile(
   schema,
