@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { type CliProcess, spawnCli } from "./start-process-harness.ts";
+import { type CliProcess, spawnCli } from "../support/start-process-harness.ts";
 
 /**
  * The command line as a user meets it: `echo "/palette clusters" | npm run demo`, the launch

@@ -7,7 +7,7 @@ import {
   type OpenView,
   startLaunchHarness,
   stateFor,
-} from "./launch-harness.ts";
+} from "../support/launch-harness.ts";
 
 /** A submit slower than Slack's window keeps running after the answer; shutdown waits for it. */
 describe("launch: slow submits and shutdown", () => {

@@ -6,7 +6,7 @@ import {
   type OpenView,
   startLaunchHarness,
   stateFor,
-} from "./launch-harness.ts";
+} from "../support/launch-harness.ts";
 
 const onlyW111: AccessPolicy = {
   allows: async (userId, permission) => permission === "launch" && userId === "W111",

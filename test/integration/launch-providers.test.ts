@@ -8,7 +8,7 @@ import {
   PROVISIONING_MS,
   startLaunchHarness,
   stateFor,
-} from "./launch-harness.ts";
+} from "../support/launch-harness.ts";
 
 /**
  * Every provider, end to end: `/palette launch` opens the modal, the provider change rebuilds

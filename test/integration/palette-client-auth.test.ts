@@ -9,7 +9,7 @@ import {
   countRequests,
   recordingTransport,
   serviceAccountClient,
-} from "./palette-client-helpers.ts";
+} from "../support/palette-client-helpers.ts";
 
 const AUTH = "/v1/auth/authenticate";
 const TTL = 60_000;

@@ -7,8 +7,8 @@ import { CLOUD_ACCOUNT_KINDS, PROVIDERS } from "../../src/palette/providers-list
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
-import { apiKeyClient, serviceAccountClient } from "./palette-client-helpers.ts";
-import { openapi, requestDefinition, schemaErrors } from "./simulator-openapi.ts";
+import { apiKeyClient, serviceAccountClient } from "../support/palette-client-helpers.ts";
+import { openapi, requestDefinition, schemaErrors } from "../support/simulator-openapi.ts";
 
 /**
  * Every request body the real client sends, captured on the wire while it calls every method it

@@ -3,7 +3,7 @@ import type { PaletteClient } from "../../src/palette/client.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { apiKeyClient, awsCreateBody, countRequests } from "./palette-client-helpers.ts";
+import { apiKeyClient, awsCreateBody, countRequests } from "../support/palette-client-helpers.ts";
 
 const SEARCH = "/v1/dashboard/spectroclusters/search";
 

@@ -9,7 +9,7 @@ import {
   requestDefinition,
   responseDefinition,
   schemaErrors,
-} from "./simulator-openapi.ts";
+} from "../support/simulator-openapi.ts";
 
 /**
  * Calls every endpoint the bot uses with plain fetch and checks each JSON body against the

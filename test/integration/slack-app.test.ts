@@ -3,7 +3,7 @@ import type { CommandContext, Reply } from "../../src/commands/types.ts";
 import { RUN_COMMAND_ACTION } from "../../src/commands/types.ts";
 import { notice } from "../../src/slack/deliver.ts";
 import type { ModalHandler } from "../../src/slack/types.ts";
-import { type BotHarness, startBot } from "./slack-harness.ts";
+import { type BotHarness, startBot } from "../support/slack-harness.ts";
 
 /**
  * The Slack edge's own mechanics (ack first, delivery, retries, errors), with a stand-in

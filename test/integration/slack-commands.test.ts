@@ -11,7 +11,7 @@ import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.t
 import { checkSlackLimits, LIMITS } from "../../src/views/limits.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { signedRequest } from "../support/slack-request.ts";
-import { type BotHarness, SIGNING_SECRET, startBot } from "./slack-harness.ts";
+import { type BotHarness, SIGNING_SECRET, startBot } from "../support/slack-harness.ts";
 
 /**
  * End to end through Slack's wire format: signed slash commands and button clicks reach the real

@@ -17,7 +17,7 @@ import {
   spawnCli,
   startSocketModeServer,
   until,
-} from "./start-process-harness.ts";
+} from "../support/start-process-harness.ts";
 
 /**
  * `palette-chatops start` as an operator runs it: a child process configured only through

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { launchCard, launchPhase } from "../../src/launch/card.ts";
-import { providerSpec } from "../../src/palette/providers/index.ts";
-import { PROVIDERS } from "../../src/palette/providers-list.ts";
+import { launchCard, launchPhase } from "../../../src/launch/card.ts";
+import { providerSpec } from "../../../src/palette/providers/index.ts";
+import { PROVIDERS } from "../../../src/palette/providers-list.ts";
 import {
   decodeLaunchMetadata,
   launchView,
   PROJECT_FIELD,
   PROVIDER_FIELD,
   readFormState,
-} from "../../src/views/launch-modal.ts";
+} from "../../../src/views/launch-modal.ts";
 
 const metadata = { channel: "C1", requester: "U1" };
 type AnyBlock = {

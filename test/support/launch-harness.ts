@@ -10,8 +10,8 @@ import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { type LaunchHandle, registerLaunch } from "../../src/slack/launch/index.ts";
-import type { RecordedCall } from "../support/fake-slack.ts";
-import { interactiveBody, loadPayload } from "../support/slack-request.ts";
+import type { RecordedCall } from "./fake-slack.ts";
+import { interactiveBody, loadPayload } from "./slack-request.ts";
 import { type BotHarness, startBot } from "./slack-harness.ts";
 
 /**

@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { CONFIG_VARIABLES, loadConfig } from "../../src/config.ts";
-import { createHealth } from "../../src/http/health.ts";
-import { Metrics } from "../../src/http/metrics.ts";
+import { CONFIG_VARIABLES, loadConfig } from "../../../src/config.ts";
+import { createHealth } from "../../../src/http/health.ts";
+import { Metrics } from "../../../src/http/metrics.ts";
 
 /** The manifests must agree with the code: config variables, health routes, ports, volume. */
 

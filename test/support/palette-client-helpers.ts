@@ -8,7 +8,7 @@ import {
 import { createUndiciTransport, type Transport } from "../../src/palette/http.ts";
 import { Secret } from "../../src/secret.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { readFixtureJson } from "../support/fixtures.ts";
+import { readFixtureJson } from "./fixtures.ts";
 
 /** A pino logger whose lines land in an array, so tests can read what was logged. */
 export function collectingLogger(level = "debug"): { logger: Logger; lines: string[] } {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { VERBS } from "../../src/commands/dispatch.ts";
-import { CONFIG_VARIABLES } from "../../src/config.ts";
+import { VERBS } from "../../../src/commands/dispatch.ts";
+import { CONFIG_VARIABLES } from "../../../src/config.ts";
 
 const readme = readFileSync("README.md", "utf8");
 

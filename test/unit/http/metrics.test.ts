@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Metrics, paletteEndpointPrefix } from "../../src/http/metrics.ts";
+import { Metrics, paletteEndpointPrefix } from "../../../src/http/metrics.ts";
 
 const lineValue = (text: string, series: string): number | undefined => {
   const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));

@@ -5,10 +5,10 @@ import {
   PROVIDER_SPECS,
   type RawValues,
   redactBody,
-} from "../../src/palette/providers/index.ts";
-import { PROVIDERS, type Provider } from "../../src/palette/providers-list.ts";
-import { readFixtureJson } from "../support/fixtures.ts";
-import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
+} from "../../../src/palette/providers/index.ts";
+import { PROVIDERS, type Provider } from "../../../src/palette/providers-list.ts";
+import { readFixtureJson } from "../../support/fixtures.ts";
+import { SAMPLE_ANSWERS } from "../../support/launch-answers.ts";
 
 interface OpenApi {
   paths: Record<

@@ -1,5 +1,5 @@
 import AjvModule, { type ValidateFunction } from "ajv-draft-04";
-import { readFixtureJson } from "../support/fixtures.ts";
+import { readFixtureJson } from "./fixtures.ts";
 
 /**
  * Validates bodies against the real Palette definitions in test/fixtures/palette-api/openapi-subset.json

@@ -7,8 +7,8 @@ import {
   type FleetCluster,
   HOME_BLOCK_LIMIT,
   HOME_MAX_UNHEALTHY,
-} from "../../src/views/app-home.ts";
-import { checkSlackLimits } from "../../src/views/limits.ts";
+} from "../../../src/views/app-home.ts";
+import { checkSlackLimits } from "../../../src/views/limits.ts";
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0);
 
