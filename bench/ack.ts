@@ -9,8 +9,8 @@ import { createPaletteClient } from "../src/palette/client.ts";
 import { Secret } from "../src/secret.ts";
 import { startSimulator } from "../src/simulator/server.ts";
 import { boltLogger } from "../src/slack/bolt-logger.ts";
-import { BOT_TOKEN, SIGNING_SECRET, startBot } from "../test/support/slack-harness.ts";
 import { type FakeSlack, startFakeSlack } from "../test/support/fake-slack.ts";
+import { BOT_TOKEN, SIGNING_SECRET, startBot } from "../test/support/slack-harness.ts";
 import { signedRequest, slashCommandBody } from "../test/support/slack-request.ts";
 
 /**

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SLOW_OPTION_TEXT, SLOW_OPTION_VALUE } from "../../src/slack/launch/options.ts";
-import { type LaunchHarness, type OpenView, startLaunchHarness } from "../support/launch-harness.ts";
+import {
+  type LaunchHarness,
+  type OpenView,
+  startLaunchHarness,
+} from "../support/launch-harness.ts";
 
 describe("launch look-ups against a slow Palette", () => {
   let h: LaunchHarness;

@@ -10,8 +10,8 @@ import { startSimulator } from "../../src/simulator/server.ts";
 import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
 import { checkSlackLimits, LIMITS } from "../../src/views/limits.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
-import { signedRequest } from "../support/slack-request.ts";
 import { type BotHarness, SIGNING_SECRET, startBot } from "../support/slack-harness.ts";
+import { signedRequest } from "../support/slack-request.ts";
 
 /**
  * End to end through Slack's wire format: signed slash commands and button clicks reach the real

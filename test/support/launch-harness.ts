@@ -11,8 +11,8 @@ import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { type LaunchHandle, registerLaunch } from "../../src/slack/launch/index.ts";
 import type { RecordedCall } from "./fake-slack.ts";
-import { interactiveBody, loadPayload } from "./slack-request.ts";
 import { type BotHarness, startBot } from "./slack-harness.ts";
+import { interactiveBody, loadPayload } from "./slack-request.ts";
 
 /**
  * The real bot (Slack edge + launch listeners) in front of the fake Slack, talking through the

@@ -9,12 +9,7 @@ import type { SlackAppDeps } from "../../src/slack/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
 import { type Db, openDb } from "../../src/store/db.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "./fake-slack.ts";
-import {
-  interactiveBody,
-  loadPayload,
-  signedRequest,
-  slashCommandBody,
-} from "./slack-request.ts";
+import { interactiveBody, loadPayload, signedRequest, slashCommandBody } from "./slack-request.ts";
 
 /**
  * The bot's Slack edge in HTTP mode on 127.0.0.1, in front of the fake Slack: tests and the ack
