@@ -1,4 +1,4 @@
-import { isKnownUnhealthy } from "../notify/model.ts";
+import { isKnownUnhealthy } from "../model/cluster.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
 import { type AlertsData, alertsBlocks, type RaisingCluster } from "../views/alerts.ts";
 import { messageReply, scopeOf, usageReply } from "./reply.ts";

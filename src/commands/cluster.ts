@@ -1,7 +1,8 @@
 import type { Cluster, ClusterOverview, ClusterSummary } from "../palette/schemas.ts";
+import { tagsOf } from "../palette/tags.ts";
 import { type ClusterCardData, clusterCardBlocks } from "../views/cluster-card.ts";
 import { errorSummary } from "./log-error.ts";
-import { messageReply, scopeOf, shareVisibility, tagsOf, usageReply } from "./reply.ts";
+import { messageReply, scopeOf, shareVisibility, usageReply } from "./reply.ts";
 import { type ResolvedCluster, replayWith, resolveCluster } from "./resolve.ts";
 import type { VerbSpec } from "./types.ts";
 

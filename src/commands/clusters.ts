@@ -1,6 +1,7 @@
+import { quoteArg } from "../model/command-text.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
 import { type ClusterListItem, clusterListBlocks } from "../views/cluster-list.ts";
-import { flagValue, quoteArg } from "./parse.ts";
+import { flagValue } from "./parse.ts";
 import { messageReply, scopeOf, shareVisibility, usageReply } from "./reply.ts";
 import type { VerbSpec } from "./types.ts";
 

@@ -146,14 +146,6 @@ export function flagValue(command: ParsedCommand, name: string): string | undefi
   return undefined;
 }
 
-/** The inverse of tokenize for one value: quotes it when it would not survive as one word. */
-export function quoteArg(value: string): string {
-  if (value !== "" && !/[\s"'“”‘’]/.test(value)) return value;
-  if (!value.includes('"')) return `"${value}"`;
-  if (!value.includes("'")) return `'${value}'`;
-  return `"${value.replace(/"/g, "")}"`;
-}
-
 /** Levenshtein distance, for "did you mean". */
 export function editDistance(a: string, b: string): number {
   const previous = Array.from({ length: b.length + 1 }, (_, index) => index);

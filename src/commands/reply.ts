@@ -38,13 +38,3 @@ export function usageReply(spec: Pick<VerbSpec, "usage">, problem: string): Mess
 export function shareVisibility(command: ParsedCommand): Visibility {
   return command.flags.has("share") ? "in_channel" : "ephemeral";
 }
-
-/** Palette marks plain tags (`dev`) with this label value; `key:value` tags carry their value. */
-export const PLAIN_TAG_VALUE = "spectro__tag";
-
-export function tagsOf(labels: Record<string, string | null> | null | undefined): string[] {
-  if (!labels) return [];
-  return Object.entries(labels).map(([key, value]) =>
-    value === null || value === "" || value === PLAIN_TAG_VALUE ? key : `${key}:${value}`,
-  );
-}

@@ -1,3 +1,4 @@
+import { quoteArg } from "../model/command-text.ts";
 import type { Scope } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { Cluster, ClusterSummary } from "../palette/schemas.ts";
@@ -6,7 +7,7 @@ import { healthEmoji, stateEmoji } from "../views/emoji.ts";
 import { packLines } from "../views/limits.ts";
 import { bold, code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { scopeArg, scopeText } from "../views/scope.ts";
-import { quoteArg, suggest } from "./parse.ts";
+import { suggest } from "./parse.ts";
 import { messageReply } from "./reply.ts";
 import type { CommandContext, MessageReply } from "./types.ts";
 

@@ -1,4 +1,5 @@
-import { isKnownUnhealthy, type Subscription, type SubscriptionKind } from "../notify/model.ts";
+import { isKnownUnhealthy } from "../model/cluster.ts";
+import type { Subscription, SubscriptionKind } from "../model/subscription.ts";
 import { matchesFilter } from "../notify/route.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";

@@ -71,9 +71,6 @@ export interface ModalReply {
 
 export type Reply = MessageReply | FileReply | ModalReply;
 
-/** Action IDs of buttons that run commands again; the button's `value` is the command text. */
-export const RUN_COMMAND_ACTION = "palette_run";
-
 /** A parsed `/palette` text (src/commands/parse.ts produces it). */
 export interface ParsedCommand {
   /** lower-cased first word; "help" when the text is empty */

@@ -1,16 +1,7 @@
+import { alertKey, CLUSTER_HEALTH, type RaisedAlert } from "../model/alert.ts";
+import { isHealthy, isKnownUnhealthy } from "../model/cluster.ts";
+import type { AlertEvent, ClusterChange } from "../model/notification.ts";
 import type { PaletteEvent } from "../palette/schemas.ts";
-import { type AlertEvent, type ClusterChange, isHealthy, isKnownUnhealthy } from "./model.ts";
-
-export const CLUSTER_HEALTH = "ClusterHealth";
-
-export interface RaisedAlert {
-  clusterUid: string;
-  kind: string;
-  reason: string;
-  raisedAt: string;
-}
-
-export const alertKey = (clusterUid: string, kind: string) => `${clusterUid}\u0000${kind}`;
 
 const MAX_REASON = 500;
 

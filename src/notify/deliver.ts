@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import type { CardPayload, DigestPayload, SummaryPayload } from "../model/notification.ts";
 import { CardStore } from "../store/cards.ts";
 import type { Db } from "../store/db.ts";
 import { type OutboxRow, OutboxStore } from "../store/outbox.ts";
@@ -11,7 +12,6 @@ import {
   notificationSummary,
   notificationThreadLine,
 } from "../views/notification.ts";
-import type { CardPayload, DigestPayload, SummaryPayload } from "./model.ts";
 import { type SlackPoster, SlackSendError } from "./slack-port.ts";
 
 export interface SenderOptions {

@@ -1,23 +1,12 @@
-import type { ClusterSummary } from "../palette/schemas.ts";
 import {
-  type ChangeKind,
-  type ClusterChange,
   type ClusterSnap,
   isHealthUnknown,
   isHealthy,
   isKnownUnhealthy,
-} from "./model.ts";
-
-/** Palette marks a plain (value-less) tag with this label value. */
-const PLAIN_TAG_VALUES = new Set(["", "spectro__tag"]);
-
-export function tagsOf(labels: Record<string, string | null> | null | undefined): string[] {
-  return Object.entries(labels ?? {})
-    .map(([key, value]) =>
-      value === null || PLAIN_TAG_VALUES.has(value) ? key : `${key}:${value}`,
-    )
-    .sort();
-}
+} from "../model/cluster.ts";
+import type { ChangeKind, ClusterChange } from "../model/notification.ts";
+import type { ClusterSummary } from "../palette/schemas.ts";
+import { tagsOf } from "../palette/tags.ts";
 
 /** A search result → what the bot remembers. Results without a UID are skipped. */
 export function snapOf(summary: ClusterSummary, project: string): ClusterSnap | undefined {

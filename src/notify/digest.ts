@@ -1,4 +1,4 @@
-import type { CardPayload, DigestPayload, OutboxDraft } from "./model.ts";
+import type { CardPayload, DigestPayload, OutboxDraft } from "../model/notification.ts";
 
 /** More cards than this for one channel in one poll become one digest. */
 export const DIGEST_THRESHOLD = 10;

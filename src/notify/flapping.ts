@@ -1,15 +1,10 @@
-import type { ClusterChange, ClusterSnap } from "./model.ts";
+import type { ClusterSnap } from "../model/cluster.ts";
+import type { FlapHistory } from "../model/flap-history.ts";
+import type { ClusterChange } from "../model/notification.ts";
 
 /** A cluster that changes more than `maxChanges` times within `windowMs` is flapping. */
 export const FLAP_WINDOW_MS = 10 * 60_000;
 export const FLAP_MAX_CHANGES = 3;
-
-export interface FlapHistory {
-  /** ms timestamps of recent state/health transitions, oldest first */
-  transitions: number[];
-  /** a flapping report went out; quiet until the cluster is stable for a whole window */
-  reported: boolean;
-}
 
 export interface FlapResult {
   /** changes to announce: ordinary ones, one "flapping" per newly flapping cluster, "settled" */

@@ -1,6 +1,10 @@
 import cron, { type ScheduledTask } from "node-cron";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import { alertKey, CLUSTER_HEALTH, type RaisedAlert } from "../model/alert.ts";
+import { type ClusterSnap, isKnownUnhealthy } from "../model/cluster.ts";
+import type { ClusterChange, OutboxDraft, SummaryPayload } from "../model/notification.ts";
+import type { Subscription } from "../model/subscription.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { ClusterSummary, PaletteEvent } from "../palette/schemas.ts";
@@ -8,26 +12,10 @@ import type { Db } from "../store/db.ts";
 import { OutboxStore } from "../store/outbox.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
-import {
-  type AlertResult,
-  alertKey,
-  CLUSTER_HEALTH,
-  clustersNeedingReason,
-  evaluateAlerts,
-  type RaisedAlert,
-  reasonFrom,
-} from "./alerts.ts";
+import { type AlertResult, clustersNeedingReason, evaluateAlerts, reasonFrom } from "./alerts.ts";
 import { diffClusters, snapOf } from "./diff.ts";
 import { foldChannel } from "./digest.ts";
 import { applyFlapping } from "./flapping.ts";
-import {
-  type ClusterChange,
-  type ClusterSnap,
-  isKnownUnhealthy,
-  type OutboxDraft,
-  type Subscription,
-  type SummaryPayload,
-} from "./model.ts";
 import { cardPayload, matchesFilter, routeNews } from "./route.ts";
 
 export interface PollerOptions {

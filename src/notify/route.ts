@@ -1,5 +1,7 @@
+import type { ClusterSnap } from "../model/cluster.ts";
+import type { AlertEvent, CardPayload, ClusterChange } from "../model/notification.ts";
+import type { Subscription } from "../model/subscription.ts";
 import { describeChange } from "./diff.ts";
-import type { AlertEvent, CardPayload, ClusterChange, ClusterSnap, Subscription } from "./model.ts";
 
 /** Does a subscription's project/tag filter let this cluster through? */
 export function matchesFilter(subscription: Subscription, cluster: ClusterSnap): boolean {

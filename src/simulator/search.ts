@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { tagsOf } from "../palette/tags.ts";
 
 /**
  * The search filter of POST /v1/dashboard/spectroclusters/search (v1SearchFilterSummarySpec),
@@ -6,8 +7,6 @@ import { z } from "zod";
  * filters in a group with the group's conjunction, groups with `filter.conjunction`.
  * A tag `dev` matches the label `dev: spectro__tag`; `team:core` matches the label `team: core`.
  */
-
-export const TAG_MARKER = "spectro__tag";
 
 const conjunction = z.enum(["and", "or"]).default("and");
 const stringCondition = z.object({
@@ -61,13 +60,6 @@ export interface Searchable {
   state: string;
   health: string;
   createdAt: number;
-}
-
-/** The tags of a cluster as a user types them: `dev` for a plain tag, `team:core` otherwise. */
-export function tagsOf(labels: Record<string, string>): string[] {
-  return Object.entries(labels).map(([key, value]) =>
-    value === TAG_MARKER ? key : `${key}:${value}`,
-  );
 }
 
 function matchOne(

@@ -1,4 +1,4 @@
-import type { OutboxDraft, OutboxKind } from "../notify/model.ts";
+import type { OutboxDraft, OutboxKind } from "../model/notification.ts";
 import type { Db } from "./db.ts";
 
 export interface OutboxRow {

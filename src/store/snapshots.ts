@@ -1,6 +1,6 @@
-import { alertKey, type RaisedAlert } from "../notify/alerts.ts";
-import type { FlapHistory } from "../notify/flapping.ts";
-import type { ClusterSnap } from "../notify/model.ts";
+import { alertKey, type RaisedAlert } from "../model/alert.ts";
+import type { ClusterSnap } from "../model/cluster.ts";
+import type { FlapHistory } from "../model/flap-history.ts";
 import type { Db } from "./db.ts";
 
 interface SnapRow {

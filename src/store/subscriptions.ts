@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type { Subscription, SubscriptionKind } from "../notify/model.ts";
+import type { Subscription, SubscriptionKind } from "../model/subscription.ts";
 import type { Db } from "./db.ts";
 
 interface Row {

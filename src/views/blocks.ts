@@ -8,7 +8,7 @@ import type {
   MrkdwnElement,
   SectionBlock,
 } from "@slack/types";
-import { RUN_COMMAND_ACTION } from "../commands/types.ts";
+import { RUN_COMMAND_ACTION } from "../model/command-text.ts";
 import { clampList, clampText, LIMITS, moreLabel } from "./limits.ts";
 
 /**

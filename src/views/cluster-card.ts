@@ -1,5 +1,5 @@
 import type { KnownBlock } from "@slack/types";
-import { quoteArg } from "../commands/parse.ts";
+import { quoteArg } from "../model/command-text.ts";
 import {
   buttonRows,
   commandButton,

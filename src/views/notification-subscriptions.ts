@@ -1,5 +1,5 @@
 import type { KnownBlock } from "@slack/types";
-import type { Subscription } from "../notify/model.ts";
+import type { Subscription } from "../model/subscription.ts";
 import { context, header, section } from "./blocks.ts";
 import { LIMITS, packLines } from "./limits.ts";
 import { code, escapeMrkdwn } from "./mrkdwn.ts";

@@ -1,5 +1,5 @@
 import type { KnownBlock } from "@slack/types";
-import type { CardPayload, DigestPayload, SummaryPayload } from "../notify/model.ts";
+import type { CardPayload, DigestPayload, SummaryPayload } from "../model/notification.ts";
 import { context, fields, header, section, urlButton } from "./blocks.ts";
 import { paletteClusterUrl } from "./cluster-card.ts";
 import { healthEmoji, stateEmoji } from "./emoji.ts";

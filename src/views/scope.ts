@@ -1,4 +1,4 @@
-import { quoteArg } from "../commands/parse.ts";
+import { quoteArg } from "../model/command-text.ts";
 import { code, escapeMrkdwn } from "./mrkdwn.ts";
 
 /** Which Palette scope a reply looked at, said in every reply so nobody guesses. */

@@ -9,7 +9,7 @@
 export { buildCreateBody, PROVIDER_SPECS, providerChoices, providerSpec } from "./catalogue.ts";
 export { SIZES, type SizeName } from "./fields.ts";
 export { redactBody } from "./redact.ts";
-export { DNS_LABEL, nameSchema, PLAIN_TAG_VALUE, tagsSchema } from "./schemas.ts";
+export { DNS_LABEL, nameSchema, tagsSchema } from "./schemas.ts";
 export type {
   Choice,
   CommonValues,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PLAIN_TAG_VALUE } from "../tags.ts";
 
 // Field schemas. Every one accepts what the edges send (text, null for an empty Slack input,
 // arrays for multi-selects) and says in one sentence what it wants.
@@ -121,9 +122,6 @@ export const nameSchema = z.preprocess(
 const TAG_KEY =
   /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const TAG_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
-
-/** Palette marks a plain tag (no value) with this label value. */
-export const PLAIN_TAG_VALUE = "spectro__tag";
 
 export const tagsSchema = z.preprocess(
   (value) => {

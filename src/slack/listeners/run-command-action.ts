@@ -1,6 +1,6 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
-import { RUN_COMMAND_ACTION } from "../../commands/types.ts";
+import { RUN_COMMAND_ACTION } from "../../model/command-text.ts";
 import type { SlackEdge } from "../types.ts";
 
 /** Buttons whose action_id starts with RUN_COMMAND_ACTION (ids must be unique per message). */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { homeSources } from "../../../src/app/home-sources.ts";
 import { ManualClock } from "../../../src/clock.ts";
-import type { ClusterSnap } from "../../../src/notify/model.ts";
+import type { ClusterSnap } from "../../../src/model/cluster.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
 import type { ClusterSummary } from "../../../src/palette/schemas.ts";
 import { type Db, openDb } from "../../../src/store/db.ts";

@@ -5,10 +5,10 @@ import {
   MAX_COMMAND_LENGTH,
   parse,
   parseCommand,
-  quoteArg,
   suggest,
   tokenize,
 } from "../../../src/commands/parse.ts";
+import { quoteArg } from "../../../src/model/command-text.ts";
 
 describe("parse", () => {
   it("reads an empty text as help", () => {

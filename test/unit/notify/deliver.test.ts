@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
+import type { CardPayload } from "../../../src/model/notification.ts";
 import { createSender } from "../../../src/notify/deliver.ts";
-import type { CardPayload } from "../../../src/notify/model.ts";
 import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
 import { CardStore } from "../../../src/store/cards.ts";
 import { openDb } from "../../../src/store/db.ts";

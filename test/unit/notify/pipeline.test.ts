@@ -1,16 +1,14 @@
 import { describe, expect, it } from "vitest";
-import {
-  alertKey,
-  CLUSTER_HEALTH,
-  clustersNeedingReason,
-  evaluateAlerts,
-  reasonFrom,
-} from "../../../src/notify/alerts.ts";
-import { describeChange, diffClusters, snapOf, tagsOf } from "../../../src/notify/diff.ts";
+import { alertKey, CLUSTER_HEALTH } from "../../../src/model/alert.ts";
+import type { ClusterSnap } from "../../../src/model/cluster.ts";
+import type { FlapHistory } from "../../../src/model/flap-history.ts";
+import type { Subscription } from "../../../src/model/subscription.ts";
+import { clustersNeedingReason, evaluateAlerts, reasonFrom } from "../../../src/notify/alerts.ts";
+import { describeChange, diffClusters, snapOf } from "../../../src/notify/diff.ts";
 import { DIGEST_THRESHOLD, foldChannel } from "../../../src/notify/digest.ts";
-import { applyFlapping, type FlapHistory } from "../../../src/notify/flapping.ts";
-import type { ClusterSnap, Subscription } from "../../../src/notify/model.ts";
+import { applyFlapping } from "../../../src/notify/flapping.ts";
 import { cardPayload, matchesFilter, routeNews } from "../../../src/notify/route.ts";
+import { tagsOf } from "../../../src/palette/tags.ts";
 
 const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({
   uid,

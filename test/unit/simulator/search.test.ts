@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { tagsOf } from "../../../src/palette/tags.ts";
 import {
   matchesSearch,
   type Searchable,
   type SearchBody,
   searchBodySchema,
   sortSearchables,
-  tagsOf,
 } from "../../../src/simulator/search.ts";
 
 const cluster = (

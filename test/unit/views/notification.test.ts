@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CardPayload } from "../../../src/notify/model.ts";
+import type { CardPayload } from "../../../src/model/notification.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import {
   notificationCard,

@@ -1,22 +1,9 @@
+import type { ClusterSnap } from "./cluster.ts";
+
 /**
  * The data the notification pipeline passes between its pure steps (diff → flapping → alerts →
- * route → digest) and stores in the outbox. Plain JSON-able values only.
+ * route → digest), stores in the outbox and renders. Plain JSON-able values only.
  */
-
-export type SubscriptionKind = "clusters" | "alerts" | "all";
-
-/** What the bot remembers of one cluster between polls. */
-export interface ClusterSnap {
-  uid: string;
-  name: string;
-  /** project UID; "" for tenant scope */
-  project: string;
-  state: string;
-  /** Healthy | UnHealthy | Unknown | "" (Palette did not say) */
-  health: string;
-  /** `key:value` or a plain `tag` */
-  tags: string[];
-}
 
 export type ChangeKind =
   | "new"
@@ -42,17 +29,6 @@ export interface AlertEvent {
   alert: string;
   cluster: ClusterSnap;
   reason: string;
-}
-
-export interface Subscription {
-  id: number;
-  channel: string;
-  kind: SubscriptionKind;
-  project?: string;
-  tag?: string;
-  pausedReason?: string;
-  createdBy: string;
-  createdAt: string;
 }
 
 /** Payload of an outbox `card` row: one cluster's news for one channel in one poll. */
@@ -91,24 +67,4 @@ export interface OutboxDraft {
   kind: OutboxKind;
   clusterUid?: string;
   payload: CardPayload | DigestPayload | SummaryPayload | { text: string };
-}
-
-export const HEALTHY = "Healthy";
-
-export function isHealthy(health: string): boolean {
-  return health.toLowerCase() === "healthy";
-}
-
-/**
- * No health to judge yet: Palette did not say (`""`) or says `Unknown` (a cluster still being
- * provisioned, an agent not reporting yet). Nothing is known to be wrong.
- */
-export function isHealthUnknown(health: string): boolean {
-  const lower = health.trim().toLowerCase();
-  return lower === "" || lower === "unknown";
-}
-
-/** A health that is known and is not Healthy: what raises ClusterHealth. */
-export function isKnownUnhealthy(health: string): boolean {
-  return !isHealthUnknown(health) && !isHealthy(health);
 }
