@@ -2,15 +2,9 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { MIGRATIONS } from "./migrations/index.ts";
+import type { Migration } from "./migrations/migration.ts";
 
 export type Db = Database.Database;
-
-/** One schema step; applied once, in order, inside a transaction. */
-export interface Migration {
-  id: number;
-  name: string;
-  up: string;
-}
 
 /**
  * Opens (creating if needed) the SQLite file at `path` (`:memory:` allowed) and applies the

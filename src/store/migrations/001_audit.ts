@@ -1,4 +1,4 @@
-import type { Migration } from "../db.ts";
+import type { Migration } from "./migration.ts";
 
 export const audit: Migration = {
   id: 1,

@@ -1,4 +1,4 @@
-import type { Migration } from "../db.ts";
+import type { Migration } from "./migration.ts";
 
 /**
  * Tables of the notification issue. Everything the poller and the sender need to report a change

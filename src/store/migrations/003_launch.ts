@@ -1,4 +1,4 @@
-import type { Migration } from "../db.ts";
+import type { Migration } from "./migration.ts";
 
 /**
  * Tables of the launch issue. One row per launch, written BEFORE Palette is called: the unique

@@ -1,6 +1,6 @@
-import type { Migration } from "../db.ts";
 import { audit } from "./001_audit.ts";
 import { notify } from "./002_notify.ts";
 import { launch } from "./003_launch.ts";
+import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [audit, ...notify, ...launch];
