@@ -1,6 +1,6 @@
 import { isKnownUnhealthy } from "../model/cluster.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
-import { type AlertsData, alertsBlocks, type RaisingCluster } from "../views/alerts.ts";
+import type { AlertsData, RaisingCluster } from "../views/alerts.ts";
 import { messageReply, scopeOf, usageReply } from "./reply.ts";
 import type { VerbSpec } from "./types.ts";
 
@@ -59,7 +59,7 @@ export const alertsVerb: VerbSpec = {
       raising,
     };
     return messageReply(
-      alertsBlocks(data),
+      { screen: "alerts", data },
       raising.length === 0
         ? "No cluster is raising an alert"
         : `${raising.length} cluster${raising.length === 1 ? "" : "s"} raising ClusterHealth`,

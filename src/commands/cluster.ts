@@ -1,6 +1,6 @@
 import type { Cluster, ClusterOverview, ClusterSummary } from "../palette/schemas.ts";
 import { tagsOf } from "../palette/tags.ts";
-import { type ClusterCardData, clusterCardBlocks } from "../views/cluster-card.ts";
+import type { ClusterCardData } from "../views/cluster-card.ts";
 import { errorSummary } from "./log-error.ts";
 import { messageReply, scopeOf, shareVisibility, usageReply } from "./reply.ts";
 import { type ResolvedCluster, replayWith, resolveCluster } from "./resolve.ts";
@@ -35,7 +35,10 @@ export const clusterVerb: VerbSpec = {
     const data = cardData(resolved, cluster, overview, resolved.summary);
     data.scope = { projectUid: scope.projectUid, projectName: resolved.projectName };
     return messageReply(
-      clusterCardBlocks(data, { now: ctx.clock.now(), consoleUrl: ctx.consoleUrl }),
+      {
+        screen: "clusterCard",
+        data: { card: data, env: { now: ctx.clock.now(), consoleUrl: ctx.consoleUrl } },
+      },
       `Cluster ${data.name}: ${data.state ?? "unknown state"}, ${data.health ?? "health unknown"}`,
       shareVisibility(command),
     );

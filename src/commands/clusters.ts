@@ -1,6 +1,6 @@
 import { quoteArg } from "../model/command-text.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
-import { type ClusterListItem, clusterListBlocks } from "../views/cluster-list.ts";
+import type { ClusterListItem } from "../views/cluster-list.ts";
 import { flagValue } from "./parse.ts";
 import { messageReply, scopeOf, shareVisibility, usageReply } from "./reply.ts";
 import type { VerbSpec } from "./types.ts";
@@ -60,7 +60,7 @@ export const clustersVerb: VerbSpec = {
       continue: page || undefined,
     });
     const items = result.items.map(toListItem);
-    const blocks = clusterListBlocks({
+    const data = {
       items,
       scope,
       tags,
@@ -68,9 +68,9 @@ export const clustersVerb: VerbSpec = {
       nextCommand: result.continue
         ? nextPageCommand(tags, scope.projectUid, result.continue)
         : undefined,
-    });
+    };
     return messageReply(
-      blocks,
+      { screen: "clusterList", data },
       `${items.length} cluster${items.length === 1 ? "" : "s"}${tags.length ? ` tagged ${tags.join(", ")}` : ""}`,
       shareVisibility(command),
     );

@@ -1,7 +1,7 @@
 import { describeForUser } from "../palette/errors.ts";
 import { checkSlackLimits } from "../views/limits.ts";
-import { usageBlocks } from "../views/message.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { replyBlocks } from "../views/reply.ts";
 import { alertsVerb } from "./alerts.ts";
 import { clusterVerb } from "./cluster.ts";
 import { clustersVerb } from "./clusters.ts";
@@ -11,7 +11,7 @@ import { launchVerb } from "./launch.ts";
 import { errorSummary } from "./log-error.ts";
 import { nodesVerb } from "./nodes.ts";
 import { parseCommand, suggest } from "./parse.ts";
-import { errorReply, messageReply } from "./reply.ts";
+import { errorReply, messageReply, usageReply } from "./reply.ts";
 import { subscribeVerbs } from "./subscribe.ts";
 import type { CommandContext, MessageReply, Reply, VerbSpec } from "./types.ts";
 import { workloadsVerb } from "./workloads.ts";
@@ -68,7 +68,10 @@ export async function dispatch(text: string, ctx: CommandContext): Promise<Reply
     const spec = findVerb(command.verb);
     if (problems.length > 0) {
       return messageReply(
-        usageBlocks(escapeMrkdwn(problems[0]!), escapeMrkdwn(spec?.usage ?? "help")),
+        {
+          screen: "usage",
+          data: { problem: escapeMrkdwn(problems[0]!), usage: escapeMrkdwn(spec?.usage ?? "help") },
+        },
         problems[0]!,
       );
     }
@@ -78,7 +81,7 @@ export async function dispatch(text: string, ctx: CommandContext): Promise<Reply
       .find((flag) => KNOWN_FLAGS[spec.name] && !KNOWN_FLAGS[spec.name]!.includes(flag));
     if (unknownFlag !== undefined) {
       const problem = `\`${spec.name}\` has no option --${unknownFlag.slice(0, 40)}.`;
-      return messageReply(usageBlocks(escapeMrkdwn(problem), escapeMrkdwn(spec.usage)), problem);
+      return usageReply(spec, problem);
     }
     const reply = await spec.run(command, ctx);
     return checked(reply, spec.name, ctx);
@@ -99,7 +102,7 @@ function unknownVerb(verb: string): MessageReply {
   const problem = `I don't know \`/palette ${escapeMrkdwn(shown)}\`.`;
   const hint = target ? `Did you mean ${code(target)}?` : undefined;
   return messageReply(
-    usageBlocks(problem, "help", hint),
+    { screen: "usage", data: { problem, usage: "help", suggestion: hint } },
     `Unknown command ${shown}.${target ? ` Did you mean ${target}?` : ""}`,
   );
 }
@@ -109,7 +112,7 @@ function checked(reply: Reply, verb: string, ctx: CommandContext): Reply {
   const message =
     reply.kind === "message" ? reply : reply.kind === "file" ? reply.notice : undefined;
   if (!message) return reply;
-  const problems = checkSlackLimits(message.blocks);
+  const problems = checkSlackLimits(replyBlocks(message.view));
   if (problems.length === 0) return reply;
   // a stray `<` only renders oddly; everything else Slack refuses, or it would ping people
   const fatal = problems.filter((problem) => !problem.includes("unescaped < "));

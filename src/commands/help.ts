@@ -1,4 +1,3 @@
-import { helpBlocks } from "../views/help.ts";
 import { code } from "../views/mrkdwn.ts";
 import { messageReply } from "./reply.ts";
 import type { VerbSpec } from "./types.ts";
@@ -15,14 +14,12 @@ export function helpVerb(verbs: () => readonly VerbSpec[]): VerbSpec {
       const all = verbs();
       const one = wanted ? all.find((verb) => verb.name === wanted) : undefined;
       const entries = one ? [one] : all;
-      const blocks = helpBlocks(entries);
-      if (wanted && !one) {
-        blocks.unshift({
-          type: "section",
-          text: { type: "mrkdwn", text: `No command ${code(wanted)}; here are all of them.` },
-        });
-      }
-      return messageReply(blocks, "Palette commands: /palette help");
+      const preface =
+        wanted && !one ? `No command ${code(wanted)}; here are all of them.` : undefined;
+      return messageReply(
+        { screen: "help", data: { entries, preface } },
+        "Palette commands: /palette help",
+      );
     },
   };
 }

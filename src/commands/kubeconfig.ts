@@ -1,5 +1,4 @@
 import type { AuditOutcome } from "../store/audit.ts";
-import { errorBlocks, noticeBlocks } from "../views/message.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { errorSummary } from "./log-error.ts";
 import { messageReply, scopeOf, usageReply } from "./reply.ts";
@@ -62,10 +61,13 @@ export const kubeconfigVerb: VerbSpec = {
       trail(ctx, ref, "denied", {});
       const hint = ctx.policy.grantHint("kubeconfig");
       return messageReply(
-        errorBlocks(
-          ":no_entry: You are not allowed to download kubeconfigs.",
-          hint ? escapeMrkdwn(hint) : undefined,
-        ),
+        {
+          screen: "error",
+          data: {
+            mrkdwn: ":no_entry: You are not allowed to download kubeconfigs.",
+            hint: hint ? escapeMrkdwn(hint) : undefined,
+          },
+        },
         "You are not allowed to download kubeconfigs.",
       );
     }
@@ -83,9 +85,12 @@ export const kubeconfigVerb: VerbSpec = {
       if (content.length === 0) {
         trail(ctx, cluster.name, "failed", { uid: cluster.uid, reason: "empty" });
         return messageReply(
-          errorBlocks(
-            `Palette has no kubeconfig for ${code(cluster.name)} yet (is it still provisioning?).`,
-          ),
+          {
+            screen: "error",
+            data: {
+              mrkdwn: `Palette has no kubeconfig for ${code(cluster.name)} yet (is it still provisioning?).`,
+            },
+          },
           `No kubeconfig for ${cluster.name} yet`,
         );
       }
@@ -102,10 +107,13 @@ export const kubeconfigVerb: VerbSpec = {
         title: `Kubeconfig of ${cluster.name}`,
         content,
         notice: messageReply(
-          noticeBlocks(
-            `:lock: The kubeconfig of ${code(cluster.name)} was sent to your DMs as ${code(fileName)}.`,
-            "Keep it private: it grants access to the cluster.",
-          ),
+          {
+            screen: "notice",
+            data: {
+              mrkdwn: `:lock: The kubeconfig of ${code(cluster.name)} was sent to your DMs as ${code(fileName)}.`,
+              hint: "Keep it private: it grants access to the cluster.",
+            },
+          },
           `The kubeconfig of ${cluster.name} was sent to your DMs.`,
         ),
       };

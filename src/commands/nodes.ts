@@ -1,6 +1,6 @@
 import type { Machine } from "../palette/schemas.ts";
 import { code } from "../views/mrkdwn.ts";
-import { type NodeMachine, type NodePool, nodeTableBlocks } from "../views/node-table.ts";
+import type { NodeMachine, NodePool } from "../views/node-table.ts";
 import { messageReply, scopeOf, usageReply } from "./reply.ts";
 import { replayWith, resolveCluster } from "./resolve.ts";
 import type { VerbSpec } from "./types.ts";
@@ -46,15 +46,12 @@ export const nodesVerb: VerbSpec = {
     const ref = cluster.spec?.cloudConfigRef;
     if (!ref?.kind || !ref.uid) {
       return messageReply(
-        [
-          {
-            type: "section",
-            text: {
-              type: "mrkdwn",
-              text: `Cluster ${code(resolved.name)} has no cloud config, so no machine pools to show (virtual clusters run on their host's nodes).`,
-            },
+        {
+          screen: "notice",
+          data: {
+            mrkdwn: `Cluster ${code(resolved.name)} has no cloud config, so no machine pools to show (virtual clusters run on their host's nodes).`,
           },
-        ],
+        },
         `Cluster ${resolved.name} has no machine pools`,
       );
     }
@@ -76,12 +73,15 @@ export const nodesVerb: VerbSpec = {
     );
     const count = pools.reduce((sum, pool) => sum + pool.machines.length, 0);
     return messageReply(
-      nodeTableBlocks({
-        clusterName: cluster.metadata?.name ?? resolved.name,
-        clusterUid: resolved.uid,
-        scope: { projectUid: scope.projectUid, projectName: resolved.projectName },
-        pools,
-      }),
+      {
+        screen: "nodeTable",
+        data: {
+          clusterName: cluster.metadata?.name ?? resolved.name,
+          clusterUid: resolved.uid,
+          scope: { projectUid: scope.projectUid, projectName: resolved.projectName },
+          pools,
+        },
+      },
       `Cluster ${resolved.name}: ${pools.length} pools, ${count} machines`,
     );
   },

@@ -1,8 +1,7 @@
-import type { KnownBlock } from "@slack/types";
 import type { Scope } from "../palette/api.ts";
 import { clampText, LIMITS } from "../views/limits.ts";
-import { errorBlocks, usageBlocks } from "../views/message.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
+import type { ReplyView } from "../views/reply.ts";
 import type { CommandContext, MessageReply, ParsedCommand, VerbSpec, Visibility } from "./types.ts";
 
 /** Small helpers every handler shares: scope choice and reply shapes. */
@@ -14,7 +13,7 @@ export function scopeOf(command: ParsedCommand, ctx: CommandContext): Scope {
 }
 
 export function messageReply(
-  blocks: KnownBlock[],
+  view: ReplyView,
   text: string,
   visibility: Visibility = "ephemeral",
 ): MessageReply {
@@ -23,15 +22,23 @@ export function messageReply(
     escapeMrkdwn(text.replace(/\s+/g, " ").trim()) || " ",
     LIMITS.fallbackText,
   );
-  return { kind: "message", text: fallback, blocks, visibility };
+  return { kind: "message", text: fallback, view, visibility };
+}
+
+/** A short notice screen (mrkdwn already escaped), with an optional hint under it. */
+export function notice(mrkdwn: string, hint?: string): ReplyView {
+  return { screen: "notice", data: { mrkdwn, hint } };
 }
 
 export function errorReply(mrkdwn: string, plain: string, hint?: string): MessageReply {
-  return messageReply(errorBlocks(mrkdwn, hint), plain);
+  return messageReply({ screen: "error", data: { mrkdwn, hint } }, plain);
 }
 
 export function usageReply(spec: Pick<VerbSpec, "usage">, problem: string): MessageReply {
-  return messageReply(usageBlocks(escapeMrkdwn(problem), escapeMrkdwn(spec.usage)), problem);
+  return messageReply(
+    { screen: "usage", data: { problem: escapeMrkdwn(problem), usage: escapeMrkdwn(spec.usage) } },
+    problem,
+  );
 }
 
 /** The visibility of read-only answers: only `--share` puts them in the channel. */

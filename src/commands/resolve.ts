@@ -2,13 +2,10 @@ import { quoteArg } from "../model/command-text.ts";
 import type { Scope } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { Cluster, ClusterSummary } from "../palette/schemas.ts";
-import { buttonRows, commandButton, context, header, section } from "../views/blocks.ts";
-import { healthEmoji, stateEmoji } from "../views/emoji.ts";
-import { packLines } from "../views/limits.ts";
-import { bold, code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { code } from "../views/mrkdwn.ts";
 import { scopeArg, scopeText } from "../views/scope.ts";
 import { suggest } from "./parse.ts";
-import { messageReply } from "./reply.ts";
+import { messageReply, notice } from "./reply.ts";
 import type { CommandContext, MessageReply } from "./types.ts";
 
 /** A cluster found by name or UID, with whatever the lookup already fetched. */
@@ -30,8 +27,6 @@ export type Resolution =
 export function looksLikeUid(ref: string): boolean {
   return /^[A-Za-z0-9-]{16,64}$/.test(ref) && /\d/.test(ref);
 }
-
-const MAX_CHOICES = 20;
 
 /**
  * `ref` is a name or a UID. `replay(uid, projectUid)` is the command a choice button runs, so a
@@ -96,7 +91,7 @@ export async function resolveCluster(
     return {
       kind: "reply",
       reason: "unknown",
-      reply: messageReply([section(`:mag: ${text}`)], `No cluster named ${ref}`),
+      reply: messageReply(notice(`:mag: ${text}`), `No cluster named ${ref}`),
     };
   }
   return { kind: "reply", reason: "ambiguous", reply: choices(ref, matches, scope, replay) };
@@ -108,24 +103,20 @@ function choices(
   scope: Scope,
   replay: (uid: string, projectUid: string | undefined) => string,
 ): MessageReply {
-  const lines = matches.map((summary) => {
-    const project = summary.specSummary?.projectMeta?.name;
-    return `${stateEmoji(summary.status?.state)} ${bold(summary.metadata?.name ?? "")} ${code(summary.metadata?.uid ?? "")} · ${healthEmoji(summary.status?.health?.state)} ${escapeMrkdwn(summary.status?.health?.state ?? "health unknown")}${project ? ` · _${escapeMrkdwn(project)}_` : ""}`;
-  });
-  const buttons = matches.slice(0, MAX_CHOICES).map((summary, index) => {
+  const choices = matches.map((summary) => {
     const uid = summary.metadata?.uid ?? "";
     const projectUid = summary.specSummary?.projectMeta?.uid ?? scope.projectUid ?? undefined;
-    const project = summary.specSummary?.projectMeta?.name;
-    const label = `${summary.metadata?.name ?? uid}${project ? ` (${project})` : ""} ${uid.slice(-6)}`;
-    return commandButton(label, replay(uid, projectUid), `choice_${index}`);
+    return {
+      uid,
+      name: summary.metadata?.name ?? "",
+      state: summary.status?.state ?? undefined,
+      health: summary.status?.health?.state ?? undefined,
+      projectName: summary.specSummary?.projectMeta?.name ?? undefined,
+      command: replay(uid, projectUid),
+    };
   });
   return messageReply(
-    [
-      header(`${matches.length} clusters are named ${ref}`),
-      context(`In ${scopeText(scope)}. Pick one:`),
-      ...packLines(lines, undefined, 4, "clusters").map(section),
-      ...buttonRows(buttons, 4),
-    ],
+    { screen: "clusterChoice", data: { ref, scope, choices } },
     `${matches.length} clusters are named ${ref}; pick one`,
   );
 }

@@ -1,12 +1,10 @@
 import { isKnownUnhealthy } from "../model/cluster.ts";
 import type { Subscription, SubscriptionKind } from "../model/subscription.ts";
-import { matchesFilter } from "../notify/route.ts";
+import { matchesFilter } from "../model/subscription.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
-import { noticeBlocks } from "../views/message.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
-import { subscriptionListBlocks } from "../views/notification-subscriptions.ts";
-import { errorReply, messageReply, usageReply } from "./reply.ts";
+import { errorReply, messageReply, notice, usageReply } from "./reply.ts";
 import type { CommandContext, MessageReply, VerbSpec } from "./types.ts";
 
 /**
@@ -117,7 +115,7 @@ export const subscribeVerb: VerbSpec = {
     const existing = store.find(channel, kind, project, tag);
     if (existing && !existing.pausedReason) {
       return messageReply(
-        noticeBlocks(
+        notice(
           `This channel already gets ${describe(kind, project, tag)} (subscription #${existing.id}).`,
         ),
         `Already subscribed (#${existing.id}).`,
@@ -127,7 +125,7 @@ export const subscribeVerb: VerbSpec = {
       store.resume(existing.id);
       ctx.logger.info({ channel, subscription: existing.id }, "subscription resumed");
       return messageReply(
-        noticeBlocks(
+        notice(
           `:arrow_forward: Resumed subscription #${existing.id}: ${describe(kind, project, tag)}.`,
         ),
         `Resumed subscription #${existing.id}.`,
@@ -137,7 +135,7 @@ export const subscribeVerb: VerbSpec = {
     const sub = store.add({ channel, kind, project, tag, createdBy: ctx.requester.userId });
     ctx.logger.info({ channel, subscription: sub.id, kind }, "subscription added");
     return messageReply(
-      noticeBlocks(
+      notice(
         `:bell: Subscribed (#${sub.id}): this channel gets ${describe(kind, project, tag)}.${watchedNow(ctx, sub)}`,
         "Each change is posted once; a cluster's later changes edit its card and add a line to its thread. `/palette unsubscribe` stops them.",
       ),
@@ -162,24 +160,27 @@ export const unsubscribeVerb: VerbSpec = {
     const arg = command.args[0]?.replace(/^#/, "").toLowerCase();
     if (subs.length === 0) {
       return messageReply(
-        noticeBlocks("This channel has no subscriptions.", "`/palette subscribe` adds one."),
+        notice("This channel has no subscriptions.", "`/palette subscribe` adds one."),
         "This channel has no subscriptions.",
       );
     }
     if (arg === "all" || (arg === undefined && subs.length === 1)) {
       const removed = store.removeAll(channel);
       return messageReply(
-        noticeBlocks(`:no_bell: Removed ${removed} subscription${removed === 1 ? "" : "s"}.`),
+        notice(`:no_bell: Removed ${removed} subscription${removed === 1 ? "" : "s"}.`),
         `Removed ${removed} subscriptions.`,
         "in_channel",
       );
     }
     if (arg === undefined) {
       return messageReply(
-        [
-          ...noticeBlocks("This channel has several subscriptions: name one by id, or `all`."),
-          ...subscriptionListBlocks(subs),
-        ],
+        {
+          screen: "subscriptions",
+          data: {
+            subscriptions: subs,
+            preface: "This channel has several subscriptions: name one by id, or `all`.",
+          },
+        },
         "Name a subscription id, or all.",
       );
     }
@@ -195,7 +196,7 @@ export const unsubscribeVerb: VerbSpec = {
       );
     }
     return messageReply(
-      noticeBlocks(`:no_bell: Removed subscription #${id}.`),
+      notice(`:no_bell: Removed subscription #${id}.`),
       `Removed subscription #${id}.`,
       "in_channel",
     );
@@ -211,11 +212,14 @@ export const subscriptionsVerb: VerbSpec = {
     const subs = new SubscriptionStore(ctx.db, ctx.clock).forChannel(ctx.requester.channelId);
     if (subs.length === 0) {
       return messageReply(
-        noticeBlocks("This channel has no subscriptions.", "`/palette subscribe` adds one."),
+        notice("This channel has no subscriptions.", "`/palette subscribe` adds one."),
         "This channel has no subscriptions.",
       );
     }
-    return messageReply(subscriptionListBlocks(subs), `${subs.length} subscriptions.`);
+    return messageReply(
+      { screen: "subscriptions", data: { subscriptions: subs } },
+      `${subs.length} subscriptions.`,
+    );
   },
 };
 

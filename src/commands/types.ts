@@ -1,14 +1,14 @@
-import type { KnownBlock } from "@slack/types";
 import type { AccessPolicy } from "../access/types.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import type { AuditLog } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
+import type { ReplyView } from "../views/reply.ts";
 
 /**
  * The contract between the edges (Slack, console) and the commands. A handler gets everything
- * it needs passed in and returns a Reply: plain data, no Slack and no HTTP.
+ * it needs passed in and returns a Reply: plain data (a screen and its data), no Slack and no HTTP.
  */
 
 export interface Requester {
@@ -50,7 +50,8 @@ export interface MessageReply {
   kind: "message";
   /** plain-text fallback for notifications and screen readers */
   text: string;
-  blocks: KnownBlock[];
+  /** what to show, as data; views/reply.ts turns it into Block Kit */
+  view: ReplyView;
   visibility: Visibility;
 }
 

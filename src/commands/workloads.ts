@@ -1,5 +1,5 @@
 import type { Workloads } from "../palette/schemas.ts";
-import { type NamespaceCounts, type UnhealthyPod, workloadsBlocks } from "../views/workloads.ts";
+import type { NamespaceCounts, UnhealthyPod } from "../views/workloads.ts";
 import { messageReply, scopeOf, usageReply } from "./reply.ts";
 import { replayWith, resolveCluster } from "./resolve.ts";
 import type { VerbSpec } from "./types.ts";
@@ -90,13 +90,16 @@ export const workloadsVerb: VerbSpec = {
     const workloads = await ctx.palette.getWorkloads(cluster.uid, namespaces, scope);
     const summary = summarizeWorkloads(workloads, namespaces);
     return messageReply(
-      workloadsBlocks({
-        clusterName: cluster.name,
-        clusterUid: cluster.uid,
-        scope: { projectUid: scope.projectUid, projectName: cluster.projectName },
-        filter: namespaces,
-        ...summary,
-      }),
+      {
+        screen: "workloads",
+        data: {
+          clusterName: cluster.name,
+          clusterUid: cluster.uid,
+          scope: { projectUid: scope.projectUid, projectName: cluster.projectName },
+          filter: namespaces,
+          ...summary,
+        },
+      },
       `Workloads of ${cluster.name}: ${summary.namespaces.length} namespaces, ${summary.unhealthy.length} unhealthy pods`,
     );
   },

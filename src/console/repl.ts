@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import { allowAll } from "../access/types.ts";
 import { dispatch } from "../commands/dispatch.ts";
 import type { CommandDeps, FileReply, ModalReply, Reply, Requester } from "../commands/types.ts";
+import { replyBlocks } from "../views/reply.ts";
 import { type RenderOptions, renderBlocks } from "./render.ts";
 
 export interface ConsoleOptions {
@@ -96,7 +97,7 @@ async function show(
   try {
     switch (reply.kind) {
       case "message":
-        write(renderBlocks(reply.blocks, render));
+        write(renderBlocks(replyBlocks(reply.view), render));
         if (reply.visibility === "in_channel") write("(in Slack this answer goes to the channel)");
         break;
       case "file":

@@ -5,6 +5,7 @@ import { alertKey, CLUSTER_HEALTH, type RaisedAlert } from "../model/alert.ts";
 import { type ClusterSnap, isKnownUnhealthy } from "../model/cluster.ts";
 import type { ClusterChange, OutboxDraft, SummaryPayload } from "../model/notification.ts";
 import type { Subscription } from "../model/subscription.ts";
+import { matchesFilter } from "../model/subscription.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { ClusterSummary, PaletteEvent } from "../palette/schemas.ts";
@@ -16,7 +17,7 @@ import { type AlertResult, clustersNeedingReason, evaluateAlerts, reasonFrom } f
 import { diffClusters, snapOf } from "./diff.ts";
 import { foldChannel } from "./digest.ts";
 import { applyFlapping } from "./flapping.ts";
-import { cardPayload, matchesFilter, routeNews } from "./route.ts";
+import { cardPayload, routeNews } from "./route.ts";
 
 export interface PollerOptions {
   palette: PaletteApi;

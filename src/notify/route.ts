@@ -1,21 +1,8 @@
 import type { ClusterSnap } from "../model/cluster.ts";
 import type { AlertEvent, CardPayload, ClusterChange } from "../model/notification.ts";
 import type { Subscription } from "../model/subscription.ts";
+import { matchesFilter } from "../model/subscription.ts";
 import { describeChange } from "./diff.ts";
-
-/** Does a subscription's project/tag filter let this cluster through? */
-export function matchesFilter(subscription: Subscription, cluster: ClusterSnap): boolean {
-  if (subscription.project && subscription.project !== cluster.project) return false;
-  if (subscription.tag) {
-    const want = subscription.tag.toLowerCase();
-    const hit = cluster.tags.some((tag) => {
-      const lower = tag.toLowerCase();
-      return lower === want || (!want.includes(":") && lower.split(":")[0] === want);
-    });
-    if (!hit) return false;
-  }
-  return true;
-}
 
 export interface ChannelNews {
   channel: string;

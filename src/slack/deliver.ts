@@ -2,6 +2,7 @@ import type { RespondArguments } from "@slack/bolt";
 import type { FileReply, MessageReply, Reply } from "../commands/types.ts";
 import type { Logger } from "../log.ts";
 import type { AuditLog } from "../store/audit.ts";
+import { replyBlocks } from "../views/reply.ts";
 import { sendFileToDm } from "./file-upload.ts";
 import { describeSlackError } from "./slack-errors.ts";
 import type { CommandTarget, SlackHooks } from "./types.ts";
@@ -18,7 +19,7 @@ export function notice(text: string): MessageReply {
     kind: "message",
     visibility: "ephemeral",
     text,
-    blocks: [{ type: "section", text: { type: "mrkdwn", text } }],
+    view: { screen: "notice", data: { mrkdwn: text } },
   };
 }
 
@@ -27,7 +28,7 @@ export function toRespondArguments(reply: MessageReply): RespondArguments {
     response_type: reply.visibility,
     replace_original: false,
     text: reply.text,
-    blocks: reply.blocks,
+    blocks: replyBlocks(reply.view),
   };
 }
 
@@ -49,7 +50,11 @@ async function showMessage(
     const dm = await target.client.conversations.open({ users: target.requester.userId });
     const channel = dm.channel?.id;
     if (!channel) throw new Error("conversations.open answered without a channel");
-    await target.client.chat.postMessage({ channel, text: reply.text, blocks: reply.blocks });
+    await target.client.chat.postMessage({
+      channel,
+      text: reply.text,
+      blocks: replyBlocks(reply.view),
+    });
   } catch (error) {
     const failure = describeSlackError(error);
     deps.logger.warn(

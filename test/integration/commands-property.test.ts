@@ -4,7 +4,7 @@ import { allowAll } from "../../src/access/types.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { dispatch, findVerb } from "../../src/commands/dispatch.ts";
 import { parse, parseCommand } from "../../src/commands/parse.ts";
-import type { CommandContext, MessageReply, Reply } from "../../src/commands/types.ts";
+import type { CommandContext, Reply } from "../../src/commands/types.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
@@ -13,6 +13,7 @@ import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
 import { openDb } from "../../src/store/db.ts";
 import { checkSlackLimits, LIMITS } from "../../src/views/limits.ts";
+import { type RenderedReply, rendered } from "../support/reply-text.ts";
 
 /**
  * Random and adversarial `/palette` texts through parse + dispatch against the real simulator
@@ -161,9 +162,9 @@ const texts = fc.oneof(
   { arbitrary: structured, weight: 15 },
 );
 
-function messageOf(reply: Reply): MessageReply | undefined {
-  if (reply.kind === "message") return reply;
-  if (reply.kind === "file") return reply.notice;
+function messageOf(reply: Reply): RenderedReply | undefined {
+  if (reply.kind === "message") return rendered(reply);
+  if (reply.kind === "file") return rendered(reply.notice);
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import type { KnownBlock } from "@slack/types";
 import type { MessageReply, Reply } from "../../src/commands/types.ts";
+import { replyBlocks } from "../../src/views/reply.ts";
 
 /** Every text of a reply's blocks, joined: what a test greps for. */
 export function blocksText(blocks: readonly KnownBlock[]): string {
@@ -9,9 +10,16 @@ export function blocksText(blocks: readonly KnownBlock[]): string {
   );
 }
 
-export function asMessage(reply: Reply): MessageReply {
+/** A message reply with its view rendered, as the Slack edge would send it. */
+export type RenderedReply = MessageReply & { blocks: KnownBlock[] };
+
+export function rendered(reply: MessageReply): RenderedReply {
+  return { ...reply, blocks: replyBlocks(reply.view) };
+}
+
+export function asMessage(reply: Reply): RenderedReply {
   if (reply.kind !== "message") throw new Error(`expected a message reply, got ${reply.kind}`);
-  return reply;
+  return rendered(reply);
 }
 
 /** Values of every button in the reply, in order. */

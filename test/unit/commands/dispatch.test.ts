@@ -100,7 +100,7 @@ describe("dispatch's last check", () => {
       kind: "message",
       visibility: "ephemeral",
       text: "x",
-      blocks: [{ type: "section", text: { type: "mrkdwn", text: "<!channel> hi" } }],
+      view: { screen: "notice", data: { mrkdwn: "<!channel> hi" } },
     });
     try {
       const reply = asMessage(await dispatch("clusters", testContext()));

@@ -5,7 +5,7 @@ import { parse } from "../../../src/commands/parse.ts";
 import { createLogger } from "../../../src/log.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { denyAll, FakePalette, sampleFleet, testContext } from "../../support/fake-palette.ts";
-import { blocksText } from "../../support/reply-text.ts";
+import { blocksText, rendered } from "../../support/reply-text.ts";
 
 function capturingLogger() {
   const lines: string[] = [];
@@ -28,7 +28,7 @@ describe("kubeconfig", () => {
     expect(reply.fileName).toBe("web-prod.kubeconfig");
     expect(reply.content.toString()).toContain("SECRET-TOKEN-123");
     expect(reply.notice.visibility).toBe("ephemeral");
-    expect(blocksText(reply.notice.blocks)).toContain("sent to your DMs");
+    expect(blocksText(rendered(reply.notice).blocks)).toContain("sent to your DMs");
     const [record] = ctx.audit.recent();
     expect(record).toMatchObject({
       userId: "U123",
@@ -52,7 +52,7 @@ describe("kubeconfig", () => {
     expect(reply.kind).toBe("message");
     if (reply.kind !== "message") return;
     expect(reply.visibility).toBe("ephemeral");
-    expect(blocksText(reply.blocks)).toContain("ALLOW_KUBECONFIG");
+    expect(blocksText(rendered(reply).blocks)).toContain("ALLOW_KUBECONFIG");
     expect(ctx.audit.recent()[0]).toMatchObject({ outcome: "denied", target: "web-prod" });
     expect(palette.calls).toHaveLength(0);
   });

@@ -9,7 +9,7 @@ import {
   sampleFleet,
   testContext,
 } from "../../support/fake-palette.ts";
-import { blocksText, buttonValues } from "../../support/reply-text.ts";
+import { blocksText, buttonValues, rendered } from "../../support/reply-text.ts";
 
 describe("resolveCluster", () => {
   it("offers one button per cluster when a name matches several", async () => {
@@ -18,11 +18,11 @@ describe("resolveCluster", () => {
     expect(result.kind).toBe("reply");
     if (result.kind !== "reply") return;
     expect(result.reason).toBe("ambiguous");
-    expect(buttonValues(result.reply.blocks)).toEqual([
+    expect(buttonValues(rendered(result.reply).blocks)).toEqual([
       `nodes c0000000000000000000003c project:${PROJECT}`,
       `nodes c0000000000000000000004d project:${OTHER_PROJECT}`,
     ]);
-    expect(checkSlackLimits(result.reply.blocks)).toEqual([]);
+    expect(checkSlackLimits(rendered(result.reply).blocks)).toEqual([]);
   });
 
   it("carries extra args into the choice buttons", async () => {
@@ -33,7 +33,7 @@ describe("resolveCluster", () => {
       replayWith("workloads", ["default"]),
     );
     if (result.kind !== "reply") throw new Error("expected choices");
-    expect(buttonValues(result.reply.blocks)[0]).toBe(
+    expect(buttonValues(rendered(result.reply).blocks)[0]).toBe(
       `workloads c0000000000000000000003c project:${PROJECT} default`,
     );
   });
@@ -53,15 +53,15 @@ describe("resolveCluster", () => {
       replayWith("cluster"),
     );
     if (result.kind !== "reply") throw new Error("expected choices");
-    expect(checkSlackLimits(result.reply.blocks)).toEqual([]);
-    expect(blocksText(result.reply.blocks)).toMatch(/…and \d+ more/);
+    expect(checkSlackLimits(rendered(result.reply).blocks)).toEqual([]);
+    expect(blocksText(rendered(result.reply).blocks)).toMatch(/…and \d+ more/);
   });
 
   it("says no cluster named X and suggests a near name", async () => {
     const result = await resolveCluster("web-prd", {}, testContext(), replayWith("cluster"));
     if (result.kind !== "reply") throw new Error("expected a reply");
     expect(result.reason).toBe("unknown");
-    const text = blocksText(result.reply.blocks);
+    const text = blocksText(rendered(result.reply).blocks);
     expect(text).toContain("No cluster named");
     expect(text).toContain("/palette clusters");
     expect(text).toContain("web-prod");

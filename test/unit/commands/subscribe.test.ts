@@ -11,6 +11,7 @@ import { AuditLog } from "../../../src/store/audit.ts";
 import { openDb } from "../../../src/store/db.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+import { rendered } from "../../support/reply-text.ts";
 
 function context(member?: boolean, channelId = "C1", projects: string[] = []) {
   const db = openDb(":memory:");
@@ -37,7 +38,7 @@ async function run(text: string, ctx: CommandContext): Promise<MessageReply> {
   if (reply.kind !== "message") throw new Error("expected a message");
   return reply;
 }
-const all = (reply: MessageReply) => JSON.stringify(reply);
+const all = (reply: MessageReply) => JSON.stringify(rendered(reply));
 
 describe("/palette subscribe, unsubscribe, subscriptions", () => {
   it("stores a subscription for the requester's channel with its filters", async () => {

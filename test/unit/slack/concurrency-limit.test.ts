@@ -61,7 +61,12 @@ describe("createRunCommand", () => {
         dispatched.push(text);
         if (text === "launch") return { kind: "modal", modal: "launch" };
         await slow;
-        return { kind: "message", text: "ok", blocks: [], visibility: "ephemeral" };
+        return {
+          kind: "message",
+          text: "ok",
+          view: { screen: "notice", data: { mrkdwn: "ok" } },
+          visibility: "ephemeral",
+        };
       },
     });
     const target = (triggerId?: string) => ({

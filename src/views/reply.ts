@@ -1,0 +1,51 @@
+import type { KnownBlock } from "@slack/types";
+import type { Subscription } from "../model/subscription.ts";
+import { type AlertsData, alertsBlocks } from "./alerts.ts";
+import { type CardEnv, type ClusterCardData, clusterCardBlocks } from "./cluster-card.ts";
+import { type ClusterChoiceData, clusterChoiceBlocks } from "./cluster-choice.ts";
+import { type ClusterListData, clusterListBlocks } from "./cluster-list.ts";
+import { type HelpEntry, helpBlocks } from "./help.ts";
+import { errorBlocks, noticeBlocks, usageBlocks } from "./message.ts";
+import { type NodeTableData, nodeTableBlocks } from "./node-table.ts";
+import { subscriptionListBlocks } from "./notification-subscriptions.ts";
+import { type WorkloadsData, workloadsBlocks } from "./workloads.ts";
+
+/**
+ * The screens a command can answer with, as plain data. Commands build these; this module alone
+ * turns them into Block Kit, so nothing above views/ knows Slack's block format. Every mrkdwn
+ * string in a screen is already escaped by whoever built it.
+ */
+const SCREENS = {
+  clusterList: (data: ClusterListData) => clusterListBlocks(data),
+  clusterCard: (data: { card: ClusterCardData; env: CardEnv }) =>
+    clusterCardBlocks(data.card, data.env),
+  clusterChoice: (data: ClusterChoiceData) => clusterChoiceBlocks(data),
+  nodeTable: (data: NodeTableData) => nodeTableBlocks(data),
+  workloads: (data: WorkloadsData) => workloadsBlocks(data),
+  alerts: (data: AlertsData) => alertsBlocks(data),
+  help: (data: { entries: readonly HelpEntry[]; preface?: string }) => [
+    ...(data.preface ? noticeBlocks(data.preface) : []),
+    ...helpBlocks(data.entries),
+  ],
+  subscriptions: (data: { subscriptions: readonly Subscription[]; preface?: string }) => [
+    ...(data.preface ? noticeBlocks(data.preface) : []),
+    ...subscriptionListBlocks(data.subscriptions),
+  ],
+  error: (data: { mrkdwn: string; hint?: string }) => errorBlocks(data.mrkdwn, data.hint),
+  notice: (data: { mrkdwn: string; hint?: string }) => noticeBlocks(data.mrkdwn, data.hint),
+  usage: (data: { problem: string; usage: string; suggestion?: string }) =>
+    usageBlocks(data.problem, data.usage, data.suggestion),
+} satisfies Record<string, (data: never) => KnownBlock[]>;
+
+type Screens = typeof SCREENS;
+export type ScreenName = keyof Screens;
+
+/** One screen and its data, e.g. `{ screen: "clusterList", data: { items, scope, tags } }`. */
+export type ReplyView = {
+  [Name in ScreenName]: { screen: Name; data: Parameters<Screens[Name]>[0] };
+}[ScreenName];
+
+export function replyBlocks(view: ReplyView): KnownBlock[] {
+  const render = SCREENS[view.screen] as (data: unknown) => KnownBlock[];
+  return render(view.data);
+}
