@@ -1,5 +1,4 @@
 import type { CommandDeps, Requester } from "../commands/types.ts";
-import { launchCard } from "../launch/card.ts";
 import { loadChoices } from "../launch/options.ts";
 import { submitLaunch } from "../launch/submit.ts";
 import { describeForUser } from "../palette/errors.ts";
@@ -11,6 +10,7 @@ import {
   type RawValues,
 } from "../palette/providers/index.ts";
 import { isProvider, type Provider } from "../palette/providers-list.ts";
+import { launchCard } from "../views/launch-card.ts";
 import { renderBlocks } from "./render.ts";
 
 /**

@@ -1,14 +1,12 @@
-import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { CustomRoute } from "@slack/bolt";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "./metrics.ts";
+import { type HttpRoute, sendJson } from "./routes.ts";
 
 /**
- * Liveness, readiness and metrics over HTTP. The routes are plain Bolt `CustomRoute`s so the
- * Slack receivers (HTTP and Socket Mode) serve them on their own port, and `startHttpServer`
- * serves the very same handlers where no receiver runs (console, simulator-backed demo).
+ * Liveness, readiness and metrics: the probes, the readiness report and the route table. In HTTP
+ * mode the Slack receiver serves the routes beside `/slack/events`; in Socket Mode the small server
+ * in server.ts serves the same table.
  */
 
 export interface ProbeResult {
@@ -53,8 +51,8 @@ export interface ReadinessReport {
 }
 
 export interface Health {
-  /** `/healthz`, `/readyz`, `/metrics` as Bolt custom routes */
-  routes: CustomRoute[];
+  /** `/healthz`, `/readyz`, `/metrics` */
+  routes: HttpRoute[];
   readiness(): Promise<ReadinessReport>;
   /** on shutdown: `/readyz` answers 503 so no new traffic comes while we drain */
   setDraining(): void;
@@ -97,16 +95,6 @@ async function runProbe(probe: Probe, timeoutMs: number): Promise<ProbeResult> {
   }
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "cache-control": "no-store",
-    "content-length": Buffer.byteLength(text),
-  });
-  res.end(text);
-}
-
 export function createHealth(options: HealthOptions): Health {
   const timeoutMs = options.probeTimeoutMs ?? 2000;
   const probes = Object.entries(options.probes).filter(
@@ -127,7 +115,7 @@ export function createHealth(options: HealthOptions): Health {
     return { ready: !draining && failed.length === degraded.length, degraded, checks };
   };
 
-  // Handlers never throw: Bolt would turn a throw into an unhandled rejection.
+  // Handlers never throw: a throw in a receiver route becomes an unhandled rejection.
   const guard =
     (handler: (res: ServerResponse) => Promise<void> | void) =>
     (_req: IncomingMessage, res: ServerResponse): void => {
@@ -140,7 +128,7 @@ export function createHealth(options: HealthOptions): Health {
         });
     };
 
-  const routes: CustomRoute[] = [
+  const routes: HttpRoute[] = [
     {
       path: HEALTH_PATHS.live,
       method: ["GET"],
@@ -186,66 +174,6 @@ export function createHealth(options: HealthOptions): Health {
     readiness,
     setDraining: () => {
       draining = true;
-    },
-  };
-}
-
-export interface RunningHttpServer {
-  /** `http://host:port` */
-  url: string;
-  port: number;
-  server: Server;
-  close(): Promise<void>;
-}
-
-/**
- * Serves `routes` (exact paths; Bolt-style `:params` are not needed here) with node:http, for
- * the modes without a Slack receiver. Unknown paths get 404, known paths with another method 405.
- */
-export async function startHttpServer(
-  port: number,
-  routes: CustomRoute[],
-  host = "0.0.0.0",
-): Promise<RunningHttpServer> {
-  const table = new Map<string, Map<string, CustomRoute["handler"]>>();
-  for (const route of routes) {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const byMethod = table.get(route.path) ?? new Map();
-    for (const method of methods) byMethod.set(method.toUpperCase(), route.handler);
-    table.set(route.path, byMethod);
-  }
-
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    const byMethod = table.get(path);
-    if (!byMethod) {
-      sendJson(res, 404, { status: "not found" });
-      return;
-    }
-    const method = (req.method ?? "GET").toUpperCase();
-    // HEAD is GET without a body; node:http drops the body for us.
-    const handler = byMethod.get(method) ?? (method === "HEAD" ? byMethod.get("GET") : undefined);
-    if (!handler) {
-      res.setHeader("allow", [...byMethod.keys()].join(", "));
-      sendJson(res, 405, { status: "method not allowed" });
-      return;
-    }
-    handler(req, res);
-  });
-  server.listen(port, host);
-  await once(server, "listening");
-  const address = server.address() as AddressInfo;
-  const shownHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
-
-  return {
-    url: `http://${shownHost}:${address.port}`,
-    port: address.port,
-    server,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) =>
-        server.close((error) => (error ? reject(error) : resolve())),
-      );
     },
   };
 }

@@ -1,12 +1,12 @@
-import type { KnownBlock } from "@slack/types";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { adoptCard } from "../notify/adopt-card.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { Db } from "../store/db.ts";
+import type { KnownBlock } from "../views/block-kit.ts";
+import { isSettled, launchCard, launchPhase, mention } from "../views/launch-card.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
-import { isSettled, launchCard, launchPhase, mention } from "./card.ts";
 import { type LaunchRecord, LaunchStore } from "./store.ts";
 
 /**

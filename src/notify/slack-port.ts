@@ -1,4 +1,4 @@
-import type { KnownBlock } from "@slack/types";
+import type { KnownBlock } from "../views/block-kit.ts";
 
 /**
  * The two Slack calls the notification sender makes. `slack-sender.ts` implements them over

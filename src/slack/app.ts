@@ -3,11 +3,11 @@ import type { AddressInfo } from "node:net";
 import { App, HTTPReceiver, type Receiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import { dispatch as defaultDispatch } from "../commands/dispatch.ts";
 import type { SlackConfig } from "../config.ts";
+import { type RunningHttpServer, startHttpServer } from "../http/server.ts";
 import type { Logger } from "../log.ts";
 import { boltLogger } from "./bolt-logger.ts";
 import { countingFetch, type SlackCallObserver } from "./call-counter.ts";
 import { registerListeners } from "./register.ts";
-import { startRouteServer } from "./route-server.ts";
 import { createRunCommand } from "./run-command.ts";
 import { describeSlackError } from "./slack-errors.ts";
 import type { SlackAppDeps, SlackEdge } from "./types.ts";
@@ -82,7 +82,7 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
     receiver = new HTTPReceiver({
       signingSecret: slack.signingSecret.reveal(),
       endpoints: SLACK_EVENTS_PATH,
-      customRoutes,
+      customRoutes: [...customRoutes],
       logger: adapter,
       logLevel: adapter.getLevel(),
       signatureVerification: true,
@@ -120,7 +120,7 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
   };
   registerListeners(app, edge);
 
-  let routeServer: Server | undefined;
+  let routeServer: RunningHttpServer | undefined;
   let started = false;
 
   return {
@@ -138,8 +138,8 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
         await app.start();
         started = true;
         if (customRoutes.length === 0) return { port: undefined };
-        const routes = await startRouteServer(customRoutes, port, logger);
-        routeServer = routes.server;
+        const routes = await startHttpServer(port, customRoutes);
+        routeServer = routes;
         logger.info({ port: routes.port }, "Slack Socket Mode connected; health routes listening");
         return { port: routes.port };
       }
@@ -159,8 +159,7 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
       if (routeServer) {
         const server = routeServer;
         routeServer = undefined;
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await server.close();
       }
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([

@@ -1,4 +1,4 @@
-import type { App, CustomRoute, RespondFn, webApi } from "@slack/bolt";
+import type { App, RespondFn, webApi } from "@slack/bolt";
 import type {
   CommandContext,
   CommandDeps,
@@ -7,6 +7,7 @@ import type {
   Requester,
 } from "../commands/types.ts";
 import type { SlackConfig } from "../config.ts";
+import type { HttpRoute } from "../http/routes.ts";
 import type { Logger } from "../log.ts";
 
 export type WebClient = webApi.WebClient;
@@ -39,7 +40,7 @@ export interface SlackAppDeps {
   commandDeps: CommandDeps;
   logger: Logger;
   /** served on the same port: /healthz, /readyz, /metrics (exact paths) */
-  customRoutes?: CustomRoute[];
+  customRoutes?: readonly HttpRoute[];
   register?: RegisterListeners[];
   onModal?: ModalHandler;
   /** every Web API call the app makes, by method and outcome (metrics) */

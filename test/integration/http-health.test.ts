@@ -1,12 +1,8 @@
-import type { CustomRoute } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createHealth,
-  type HealthProbes,
-  type RunningHttpServer,
-  startHttpServer,
-} from "../../src/http/health.ts";
+import { createHealth, type HealthProbes } from "../../src/http/health.ts";
 import { Metrics } from "../../src/http/metrics.ts";
+import type { HttpRoute } from "../../src/http/routes.ts";
+import { type RunningHttpServer, startHttpServer } from "../../src/http/server.ts";
 
 let running: RunningHttpServer | undefined;
 
@@ -130,9 +126,9 @@ describe("health endpoints over real HTTP", () => {
     expect((await fetch(`${url}/healthz?probe=1`, { method: "HEAD" })).status).toBe(200);
   });
 
-  it("exports Bolt-shaped routes", () => {
+  it("exports one route table in the shape Bolt's receivers serve", () => {
     const health = createHealth({ probes: {}, metrics: new Metrics({ defaultMetrics: false }) });
-    const routes: CustomRoute[] = health.routes;
+    const routes: HttpRoute[] = health.routes;
     expect(routes.map((route) => [route.path, route.method])).toEqual([
       ["/healthz", ["GET"]],
       ["/readyz", ["GET"]],

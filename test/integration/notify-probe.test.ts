@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createChannelProbe } from "../../src/notify/slack-sender.ts";
 import { Secret } from "../../src/secret.ts";
+import { createChannelProbe } from "../../src/slack/notify-poster.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 
 let fake: FakeSlack | undefined;

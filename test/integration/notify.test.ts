@@ -138,7 +138,7 @@ describe("notifications against the simulator", () => {
     // "restart": a new poller and sender over the same file, same simulator
     const { createPoller } = await import("../../src/notify/poller.ts");
     const { createSender } = await import("../../src/notify/deliver.ts");
-    const { createSlackPoster } = await import("../../src/notify/slack-sender.ts");
+    const { createSlackPoster } = await import("../../src/slack/notify-poster.ts");
     const { Secret } = await import("../../src/secret.ts");
     const { openDb } = await import("../../src/store/db.ts");
     const { silentLogger } = await import("../../src/log.ts");

@@ -8,9 +8,9 @@ import { systemClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createSender } from "../../src/notify/deliver.ts";
 import { createPoller } from "../../src/notify/poller.ts";
-import { createSlackPoster } from "../../src/notify/slack-sender.ts";
 import { createPaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
+import { createSlackPoster } from "../../src/slack/notify-poster.ts";
 import { openDb } from "../../src/store/db.ts";
 
 const env = (name: string): string => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { launchCard, launchPhase } from "../../../src/launch/card.ts";
 import { providerSpec } from "../../../src/palette/providers/index.ts";
 import { PROVIDERS } from "../../../src/palette/providers-list.ts";
+import { launchCard, launchPhase } from "../../../src/views/launch-card.ts";
 import {
   decodeLaunchMetadata,
   launchView,

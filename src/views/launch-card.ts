@@ -1,9 +1,9 @@
 import type { KnownBlock } from "@slack/types";
 import { providerSpec } from "../palette/providers/index.ts";
 import { isProvider } from "../palette/providers-list.ts";
-import { paletteClusterUrl } from "../views/cluster-card.ts";
-import { clampText } from "../views/limits.ts";
-import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { paletteClusterUrl } from "./cluster-card.ts";
+import { clampText } from "./limits.ts";
+import { code, escapeMrkdwn } from "./mrkdwn.ts";
 
 /** The launch card: one message per launch, edited in place as the cluster comes up. */
 

@@ -7,8 +7,8 @@ import {
   WebClient,
 } from "@slack/web-api";
 import type { ChannelProbe } from "../commands/types.ts";
+import { classifySlackError, type SlackPoster, SlackSendError } from "../notify/slack-port.ts";
 import type { Secret } from "../secret.ts";
-import { classifySlackError, type SlackPoster, SlackSendError } from "./slack-port.ts";
 
 /**
  * SlackPoster over @slack/web-api. WebClient's own retries and rate-limit queueing are off: the
