@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Secret } from "./secret.ts";
 
 /**
- * Every environment variable of the design's table (design §3), parsed once at start-up.
+ * Every environment variable the bot reads (the README's Configuration table), parsed once at start-up.
  * A wrong or missing value stops the bot with one line naming the variable and what it wants.
  */
 
@@ -111,6 +111,23 @@ export class ConfigError extends Error {
 export interface LoadOptions {
   /** `start` needs Slack credentials; `console`/`demo` do not. */
   requireSlack: boolean;
+}
+
+export type LogLevel = z.infer<typeof rawEnvSchema.shape.LOG_LEVEL>;
+
+/**
+ * LOG_LEVEL alone, for the verbs that need no other configuration (`demo`): the same rule and the
+ * same one-line error as loadConfig, with the verb's own default when it is unset.
+ */
+export function logLevelFrom(
+  env: Record<string, string | undefined>,
+  fallback: LogLevel,
+): LogLevel {
+  const value = env.LOG_LEVEL?.trim();
+  if (!value) return fallback;
+  const parsed = rawEnvSchema.shape.LOG_LEVEL.safeParse(value);
+  if (!parsed.success) throw new ConfigError("LOG_LEVEL", parsed.error.issues[0]!.message);
+  return parsed.data;
 }
 
 export function loadConfig(

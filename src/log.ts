@@ -32,10 +32,8 @@ export const REDACT_PATHS = [
   "*.appToken",
 ];
 
-export function createLogger(
-  level: string = process.env.LOG_LEVEL ?? "info",
-  destination?: DestinationStream,
-): Logger {
+/** `level` comes from the configuration (LOG_LEVEL is read in config.ts only). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
       level,

@@ -1,5 +1,5 @@
 import { systemClock } from "./clock.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, logLevelFrom } from "./config.ts";
 import { createLogger } from "./log.ts";
 
 /**
@@ -41,7 +41,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "demo": {
       const { runDemo } = await import("./app/demo.ts");
-      return runDemo(rest);
+      return runDemo(rest, logLevelFrom(process.env, "warn"));
     }
     case "simulator": {
       const { runSimulatorCli } = await import("./simulator/cli.ts");

@@ -1,8 +1,9 @@
 import { systemClock } from "../clock.ts";
+import type { LogLevel } from "../config.ts";
 import { createConsolePoster } from "../console/notifications.ts";
 import { createLogger } from "../log.ts";
-import { createSender } from "../notify/deliver.ts";
-import { createPoller } from "../notify/poller.ts";
+import { createSender } from "../notify/outbox-sender.ts";
+import { createPoller } from "../notify/poll.ts";
 import { Secret } from "../secret.ts";
 import { startSimulator } from "../simulator/server.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
@@ -16,9 +17,9 @@ const DEMO_ANIMATE_MS = 7_000;
  * `npm run demo`: a Palette simulator and the console in one process, no Slack and no Palette
  * account. The console channel is subscribed to everything, so notifications print as they happen.
  */
-export async function runDemo(argv: string[]): Promise<number> {
+export async function runDemo(argv: string[], logLevel: LogLevel): Promise<number> {
   const quiet = argv.includes("--no-notify");
-  const logger = createLogger(process.env.LOG_LEVEL ?? "warn", process.stderr);
+  const logger = createLogger(logLevel, process.stderr);
   const clock = systemClock;
   const sim = await startSimulator({ clusters: 40, projects: 3, animateEveryMs: DEMO_ANIMATE_MS });
   const session = openConsoleSession({

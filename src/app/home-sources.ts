@@ -1,6 +1,6 @@
 import type { webApi } from "@slack/bolt";
 import type { Clock } from "../clock.ts";
-import type { Poller } from "../notify/poller.ts";
+import type { Poller } from "../notify/poll.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import type { Db } from "../store/db.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";

@@ -10,10 +10,10 @@ export function paletteMetricsHook(metrics: Metrics): (event: PaletteClientEvent
   return (event) => {
     switch (event.type) {
       case "request":
-        metrics.paletteCall(event.endpoint.split(" ")[1] ?? event.prefix, event.status || "error");
+        metrics.paletteCall(event.prefix, event.status || "error");
         break;
       case "retry":
-        metrics.paletteRetry(event.endpoint.split(" ")[1] ?? event.endpoint);
+        metrics.paletteRetry(event.prefix);
         break;
       case "login":
         metrics.paletteLogin(event.ok ? "ok" : "error");

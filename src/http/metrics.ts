@@ -39,26 +39,12 @@ function label(value: string | number | undefined): string {
 }
 
 /**
- * A Palette path reduced to the prefix its rate limit is counted on (design §4), e.g.
- * `/v1/spectroclusters/abc/assets/kubeconfig` → `/v1/spectroclusters/{uid}/assets`,
- * `/v1/dashboard/spectroclusters/search?x=1` → `/v1/dashboard`. Never contains a UID.
+ * The Palette client names each call by its rate-limit prefix (`/v1/dashboard`,
+ * `/v1/spectroclusters/{uid}/assets`); anything else becomes "other", so no UID or odd text
+ * ever becomes a label.
  */
-export function paletteEndpointPrefix(path: string): string {
-  let pathname = path;
-  try {
-    pathname = new URL(path, "http://palette.invalid").pathname;
-  } catch {
-    // keep the raw text; it is filtered below
-  }
-  const segments = pathname.split("/").filter((segment) => segment.length > 0);
-  const [version, resource, , sub] = segments;
-  if (!version || !resource || !/^v\d+$/.test(version) || !/^[a-zA-Z]+$/.test(resource)) {
-    return OTHER;
-  }
-  if (resource === "spectroclusters" && sub === "assets") {
-    return `/${version}/spectroclusters/{uid}/assets`;
-  }
-  return `/${version}/${resource}`;
+export function paletteLabel(prefix: string): string {
+  return /^\/v\d+\/[a-zA-Z]{1,40}(\/\{uid\}\/[a-zA-Z]{1,40})?$/.test(prefix) ? prefix : OTHER;
 }
 
 export class Metrics {
@@ -89,7 +75,7 @@ export class Metrics {
 
     this.#commands = new Counter({
       name: `${prefix}commands_total`,
-      help: "Slash commands and buttons handled, by verb and outcome (ok, error, denied, invalid…)",
+      help: "Slash commands and buttons handled, by verb and by what they answered (message, file, modal; error if the dispatcher threw)",
       labelNames: ["verb", "outcome"],
       registers,
     });
@@ -191,17 +177,17 @@ export class Metrics {
   }
 
   /**
-   * One HTTP exchange with Palette. `endpoint` may be a full path (it is reduced with
-   * `paletteEndpointPrefix`); `status` is the HTTP status, or "error" when no answer came.
+   * One HTTP exchange with Palette, by the client's rate-limit prefix; `status` is the HTTP
+   * status, or "error" when no answer came.
    */
-  paletteCall(endpoint: string, status: number | "error"): void {
-    this.#paletteCalls.inc({ prefix: this.#prefixOf(endpoint), status: label(status) });
-    if (status === 429) this.#paletteRateLimited.inc({ prefix: this.#prefixOf(endpoint) });
+  paletteCall(prefix: string, status: number | "error"): void {
+    this.#paletteCalls.inc({ prefix: paletteLabel(prefix), status: label(status) });
+    if (status === 429) this.#paletteRateLimited.inc({ prefix: paletteLabel(prefix) });
   }
 
   /** A Palette request is about to be retried. */
-  paletteRetry(endpoint: string): void {
-    this.#paletteRetries.inc({ prefix: this.#prefixOf(endpoint) });
+  paletteRetry(prefix: string): void {
+    this.#paletteRetries.inc({ prefix: paletteLabel(prefix) });
   }
 
   /** The session token was refreshed on its timer (or the refresh failed). */
@@ -238,11 +224,5 @@ export class Metrics {
   /** The Content-Type of `render()`'s output. */
   get contentType(): string {
     return this.registry.contentType;
-  }
-
-  #prefixOf(endpoint: string): string {
-    return endpoint.startsWith("/") || endpoint.includes("://")
-      ? paletteEndpointPrefix(endpoint)
-      : label(endpoint);
   }
 }

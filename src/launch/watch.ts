@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { adoptCard } from "../notify/adopt-card.ts";
+import { adoptCard } from "../notify/adopt-launch-card.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { Db } from "../store/db.ts";

@@ -14,9 +14,10 @@ import {
   type WireResponse,
 } from "./http.ts";
 import { decodeKubeconfig } from "./kubeconfig.ts";
-import { prefixLabel, RateLimiter, realSleep, ruleFor, type Sleep } from "./limiter.ts";
+import { RequestPacer, realSleep, type Sleep } from "./limiter.ts";
 import { parseBody, parseJson } from "./parse.ts";
 import type { CloudAccountKind, Provider } from "./providers-list.ts";
+import { prefixLabel, ruleFor } from "./rate-limits.ts";
 import {
   type BackoffOptions,
   DEFAULT_BACKOFF,
@@ -129,7 +130,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
   const random = options.random ?? Math.random;
   const logger = options.logger;
   const onEvent = options.onEvent ?? (() => {});
-  const limiter = options.rateLimit === false ? undefined : new RateLimiter({ clock, sleep });
+  const limiter = options.rateLimit === false ? undefined : new RequestPacer({ clock, sleep });
   const transport =
     options.transport ??
     createUndiciTransport(options.baseUrl, {
@@ -246,7 +247,14 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
       const delayMs = retryDelay(attempt, retryAfterMs, backoff, random);
       attempt++;
       counters.retries++;
-      emit({ type: "retry", endpoint, attempt, delayMs, reason: failure.kind });
+      emit({
+        type: "retry",
+        prefix: prefixLabel(ruleFor(path)),
+        endpoint,
+        attempt,
+        delayMs,
+        reason: failure.kind,
+      });
       logger.warn(
         { endpoint, status: failure.status, kind: failure.kind, attempt, delayMs },
         "palette call failed, retrying",

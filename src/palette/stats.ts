@@ -55,6 +55,13 @@ export type PaletteClientEvent =
       /** time the rate limiter held this request back */
       waitedMs: number;
     }
-  | { type: "retry"; endpoint: string; attempt: number; delayMs: number; reason: string }
+  | {
+      type: "retry";
+      prefix: string;
+      endpoint: string;
+      attempt: number;
+      delayMs: number;
+      reason: string;
+    }
   | { type: "login"; ok: boolean; reason: string }
   | { type: "refresh"; ok: boolean };

@@ -1,3 +1,4 @@
+import { documentedLimit } from "../palette/rate-limits.ts";
 import type { Fault } from "./types.ts";
 
 /**
@@ -46,38 +47,19 @@ export class FaultBook {
   }
 }
 
-/** The documented limits (design §4), longest prefix first. */
-export function rateLimitPrefix(path: string): { prefix: string; perSecond: number } | undefined {
-  const assets = /^\/v1\/spectroclusters\/[^/]+\/assets(\/|$)/.exec(path);
-  if (assets) return { prefix: "/v1/spectroclusters/{uid}/assets", perSecond: 10 };
-  for (const prefix of ["/v1/spectroclusters", "/v1/cloudconfigs", "/v1/clusterprofiles"]) {
-    if (path === prefix || path.startsWith(`${prefix}/`)) return { prefix, perSecond: 50 };
-  }
-  for (const prefix of [
-    "/v1/dashboard",
-    "/v1/auth",
-    "/v1/projects",
-    "/v1/events",
-    "/v1/cloudaccounts",
-  ]) {
-    if (path === prefix || path.startsWith(`${prefix}/`)) return { prefix, perSecond: 10 };
-  }
-  return undefined;
-}
-
 /**
  * Token buckets per (source IP, prefix), capacity = one second's worth. Uses its own time source
  * (real monotonic time by default), because clients pace in real time even when the lifecycle
  * clock is a ManualClock.
  */
-export class RateLimiter {
+export class RateLimitEnforcer {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(private readonly nowMs: () => number = () => performance.now()) {}
 
   /** undefined when allowed, else seconds to wait (Retry-After, at least 1) */
   take(sourceIp: string, path: string): number | undefined {
-    const limit = rateLimitPrefix(path);
+    const limit = documentedLimit(path);
     if (!limit) return undefined;
     const key = `${sourceIp} ${limit.prefix}`;
     const now = this.nowMs();

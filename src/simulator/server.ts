@@ -4,7 +4,7 @@ import { systemClock } from "../clock.ts";
 import { type ApiContext, buildApiRouter } from "./api-routes.ts";
 import { authenticate, TokenStore } from "./auth.ts";
 import { buildControlRouter } from "./control-routes.ts";
-import { FaultBook, RateLimiter } from "./faults.ts";
+import { FaultBook, RateLimitEnforcer } from "./faults.ts";
 import { generateFleet } from "./fleet.ts";
 import { ApiError, errorReply, type Reply, readJson, send } from "./http-util.ts";
 import { DEFAULT_LIFECYCLE, type LifecycleTimes, startAnimator } from "./lifecycle.ts";
@@ -54,7 +54,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const state = new SimState(fleet, clock, times);
   const tokens = new TokenStore(clock, options.tokenTtlMs ?? 15 * 60_000);
   const faults = new FaultBook();
-  const limiter = options.enforceRateLimits ? new RateLimiter() : undefined;
+  const limiter = options.enforceRateLimits ? new RateLimitEnforcer() : undefined;
   const requests: RecordedRequest[] = [];
   const api = buildApiRouter({ state, tokens, credentials });
   const controlRouter = buildControlRouter({ state, faults, requests });

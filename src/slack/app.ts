@@ -37,7 +37,8 @@ export function slackClientOptions(
 
 /**
  * A WebClient for code outside the listeners that needs Slack before the app exists (the access
- * policy's user-group lookups, the notifier): same base URL, same logging, same retry policy.
+ * policy's user-group lookups, the App Home sources): same base URL, same logging, same retry
+ * policy. The notification poster builds its own, without retries (notify-poster.ts).
  */
 export function createSlackWebClient(
   slack: SlackConfig,

@@ -48,7 +48,7 @@ const PINO_TO_BOLT: Record<string, LogLevel> = {
 
 /**
  * Bolt's and the WebClient's logger, written to our pino logger (component "bolt") at the same
- * levels, with tokens scrubbed from the text. The level follows pino's, so LOG_LEVEL rules both.
+ * levels, with tokens scrubbed from the text. The level follows pino's, so the one configured level rules both.
  */
 export function boltLogger(logger: Logger): BoltLogger {
   let child = logger.child({ component: "bolt" });

@@ -136,8 +136,8 @@ describe("notifications against the simulator", () => {
     await h.cycle();
     expect(h.posts("C1")).toHaveLength(2);
     // "restart": a new poller and sender over the same file, same simulator
-    const { createPoller } = await import("../../src/notify/poller.ts");
-    const { createSender } = await import("../../src/notify/deliver.ts");
+    const { createPoller } = await import("../../src/notify/poll.ts");
+    const { createSender } = await import("../../src/notify/outbox-sender.ts");
     const { createSlackPoster } = await import("../../src/slack/notify-poster.ts");
     const { Secret } = await import("../../src/secret.ts");
     const { openDb } = await import("../../src/store/db.ts");

@@ -1,7 +1,7 @@
 import { ManualClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
-import { createSender, type Sender } from "../../src/notify/deliver.ts";
-import { createPoller, type Poller } from "../../src/notify/poller.ts";
+import { createSender, type Sender } from "../../src/notify/outbox-sender.ts";
+import { createPoller, type Poller } from "../../src/notify/poll.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";

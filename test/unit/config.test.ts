@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig, logLevelFrom } from "../../src/config.ts";
 
 const base = {
   SLACK_BOT_TOKEN: "xoxb-test-bot-token",
@@ -19,7 +19,7 @@ function errorOf(env: Record<string, string | undefined>, requireSlack = true): 
 }
 
 describe("loadConfig", () => {
-  it("applies the design's defaults", () => {
+  it("applies the documented defaults", () => {
     const config = loadConfig(base);
     expect(config.slack?.mode).toBe("http");
     expect(config.slack?.apiUrl).toBe("https://slack.com/api/");
@@ -104,5 +104,18 @@ describe("loadConfig", () => {
     expect(printed).toContain("[redacted]");
     if (config.palette.credentials.kind !== "apiKey") throw new Error("expected an API key");
     expect(config.palette.credentials.apiKey.reveal()).toBe(base.PALETTE_API_KEY);
+  });
+});
+
+describe("logLevelFrom (the demo's LOG_LEVEL)", () => {
+  it("takes the verb's default when unset or blank, and the variable when valid", () => {
+    expect(logLevelFrom({}, "warn")).toBe("warn");
+    expect(logLevelFrom({ LOG_LEVEL: " " }, "warn")).toBe("warn");
+    expect(logLevelFrom({ LOG_LEVEL: "debug" }, "warn")).toBe("debug");
+  });
+
+  it("refuses a bad level with the same one-line error as the rest of the configuration", () => {
+    expect(() => logLevelFrom({ LOG_LEVEL: "loud" }, "warn")).toThrow(ConfigError);
+    expect(() => logLevelFrom({ LOG_LEVEL: "loud" }, "warn")).toThrow(/LOG_LEVEL/);
   });
 });

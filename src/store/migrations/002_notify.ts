@@ -1,9 +1,9 @@
 import type { Migration } from "./migration.ts";
 
 /**
- * Tables of the notification issue. Everything the poller and the sender need to report a change
+ * Tables of the notification pipeline. Everything the poll and the sender need to report a change
  * exactly once lives here, so one SQLite transaction can move snapshot, alerts, flaps and outbox
- * together (design §5).
+ * together: after a crash, either the whole poll happened or none of it did.
  */
 export const notify: Migration[] = [
   {

@@ -9,6 +9,7 @@ import {
 import type { CommandContext, Reply } from "../../../src/commands/types.ts";
 import { Metrics } from "../../../src/http/metrics.ts";
 import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
+import { prefixLabel, ruleFor } from "../../../src/palette/rate-limits.ts";
 
 const VERBS = ["clusters", "cluster", "kubeconfig", "help", "launch"];
 
@@ -84,7 +85,7 @@ describe("paletteMetricsHook", () => {
       hook({
         type: "request",
         method: endpoint.split(" ")[0]!,
-        prefix: "unused",
+        prefix: prefixLabel(ruleFor(endpoint.split(" ")[1]!)),
         endpoint,
         status,
         durationMs: 5,
@@ -116,6 +117,7 @@ describe("paletteMetricsHook", () => {
     const hook = paletteMetricsHook(m);
     hook({
       type: "retry",
+      prefix: "/v1/dashboard",
       endpoint: "POST /v1/dashboard/spectroclusters/search",
       attempt: 1,
       delayMs: 200,

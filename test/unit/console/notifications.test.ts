@@ -3,7 +3,7 @@ import { ManualClock } from "../../../src/clock.ts";
 import { createConsolePoster } from "../../../src/console/notifications.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
-import { createSender } from "../../../src/notify/deliver.ts";
+import { createSender } from "../../../src/notify/outbox-sender.ts";
 import { openDb } from "../../../src/store/db.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 

@@ -1,27 +1,28 @@
 import { describe, expect, it } from "vitest";
-import { Metrics, paletteEndpointPrefix } from "../../../src/http/metrics.ts";
+import { Metrics, paletteLabel } from "../../../src/http/metrics.ts";
+import { prefixLabel, ruleFor } from "../../../src/palette/rate-limits.ts";
+
+/** The prefix the Palette client reports for a path. */
+const clientPrefix = (path: string) => prefixLabel(ruleFor(path));
 
 const lineValue = (text: string, series: string): number | undefined => {
   const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 };
 
-describe("paletteEndpointPrefix", () => {
+describe("Palette prefixes as metric labels", () => {
   it.each([
     ["/v1/dashboard/spectroclusters/search", "/v1/dashboard"],
     ["/v1/dashboard/spectroclusters/abc123/overview?x=1", "/v1/dashboard"],
     ["/v1/spectroclusters/abc123", "/v1/spectroclusters"],
     ["/v1/spectroclusters/abc123/assets/kubeconfig", "/v1/spectroclusters/{uid}/assets"],
-    [
-      "https://api.spectrocloud.com/v1/cloudconfigs/aws/u1/machinePools/p/machines",
-      "/v1/cloudconfigs",
-    ],
+    ["/v1/cloudconfigs/aws/u1/machinePools/p/machines", "/v1/cloudconfigs"],
     ["/v1/auth/authenticate", "/v1/auth"],
     ["/healthz", "other"],
     ["", "other"],
     ["/v1/<!channel>/x", "other"],
   ])("%s → %s", (path, prefix) => {
-    expect(paletteEndpointPrefix(path)).toBe(prefix);
+    expect(paletteLabel(clientPrefix(path))).toBe(prefix);
   });
 });
 
@@ -42,9 +43,10 @@ describe("Metrics", () => {
 
   it("reduces Palette endpoints to prefixes and counts 429s and retries", async () => {
     const metrics = new Metrics({ defaultMetrics: false });
-    metrics.paletteCall("/v1/spectroclusters/uid-1/assets/kubeconfig", 200);
-    metrics.paletteCall("/v1/spectroclusters/uid-2/assets/kubeconfig", 429);
-    metrics.paletteRetry("/v1/spectroclusters/uid-2/assets/kubeconfig");
+    metrics.paletteCall(clientPrefix("/v1/spectroclusters/uid-1/assets/kubeconfig"), 200);
+    metrics.paletteCall(clientPrefix("/v1/spectroclusters/uid-2/assets/kubeconfig"), 429);
+    metrics.paletteRetry(clientPrefix("/v1/spectroclusters/uid-2/assets/kubeconfig"));
+    metrics.paletteCall("/v1/spectroclusters/uid-3", 200); // a UID is never a label
     metrics.paletteCall("/v1/dashboard", "error");
     const text = await metrics.render();
     expect(
@@ -71,6 +73,10 @@ describe("Metrics", () => {
         'palette_chatops_palette_requests_total{prefix="/v1/dashboard",status="error"}',
       ),
     ).toBe(1);
+    expect(
+      lineValue(text, 'palette_chatops_palette_requests_total{prefix="other",status="200"}'),
+    ).toBe(1);
+    expect(text).not.toContain("uid-3");
     expect(text).not.toContain("uid-1");
   });
 

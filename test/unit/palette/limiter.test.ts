@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
-import { prefixLabel, RateLimiter, ruleFor } from "../../../src/palette/limiter.ts";
+import { RequestPacer } from "../../../src/palette/limiter.ts";
+import { prefixLabel, ruleFor } from "../../../src/palette/rate-limits.ts";
 
 function pacedLimiter(burst?: number) {
   const clock = new ManualClock(0);
   const slept: number[] = [];
-  const limiter = new RateLimiter({
+  const limiter = new RequestPacer({
     clock,
     burst,
     headroom: 1,
@@ -43,7 +44,7 @@ describe("ruleFor", () => {
   });
 });
 
-describe("RateLimiter", () => {
+describe("RequestPacer", () => {
   it("spaces a burst on a 10/s prefix 100 ms apart", () => {
     const { limiter } = pacedLimiter();
     const waits = Array.from({ length: 5 }, () => limiter.reserve("/v1/dashboard/projects"));
@@ -72,7 +73,7 @@ describe("RateLimiter", () => {
   it("never lets more than the documented count into any one-second window", () => {
     const clock = new ManualClock(0);
     const sentAt: number[] = [];
-    const limiter = new RateLimiter({ clock, headroom: 1, sleep: async () => {} });
+    const limiter = new RequestPacer({ clock, headroom: 1, sleep: async () => {} });
     // a sequential caller whose waits move the clock, as real time would
     for (let i = 0; i < 60; i++) {
       const wait = limiter.reserve("/v1/dashboard/spectroclusters/search");
@@ -87,13 +88,13 @@ describe("RateLimiter", () => {
   });
 
   it("keeps 2% headroom below the documented rate by default", () => {
-    const limiter = new RateLimiter({ clock: new ManualClock(0), sleep: async () => {} });
+    const limiter = new RequestPacer({ clock: new ManualClock(0), sleep: async () => {} });
     expect([1, 2, 3].map(() => limiter.reserve("/v1/dashboard/x"))).toEqual([0, 103, 205]);
   });
 
   it("pushes the next slot back when a wake-up comes late", async () => {
     const clock = new ManualClock(0);
-    const limiter = new RateLimiter({
+    const limiter = new RequestPacer({
       clock,
       headroom: 1,
       // the timer fires 30 ms late

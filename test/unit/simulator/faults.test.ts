@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { documentedLimit } from "../../../src/palette/rate-limits.ts";
 import { parseSimulatorArgs } from "../../../src/simulator/cli.ts";
-import { FaultBook, RateLimiter, rateLimitPrefix } from "../../../src/simulator/faults.ts";
+import { FaultBook, RateLimitEnforcer } from "../../../src/simulator/faults.ts";
 
 describe("FaultBook", () => {
   it("matches by prefix and method, counts down `times`, sums latency", () => {
@@ -24,20 +25,20 @@ describe("FaultBook", () => {
 
 describe("rate limits", () => {
   it("maps paths to the documented prefixes", () => {
-    expect(rateLimitPrefix("/v1/spectroclusters/abc/assets/kubeconfig")).toEqual({
+    expect(documentedLimit("/v1/spectroclusters/abc/assets/kubeconfig")).toEqual({
       prefix: "/v1/spectroclusters/{uid}/assets",
       perSecond: 10,
     });
-    expect(rateLimitPrefix("/v1/spectroclusters/abc")?.perSecond).toBe(50);
-    expect(rateLimitPrefix("/v1/cloudconfigs/aws/x")?.perSecond).toBe(50);
-    expect(rateLimitPrefix("/v1/dashboard/spectroclusters/search")?.perSecond).toBe(10);
-    expect(rateLimitPrefix("/v1/auth/authenticate")?.perSecond).toBe(10);
-    expect(rateLimitPrefix("/v1/clustergroups/hostCluster")).toBeUndefined();
+    expect(documentedLimit("/v1/spectroclusters/abc")?.perSecond).toBe(50);
+    expect(documentedLimit("/v1/cloudconfigs/aws/x")?.perSecond).toBe(50);
+    expect(documentedLimit("/v1/dashboard/spectroclusters/search")?.perSecond).toBe(10);
+    expect(documentedLimit("/v1/auth/authenticate")?.perSecond).toBe(10);
+    expect(documentedLimit("/v1/clustergroups/hostCluster")).toBeUndefined();
   });
 
   it("allows a second's worth, then answers with a Retry-After, and refills", () => {
     let now = 0;
-    const limiter = new RateLimiter(() => now);
+    const limiter = new RateLimitEnforcer(() => now);
     for (let i = 0; i < 10; i++) expect(limiter.take("ip", "/v1/dashboard/x")).toBeUndefined();
     expect(limiter.take("ip", "/v1/dashboard/x")).toBe(1);
     expect(limiter.take("other-ip", "/v1/dashboard/x")).toBeUndefined();

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
-import { createPoller } from "../../../src/notify/poller.ts";
+import { createPoller } from "../../../src/notify/poll.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
 import type { ClusterSummary, PaletteEvent } from "../../../src/palette/schemas.ts";
 import { openDb } from "../../../src/store/db.ts";

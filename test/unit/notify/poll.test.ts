@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
-import { createPoller } from "../../../src/notify/poller.ts";
+import { createPoller } from "../../../src/notify/poll.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import type { ClusterSummary } from "../../../src/palette/schemas.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
-import { createSender } from "../../../src/notify/deliver.ts";
+import { createSender } from "../../../src/notify/outbox-sender.ts";
 import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
 import { CardStore } from "../../../src/store/cards.ts";
 import { openDb } from "../../../src/store/db.ts";
@@ -117,7 +117,7 @@ describe("sender", () => {
 
   it("never edits a card another part of the bot owns; adds only thread lines to it", async () => {
     const s = setup(() => undefined);
-    const { adoptCard } = await import("../../../src/notify/adopt-card.ts");
+    const { adoptCard } = await import("../../../src/notify/adopt-launch-card.ts");
     adoptCard(s.db, { channel: "CL", clusterUid: "n", ts: "launch-ts" }, s.clock);
     s.outbox.add({ channel: "CL", kind: "card", clusterUid: "n", payload: card("n") }, "t");
     await s.sender.drainAll();
