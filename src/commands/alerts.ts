@@ -1,7 +1,7 @@
 import { isKnownUnhealthy } from "../model/cluster.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
 import type { AlertsData, RaisingCluster } from "../views/alerts.ts";
-import { messageReply, scopeOf, usageReply } from "./reply.ts";
+import { messageReply, readScopes, usageReply } from "./reply.ts";
 import type { VerbSpec } from "./types.ts";
 
 /**
@@ -35,34 +35,40 @@ export const alertsVerb: VerbSpec = {
     if (command.args.length > 0 || command.tags.length > 0) {
       return usageReply(alertsVerb, "`alerts` takes only `project:<uid>`.");
     }
-    const scope = scopeOf(command, ctx);
-    const [components, raising] = await Promise.all([
-      ctx.palette.listAlertComponents(scope),
-      (async () => {
-        const found: RaisingCluster[] = [];
-        for await (const summary of ctx.palette.searchAllClusters({
-          projectUid: scope.projectUid,
-        })) {
-          const cluster = raisingCluster(summary);
-          if (cluster) found.push(cluster);
-        }
-        return found;
-      })(),
-    ]);
-    const data: AlertsData = {
-      scope,
-      kinds: components.map((component) => ({
-        name: component.name ?? "",
-        description: component.description ?? undefined,
-        channels: component.supportedChannels ?? [],
-      })),
-      raising,
-    };
+    const projects = await Promise.all(
+      readScopes(command, ctx).map(async (scope): Promise<AlertsData> => {
+        const [components, raising] = await Promise.all([
+          ctx.palette.listAlertComponents(scope),
+          (async () => {
+            const found: RaisingCluster[] = [];
+            for await (const summary of ctx.palette.searchAllClusters({
+              projectUid: scope.projectUid,
+            })) {
+              const cluster = raisingCluster(summary);
+              if (cluster) found.push(cluster);
+            }
+            return found;
+          })(),
+        ]);
+        return {
+          scope,
+          kinds: components.map((component) => ({
+            name: component.name ?? "",
+            description: component.description ?? undefined,
+            channels: component.supportedChannels ?? [],
+          })),
+          raising,
+        };
+      }),
+    );
+    const raising = projects.reduce((sum, project) => sum + project.raising.length, 0);
     return messageReply(
-      { screen: "alerts", data },
-      raising.length === 0
+      projects.length === 1
+        ? { screen: "alerts", data: projects[0]! }
+        : { screen: "alertGroups", data: { projects } },
+      raising === 0
         ? "No cluster is raising an alert"
-        : `${raising.length} cluster${raising.length === 1 ? "" : "s"} raising ClusterHealth`,
+        : `${raising} cluster${raising === 1 ? "" : "s"} raising ClusterHealth`,
     );
   },
 };

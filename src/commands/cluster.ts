@@ -2,7 +2,7 @@ import type { Cluster, ClusterOverview, ClusterSummary } from "../palette/schema
 import { tagsOf } from "../palette/tags.ts";
 import type { ClusterCardData } from "../views/cluster-card.ts";
 import { errorSummary } from "./log-error.ts";
-import { messageReply, scopeOf, shareVisibility, usageReply } from "./reply.ts";
+import { messageReply, readScopes, shareVisibility, usageReply } from "./reply.ts";
 import { type ResolvedCluster, replayWith, resolveCluster } from "./resolve.ts";
 import type { VerbSpec } from "./types.ts";
 
@@ -21,7 +21,7 @@ export const clusterVerb: VerbSpec = {
       );
     }
     const ref = command.args[0]!;
-    const found = await resolveCluster(ref, scopeOf(command, ctx), ctx, replayWith("cluster"));
+    const found = await resolveCluster(ref, readScopes(command, ctx), ctx, replayWith("cluster"));
     if (found.kind === "reply") return found.reply;
     const { cluster: resolved, scope } = found;
     const [cluster, overview] = await Promise.all([

@@ -1,8 +1,8 @@
 import { quoteArg } from "../model/command-text.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
-import type { ClusterListItem } from "../views/cluster-list.ts";
+import type { ClusterListData, ClusterListItem } from "../views/cluster-list.ts";
 import { flagValue } from "./parse.ts";
-import { messageReply, scopeOf, shareVisibility, usageReply } from "./reply.ts";
+import { messageReply, readScopes, shareVisibility, usageReply } from "./reply.ts";
 import type { VerbSpec } from "./types.ts";
 
 export const PAGE_SIZE = 50;
@@ -51,27 +51,42 @@ export const clustersVerb: VerbSpec = {
         `At most ${MAX_TAGS} tags at once (you gave ${tags.length}).`,
       );
     }
-    const scope = scopeOf(command, ctx);
     const page = flagValue(command, "page");
-    const result = await ctx.palette.searchClusters({
-      projectUid: scope.projectUid,
-      tags,
-      limit: PAGE_SIZE,
-      continue: page || undefined,
-    });
-    const items = result.items.map(toListItem);
-    const data = {
-      items,
-      scope,
-      tags,
-      total: result.total,
-      nextCommand: result.continue
-        ? nextPageCommand(tags, scope.projectUid, result.continue)
-        : undefined,
-    };
+    const scopes = readScopes(command, ctx);
+    if (page && scopes.length > 1) {
+      return usageReply(
+        clustersVerb,
+        "`--page` goes with `project:<uid>` (a page is one project's).",
+      );
+    }
+    // one search per project, side by side; the client's pacer keeps them within Palette's limits
+    const lists: ClusterListData[] = await Promise.all(
+      scopes.map(async (scope) => {
+        const result = await ctx.palette.searchClusters({
+          projectUid: scope.projectUid,
+          tags,
+          limit: PAGE_SIZE,
+          continue: page || undefined,
+        });
+        const items = result.items.map(toListItem);
+        return {
+          items,
+          scope: { projectUid: scope.projectUid, projectName: items[0]?.projectName },
+          tags,
+          total: result.total,
+          nextCommand: result.continue
+            ? nextPageCommand(tags, scope.projectUid, result.continue)
+            : undefined,
+        };
+      }),
+    );
+    const shown = lists.reduce((sum, list) => sum + list.items.length, 0);
+    const fallback = `${shown} cluster${shown === 1 ? "" : "s"}${tags.length ? ` tagged ${tags.join(", ")}` : ""}`;
     return messageReply(
-      { screen: "clusterList", data },
-      `${items.length} cluster${items.length === 1 ? "" : "s"}${tags.length ? ` tagged ${tags.join(", ")}` : ""}`,
+      lists.length === 1
+        ? { screen: "clusterList", data: lists[0]! }
+        : { screen: "clusterGroups", data: { tags, groups: lists } },
+      lists.length === 1 ? fallback : `${fallback} in ${lists.length} projects`,
       shareVisibility(command),
     );
   },

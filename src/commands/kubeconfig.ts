@@ -1,7 +1,7 @@
 import type { AuditOutcome } from "../store/audit.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { errorSummary } from "./log-error.ts";
-import { messageReply, scopeOf, usageReply } from "./reply.ts";
+import { messageReply, readScopes, usageReply } from "./reply.ts";
 import { replayWith, resolveCluster } from "./resolve.ts";
 import type { CommandContext, FileReply, VerbSpec } from "./types.ts";
 
@@ -71,10 +71,14 @@ export const kubeconfigVerb: VerbSpec = {
         "You are not allowed to download kubeconfigs.",
       );
     }
-    const scope = scopeOf(command, ctx);
     let stage = "resolve";
     try {
-      const found = await resolveCluster(ref, scope, ctx, replayWith("kubeconfig"));
+      const found = await resolveCluster(
+        ref,
+        readScopes(command, ctx),
+        ctx,
+        replayWith("kubeconfig"),
+      );
       if (found.kind === "reply") {
         trail(ctx, ref, "failed", { reason: found.reason });
         return found.reply;

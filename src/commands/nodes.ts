@@ -1,7 +1,7 @@
 import type { Machine } from "../palette/schemas.ts";
 import { code } from "../views/mrkdwn.ts";
 import type { NodeMachine, NodePool } from "../views/node-table.ts";
-import { messageReply, scopeOf, usageReply } from "./reply.ts";
+import { messageReply, readScopes, usageReply } from "./reply.ts";
 import { replayWith, resolveCluster } from "./resolve.ts";
 import type { VerbSpec } from "./types.ts";
 
@@ -36,7 +36,7 @@ export const nodesVerb: VerbSpec = {
     }
     const found = await resolveCluster(
       command.args[0]!,
-      scopeOf(command, ctx),
+      readScopes(command, ctx),
       ctx,
       replayWith("nodes"),
     );

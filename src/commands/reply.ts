@@ -6,10 +6,14 @@ import type { CommandContext, MessageReply, ParsedCommand, VerbSpec, Visibility 
 
 /** Small helpers every handler shares: scope choice and reply shapes. */
 
-/** `project:` if given, else the first watched project, else tenant scope. */
-export function scopeOf(command: ParsedCommand, ctx: CommandContext): Scope {
-  const projectUid = command.project ?? ctx.projects[0];
-  return projectUid ? { projectUid } : {};
+/**
+ * Where a read looks: `project:` narrows it to one project; without it a read covers every watched
+ * project (PALETTE_PROJECTS), one scope each, or the tenant when none is set.
+ */
+export function readScopes(command: ParsedCommand, ctx: CommandContext): Scope[] {
+  if (command.project) return [{ projectUid: command.project }];
+  if (ctx.projects.length > 0) return ctx.projects.map((projectUid) => ({ projectUid }));
+  return [{}];
 }
 
 export function messageReply(

@@ -29,46 +29,49 @@ export function looksLikeUid(ref: string): boolean {
 }
 
 /**
- * `ref` is a name or a UID. `replay(uid, projectUid)` is the command a choice button runs, so a
+ * `ref` is a name or a UID, looked up in every scope of `scopes` (the watched projects, or the one
+ * `project:` names). `replay(uid, projectUid)` is the command a choice button runs, so a
  * `nodes web` that matches two clusters offers `nodes <uid1>` and `nodes <uid2>`.
  */
 export async function resolveCluster(
   ref: string,
-  scope: Scope,
+  scopes: readonly Scope[],
   ctx: CommandContext,
   replay: (uid: string, projectUid: string | undefined) => string,
 ): Promise<Resolution> {
   if (looksLikeUid(ref)) {
-    try {
-      const cluster = await ctx.palette.getCluster(ref, scope);
-      return {
-        kind: "found",
-        scope,
-        cluster: {
-          uid: cluster.metadata?.uid ?? ref,
-          name: cluster.metadata?.name ?? ref,
-          projectUid: scope.projectUid,
-          cluster,
-        },
-      };
-    } catch (error) {
-      if (!(error instanceof PaletteError) || !["not_found", "bad_request"].includes(error.kind)) {
-        throw error;
-      }
-    }
+    const byUid = await Promise.all(scopes.map((scope) => clusterByUid(ref, scope, ctx)));
+    const found = byUid.find((resolution) => resolution !== undefined);
+    if (found) return found;
   }
   const exact: ClusterSummary[] = [];
   const folded: ClusterSummary[] = [];
   const names = new Set<string>();
   const lower = ref.toLowerCase();
-  for await (const summary of ctx.palette.searchAllClusters({ projectUid: scope.projectUid })) {
-    const name = summary.metadata?.name ?? "";
-    if (!summary.metadata?.uid) continue;
-    names.add(name);
-    if (name === ref) exact.push(summary);
-    else if (name.toLowerCase() === lower) folded.push(summary);
+  const perScope = await Promise.all(scopes.map((scope) => clustersIn(scope, ctx)));
+  for (const [index, summaries] of perScope.entries()) {
+    for (const summary of summaries) {
+      const name = summary.metadata?.name ?? "";
+      if (!summary.metadata?.uid) continue;
+      // a search in a project scope may not say which project: it is the scope's
+      const projectUid = scopes[index]?.projectUid;
+      const located =
+        summary.specSummary?.projectMeta?.uid || !projectUid
+          ? summary
+          : {
+              ...summary,
+              specSummary: {
+                ...summary.specSummary,
+                projectMeta: { ...summary.specSummary?.projectMeta, uid: projectUid },
+              },
+            };
+      names.add(name);
+      if (name === ref) exact.push(located);
+      else if (name.toLowerCase() === lower) folded.push(located);
+    }
   }
   const matches = exact.length > 0 ? exact : folded;
+  const scope: Scope = scopes.length === 1 ? scopes[0]! : {};
   if (matches.length === 1) {
     const summary = matches[0]!;
     const projectUid = summary.specSummary?.projectMeta?.uid ?? scope.projectUid ?? undefined;
@@ -84,10 +87,11 @@ export async function resolveCluster(
       },
     };
   }
+  const where = scopes.length === 1 ? scopeText(scope) : `the ${scopes.length} watched projects`;
   if (matches.length === 0) {
     const guess = suggest(ref, [...names]);
     const hint = guess ? ` Did you mean ${code(guess)}?` : "";
-    const text = `No cluster named ${code(ref)} in ${scopeText(scope)}.${hint} Try \`/palette clusters\`.`;
+    const text = `No cluster named ${code(ref)} in ${where}.${hint} Try \`/palette clusters\`.`;
     return {
       kind: "reply",
       reason: "unknown",
@@ -95,6 +99,40 @@ export async function resolveCluster(
     };
   }
   return { kind: "reply", reason: "ambiguous", reply: choices(ref, matches, scope, replay) };
+}
+
+/** A UID in one scope; undefined when that scope does not have it. */
+async function clusterByUid(
+  uid: string,
+  scope: Scope,
+  ctx: CommandContext,
+): Promise<Resolution | undefined> {
+  try {
+    const cluster = await ctx.palette.getCluster(uid, scope);
+    return {
+      kind: "found",
+      scope,
+      cluster: {
+        uid: cluster.metadata?.uid ?? uid,
+        name: cluster.metadata?.name ?? uid,
+        projectUid: scope.projectUid,
+        cluster,
+      },
+    };
+  } catch (error) {
+    if (error instanceof PaletteError && ["not_found", "bad_request"].includes(error.kind)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+async function clustersIn(scope: Scope, ctx: CommandContext): Promise<ClusterSummary[]> {
+  const found: ClusterSummary[] = [];
+  for await (const summary of ctx.palette.searchAllClusters({ projectUid: scope.projectUid })) {
+    found.push(summary);
+  }
+  return found;
 }
 
 function choices(

@@ -1,6 +1,6 @@
 import type { Workloads } from "../palette/schemas.ts";
 import type { NamespaceCounts, UnhealthyPod } from "../views/workloads.ts";
-import { messageReply, scopeOf, usageReply } from "./reply.ts";
+import { messageReply, readScopes, usageReply } from "./reply.ts";
 import { replayWith, resolveCluster } from "./resolve.ts";
 import type { VerbSpec } from "./types.ts";
 
@@ -81,7 +81,7 @@ export const workloadsVerb: VerbSpec = {
     }
     const found = await resolveCluster(
       ref,
-      scopeOf(command, ctx),
+      readScopes(command, ctx),
       ctx,
       replayWith("workloads", namespaces),
     );

@@ -27,7 +27,23 @@ export interface AlertsData {
 }
 
 export function alertsBlocks(data: AlertsData): KnownBlock[] {
-  const blocks: KnownBlock[] = [header("Alerts"), context(`In ${scopeText(data.scope)}`)];
+  return fitMessage([header("Alerts"), ...projectAlertBlocks(data)]);
+}
+
+/** Every watched project's alerts in one message, one part per project. */
+export function alertGroupsBlocks(data: { projects: readonly AlertsData[] }): KnownBlock[] {
+  const raising = data.projects.reduce((sum, project) => sum + project.raising.length, 0);
+  return fitMessage([
+    header(`Alerts (${raising} raising)`),
+    ...data.projects.flatMap((project, index) => [
+      ...(index > 0 ? [divider()] : []),
+      ...projectAlertBlocks(project),
+    ]),
+  ]);
+}
+
+function projectAlertBlocks(data: AlertsData): KnownBlock[] {
+  const blocks: KnownBlock[] = [context(`In ${scopeText(data.scope)}`)];
   if (data.kinds.length === 0) {
     blocks.push(section("This project supports no alert kinds."));
   } else {
@@ -55,5 +71,5 @@ export function alertsBlocks(data: AlertsData): KnownBlock[] {
     blocks.push(...packLines([title, ...lines], undefined, 8, "clusters").map(section));
     blocks.push(context("Details: `/palette cluster &lt;name&gt;`"));
   }
-  return fitMessage(blocks);
+  return blocks;
 }

@@ -1,9 +1,18 @@
 import type { KnownBlock } from "@slack/types";
-import { buttonRows, commandButton, context, fitMessage, header, section } from "./blocks.ts";
+import { quoteArg } from "../model/command-text.ts";
+import {
+  buttonRows,
+  commandButton,
+  context,
+  divider,
+  fitMessage,
+  header,
+  section,
+} from "./blocks.ts";
 import { healthEmoji, stateEmoji } from "./emoji.ts";
 import { packLines } from "./limits.ts";
 import { bold, code, escapeMrkdwn } from "./mrkdwn.ts";
-import { type ScopeLabel, scopeText } from "./scope.ts";
+import { type ScopeLabel, scopeArg, scopeText } from "./scope.ts";
 
 export interface ClusterListItem {
   uid: string;
@@ -70,4 +79,58 @@ export function clusterListBlocks(data: ClusterListData): KnownBlock[] {
     blocks.push(...buttonRows([commandButton("Next 50", data.nextCommand, "more")]));
   }
   return fitMessage(blocks);
+}
+
+export interface ClusterGroupsData {
+  tags: readonly string[];
+  /** one list per watched project, in PALETTE_PROJECTS order */
+  groups: readonly ClusterListData[];
+}
+
+/** Lines each project shows when several share one message. */
+export const MAX_GROUP_LINES = 25;
+
+/** Every watched project's first page in one message, a section per project with its own "Next 50". */
+export function clusterGroupsBlocks(data: ClusterGroupsData): KnownBlock[] {
+  const tagText =
+    data.tags.length > 0 ? ` tagged ${data.tags.map((tag) => code(tag)).join(", ")}` : "";
+  const shown = data.groups.reduce((sum, group) => sum + group.items.length, 0);
+  const blocks: KnownBlock[] = [
+    header(`Clusters (${shown})`),
+    context(`In ${data.groups.length} watched projects${tagText}`),
+  ];
+  data.groups.forEach((group, index) => {
+    const total =
+      group.total !== undefined && group.total > group.items.length
+        ? `${group.items.length} of ${group.total}`
+        : `${group.items.length}`;
+    blocks.push(divider(), section(`*${scopeText(group.scope)}* · ${total}`));
+    if (group.items.length === 0) {
+      blocks.push(
+        context(
+          data.tags.length > 0 ? "No cluster carries these tags here." : "No clusters here yet.",
+        ),
+      );
+      return;
+    }
+    const lines = group.items.slice(0, MAX_GROUP_LINES).map((item) => clusterLine(item, false));
+    blocks.push(...packLines(lines, undefined, 3).map(section));
+    const hidden = group.items.length - Math.min(group.items.length, MAX_GROUP_LINES);
+    // lines cut here are on the project's first page: "More" opens that page, else the next one
+    const more = hidden > 0 ? listCommand(data.tags, group.scope.projectUid) : group.nextCommand;
+    if (hidden > 0) blocks.push(context(`_…and ${hidden} more in this project_`));
+    if (more) {
+      const label = `More in ${group.scope.projectName ?? group.scope.projectUid ?? "tenant"}`;
+      blocks.push(...buttonRows([commandButton(label, more, `more_${index}`)]));
+    }
+  });
+  blocks.push(
+    context("One project: add `project:&lt;uid&gt;`. Details: `/palette cluster &lt;name&gt;`"),
+  );
+  return fitMessage(blocks);
+}
+
+/** `clusters <tags> project:<uid>`: the one-project list a "More" button opens. */
+function listCommand(tags: readonly string[], projectUid: string | undefined): string {
+  return ["clusters", ...tags.map(quoteArg)].join(" ") + scopeArg(projectUid);
 }

@@ -1,9 +1,14 @@
 import type { KnownBlock } from "@slack/types";
 import type { Subscription } from "../model/subscription.ts";
-import { type AlertsData, alertsBlocks } from "./alerts.ts";
+import { type AlertsData, alertGroupsBlocks, alertsBlocks } from "./alerts.ts";
 import { type CardEnv, type ClusterCardData, clusterCardBlocks } from "./cluster-card.ts";
 import { type ClusterChoiceData, clusterChoiceBlocks } from "./cluster-choice.ts";
-import { type ClusterListData, clusterListBlocks } from "./cluster-list.ts";
+import {
+  type ClusterGroupsData,
+  type ClusterListData,
+  clusterGroupsBlocks,
+  clusterListBlocks,
+} from "./cluster-list.ts";
 import { type HelpEntry, helpBlocks } from "./help.ts";
 import { errorBlocks, noticeBlocks, usageBlocks } from "./message.ts";
 import { type NodeTableData, nodeTableBlocks } from "./node-table.ts";
@@ -17,12 +22,14 @@ import { type WorkloadsData, workloadsBlocks } from "./workloads.ts";
  */
 const SCREENS = {
   clusterList: (data: ClusterListData) => clusterListBlocks(data),
+  clusterGroups: (data: ClusterGroupsData) => clusterGroupsBlocks(data),
   clusterCard: (data: { card: ClusterCardData; env: CardEnv }) =>
     clusterCardBlocks(data.card, data.env),
   clusterChoice: (data: ClusterChoiceData) => clusterChoiceBlocks(data),
   nodeTable: (data: NodeTableData) => nodeTableBlocks(data),
   workloads: (data: WorkloadsData) => workloadsBlocks(data),
   alerts: (data: AlertsData) => alertsBlocks(data),
+  alertGroups: (data: { projects: readonly AlertsData[] }) => alertGroupsBlocks(data),
   help: (data: { entries: readonly HelpEntry[]; preface?: string }) => [
     ...(data.preface ? noticeBlocks(data.preface) : []),
     ...helpBlocks(data.entries),

@@ -14,7 +14,7 @@ import { blocksText, buttonValues, rendered } from "../../support/reply-text.ts"
 describe("resolveCluster", () => {
   it("offers one button per cluster when a name matches several", async () => {
     const ctx = testContext();
-    const result = await resolveCluster("dup", {}, ctx, replayWith("nodes"));
+    const result = await resolveCluster("dup", [{}], ctx, replayWith("nodes"));
     expect(result.kind).toBe("reply");
     if (result.kind !== "reply") return;
     expect(result.reason).toBe("ambiguous");
@@ -28,7 +28,7 @@ describe("resolveCluster", () => {
   it("carries extra args into the choice buttons", async () => {
     const result = await resolveCluster(
       "dup",
-      {},
+      [{}],
       testContext(),
       replayWith("workloads", ["default"]),
     );
@@ -48,7 +48,7 @@ describe("resolveCluster", () => {
     }));
     const result = await resolveCluster(
       "same",
-      {},
+      [{}],
       testContext({ palette: new FakePalette(fleet) }),
       replayWith("cluster"),
     );
@@ -58,7 +58,7 @@ describe("resolveCluster", () => {
   });
 
   it("says no cluster named X and suggests a near name", async () => {
-    const result = await resolveCluster("web-prd", {}, testContext(), replayWith("cluster"));
+    const result = await resolveCluster("web-prd", [{}], testContext(), replayWith("cluster"));
     if (result.kind !== "reply") throw new Error("expected a reply");
     expect(result.reason).toBe("unknown");
     const text = blocksText(rendered(result.reply).blocks);
@@ -73,7 +73,7 @@ describe("resolveCluster", () => {
     ]);
     const result = await resolveCluster(
       "build-2024-runner-01",
-      {},
+      [{}],
       testContext({ palette }),
       replayWith("cluster"),
     );
@@ -97,7 +97,7 @@ describe("resolveCluster", () => {
     await expect(
       resolveCluster(
         "c0000000000000000000001a",
-        {},
+        [{}],
         testContext({ palette }),
         replayWith("cluster"),
       ),
@@ -109,7 +109,12 @@ describe("resolveCluster", () => {
       { uid: "a1", name: "Web", projectUid: PROJECT, state: "Running", provider: "aws" },
       { uid: "b2", name: "web", projectUid: OTHER_PROJECT, state: "Running", provider: "aws" },
     ]);
-    const result = await resolveCluster("web", {}, testContext({ palette }), replayWith("cluster"));
+    const result = await resolveCluster(
+      "web",
+      [{}],
+      testContext({ palette }),
+      replayWith("cluster"),
+    );
     if (result.kind !== "found") throw new Error("expected found");
     expect(result.cluster.uid).toBe("b2");
     expect(result.scope).toEqual({ projectUid: OTHER_PROJECT });
