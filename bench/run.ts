@@ -3,11 +3,12 @@
  * other's timings in parallel), printed as JSON and written to bench/results.json.
  * Each figure is from this one run; compare ratios inside a run, not across machines.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { arch, cpus, platform, totalmem } from "node:os";
 import { join } from "node:path";
 import { runAckBench } from "./ack.ts";
 import { runClientBench } from "./client.ts";
+import { runFleetBench } from "./fleet.ts";
 import { runPollBench } from "./poll.ts";
 
 const only = process.argv.slice(2);
@@ -15,9 +16,15 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["client", runClientBench],
   ["ack", runAckBench],
   ["poll", runPollBench],
+  ["fleet", runFleetBench],
 ];
 
+// a run of some figures keeps the others' last results, so the README table stays whole
+const resultsPath = join(import.meta.dirname, "results.json");
+const previous: Record<string, unknown> =
+  only.length > 0 && existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, "utf8")) : {};
 const results: Record<string, unknown> = {
+  ...previous,
   machine: {
     node: process.version,
     platform: `${platform()} ${arch()}`,
@@ -35,5 +42,5 @@ for (const [name, run] of benches) {
 
 const json = JSON.stringify(results, null, 2);
 process.stdout.write(`${json}\n`);
-writeFileSync(join(import.meta.dirname, "results.json"), `${json}\n`);
+writeFileSync(resultsPath, `${json}\n`);
 process.exit(0);

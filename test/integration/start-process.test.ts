@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
+import { sampleValue } from "../support/prometheus.ts";
 import { loadPayload, postSigned, slashCommandBody } from "../support/slack-request.ts";
 import {
   type CliProcess,
@@ -72,12 +73,6 @@ async function get(port: number, path: string): Promise<Http> {
     json = undefined;
   }
   return { status: response.status, text, json };
-}
-
-/** The value of one Prometheus sample, e.g. `name{a="b"}`; undefined when absent. */
-function sample(metrics: string, series: string): number | undefined {
-  const line = metrics.split("\n").find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 const responsesTo = (fake: FakeSlack, id: string): RecordedCall[] =>
@@ -303,36 +298,45 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
     const metrics = await get(port, "/metrics");
     expect(metrics.status).toBe(200);
     const text = metrics.text;
-    expect(sample(text, 'palette_chatops_commands_total{verb="clusters",outcome="message"}')).toBe(
-      1,
-    );
-    expect(sample(text, 'palette_chatops_commands_total{verb="kubeconfig",outcome="file"}')).toBe(
-      1,
-    );
-    expect(sample(text, 'palette_chatops_commands_total{verb="subscribe",outcome="message"}')).toBe(
-      1,
-    );
-    expect(sample(text, "palette_chatops_ack_seconds_count")).toBeGreaterThanOrEqual(3);
     expect(
-      sample(text, 'palette_chatops_palette_requests_total{prefix="/v1/dashboard",status="200"}'),
-    ).toBeGreaterThan(0);
-    expect(
-      sample(text, 'palette_chatops_palette_requests_total{prefix="/v1/dashboard",status="503"}'),
-    ).toBeGreaterThan(0);
-    expect(
-      sample(text, 'palette_chatops_poll_duration_seconds_count{outcome="ok"}'),
-    ).toBeGreaterThan(0);
-    expect(
-      sample(text, 'palette_chatops_poll_duration_seconds_count{outcome="error"}'),
-    ).toBeGreaterThan(0);
-    expect(
-      sample(text, 'palette_chatops_slack_calls_total{method="chat.postmessage",outcome="ok"}'),
+      sampleValue(text, 'palette_chatops_commands_total{verb="clusters",outcome="message"}'),
     ).toBe(1);
     expect(
-      sample(text, 'palette_chatops_slack_calls_total{method="views.publish",outcome="ok"}'),
+      sampleValue(text, 'palette_chatops_commands_total{verb="kubeconfig",outcome="file"}'),
+    ).toBe(1);
+    expect(
+      sampleValue(text, 'palette_chatops_commands_total{verb="subscribe",outcome="message"}'),
+    ).toBe(1);
+    expect(sampleValue(text, "palette_chatops_ack_seconds_count")).toBeGreaterThanOrEqual(3);
+    expect(
+      sampleValue(
+        text,
+        'palette_chatops_palette_requests_total{prefix="/v1/dashboard",status="200"}',
+      ),
+    ).toBeGreaterThan(0);
+    expect(
+      sampleValue(
+        text,
+        'palette_chatops_palette_requests_total{prefix="/v1/dashboard",status="503"}',
+      ),
+    ).toBeGreaterThan(0);
+    expect(
+      sampleValue(text, 'palette_chatops_poll_duration_seconds_count{outcome="ok"}'),
+    ).toBeGreaterThan(0);
+    expect(
+      sampleValue(text, 'palette_chatops_poll_duration_seconds_count{outcome="error"}'),
+    ).toBeGreaterThan(0);
+    expect(
+      sampleValue(
+        text,
+        'palette_chatops_slack_calls_total{method="chat.postmessage",outcome="ok"}',
+      ),
+    ).toBe(1);
+    expect(
+      sampleValue(text, 'palette_chatops_slack_calls_total{method="views.publish",outcome="ok"}'),
     ).toBe(2);
-    expect(sample(text, "palette_chatops_outbox_depth")).toBe(0);
-    expect(sample(text, "palette_chatops_outbox_oldest_age_seconds")).toBe(0);
+    expect(sampleValue(text, "palette_chatops_outbox_depth")).toBe(0);
+    expect(sampleValue(text, "palette_chatops_outbox_oldest_age_seconds")).toBe(0);
     expect(text).toContain("palette_chatops_poll_clusters 12");
 
     const exit = await bot.stop("SIGTERM");
@@ -368,7 +372,8 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
       async () => {
         const m = await get(port, "/metrics");
         return (
-          (sample(m.text, 'palette_chatops_poll_duration_seconds_count{outcome="ok"}') ?? 0) >= 4
+          (sampleValue(m.text, 'palette_chatops_poll_duration_seconds_count{outcome="ok"}') ?? 0) >=
+          4
         );
       },
       10_000,
@@ -503,22 +508,24 @@ describe("palette-chatops start, Socket Mode with a service account", () => {
       "a token refresh",
       async () => {
         const m = await get(port, "/metrics");
-        return (sample(m.text, 'palette_chatops_palette_token_refreshes_total{outcome="ok"}') ??
-          0) >= 1
+        return (sampleValue(
+          m.text,
+          'palette_chatops_palette_token_refreshes_total{outcome="ok"}',
+        ) ?? 0) >= 1
           ? m.text
           : undefined;
       },
       10_000,
     );
     expect(
-      sample(metrics, 'palette_chatops_palette_logins_total{outcome="ok"}'),
+      sampleValue(metrics, 'palette_chatops_palette_logins_total{outcome="ok"}'),
     ).toBeGreaterThanOrEqual(1);
     expect(
-      sample(metrics, 'palette_chatops_commands_total{verb="clusters",outcome="message"}'),
+      sampleValue(metrics, 'palette_chatops_commands_total{verb="clusters",outcome="message"}'),
     ).toBe(1);
-    expect(sample(metrics, "palette_chatops_ack_seconds_count")).toBeGreaterThanOrEqual(2);
+    expect(sampleValue(metrics, "palette_chatops_ack_seconds_count")).toBeGreaterThanOrEqual(2);
     expect(
-      sample(metrics, 'palette_chatops_poll_duration_seconds_count{outcome="ok"}'),
+      sampleValue(metrics, 'palette_chatops_poll_duration_seconds_count{outcome="ok"}'),
     ).toBeGreaterThan(0);
     expect(sim.control.requests().some((r) => r.auth === "token" && r.status === 200)).toBe(true);
     expect(JWT.test(metrics)).toBe(false);

@@ -10,6 +10,7 @@ import type { CommandContext, Reply } from "../../../src/commands/types.ts";
 import { Metrics } from "../../../src/http/metrics.ts";
 import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
 import { prefixLabel, ruleFor } from "../../../src/palette/rate-limits.ts";
+import { sampleValue } from "../../support/prometheus.ts";
 
 const VERBS = ["clusters", "cluster", "kubeconfig", "help", "launch"];
 
@@ -17,10 +18,9 @@ function metrics(): Metrics {
   return new Metrics({ knownVerbs: VERBS, defaultMetrics: false });
 }
 
-/** The value of one sample in the exposition, e.g. `name{a="b"}`; undefined when absent. */
+/** The value of one sample of the metrics' exposition, e.g. `name{a="b"}`. */
 async function sample(m: Metrics, series: string): Promise<number | undefined> {
-  const line = (await m.render()).split("\n").find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  return sampleValue(await m.render(), series);
 }
 
 const ctx = {} as CommandContext;

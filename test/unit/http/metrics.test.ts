@@ -1,14 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Metrics, paletteLabel } from "../../../src/http/metrics.ts";
 import { prefixLabel, ruleFor } from "../../../src/palette/rate-limits.ts";
+import { sampleValue } from "../../support/prometheus.ts";
 
 /** The prefix the Palette client reports for a path. */
 const clientPrefix = (path: string) => prefixLabel(ruleFor(path));
-
-const lineValue = (text: string, series: string): number | undefined => {
-  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-};
 
 describe("Palette prefixes as metric labels", () => {
   it.each([
@@ -34,10 +30,12 @@ describe("Metrics", () => {
     metrics.commandHandled("clustrs", "invalid");
     metrics.commandHandled("<script>", "invalid");
     const text = await metrics.render();
-    expect(lineValue(text, 'palette_chatops_commands_total{verb="clusters",outcome="ok"}')).toBe(2);
-    expect(lineValue(text, 'palette_chatops_commands_total{verb="other",outcome="invalid"}')).toBe(
+    expect(sampleValue(text, 'palette_chatops_commands_total{verb="clusters",outcome="ok"}')).toBe(
       2,
     );
+    expect(
+      sampleValue(text, 'palette_chatops_commands_total{verb="other",outcome="invalid"}'),
+    ).toBe(2);
     expect(text).not.toContain("clustrs");
   });
 
@@ -50,31 +48,31 @@ describe("Metrics", () => {
     metrics.paletteCall("/v1/dashboard", "error");
     const text = await metrics.render();
     expect(
-      lineValue(
+      sampleValue(
         text,
         'palette_chatops_palette_requests_total{prefix="/v1/spectroclusters/{uid}/assets",status="200"}',
       ),
     ).toBe(1);
     expect(
-      lineValue(
+      sampleValue(
         text,
         'palette_chatops_palette_rate_limited_total{prefix="/v1/spectroclusters/{uid}/assets"}',
       ),
     ).toBe(1);
     expect(
-      lineValue(
+      sampleValue(
         text,
         'palette_chatops_palette_retries_total{prefix="/v1/spectroclusters/{uid}/assets"}',
       ),
     ).toBe(1);
     expect(
-      lineValue(
+      sampleValue(
         text,
         'palette_chatops_palette_requests_total{prefix="/v1/dashboard",status="error"}',
       ),
     ).toBe(1);
     expect(
-      lineValue(text, 'palette_chatops_palette_requests_total{prefix="other",status="200"}'),
+      sampleValue(text, 'palette_chatops_palette_requests_total{prefix="other",status="200"}'),
     ).toBe(1);
     expect(text).not.toContain("uid-3");
     expect(text).not.toContain("uid-1");
@@ -91,15 +89,19 @@ describe("Metrics", () => {
     metrics.paletteLogin("error");
     metrics.slackCall("chat.postMessage", "rate_limited");
     const text = await metrics.render();
-    expect(lineValue(text, "palette_chatops_ack_seconds_count")).toBe(2);
-    expect(lineValue(text, 'palette_chatops_ack_seconds_bucket{le="0.025"}')).toBe(1);
-    expect(lineValue(text, 'palette_chatops_ack_seconds_bucket{le="3"}')).toBe(1);
-    expect(lineValue(text, "palette_chatops_poll_clusters")).toBe(42);
-    expect(lineValue(text, 'palette_chatops_poll_duration_seconds_count{outcome="error"}')).toBe(1);
-    expect(lineValue(text, 'palette_chatops_palette_token_refreshes_total{outcome="ok"}')).toBe(1);
-    expect(lineValue(text, 'palette_chatops_palette_logins_total{outcome="error"}')).toBe(1);
+    expect(sampleValue(text, "palette_chatops_ack_seconds_count")).toBe(2);
+    expect(sampleValue(text, 'palette_chatops_ack_seconds_bucket{le="0.025"}')).toBe(1);
+    expect(sampleValue(text, 'palette_chatops_ack_seconds_bucket{le="3"}')).toBe(1);
+    expect(sampleValue(text, "palette_chatops_poll_clusters")).toBe(42);
+    expect(sampleValue(text, 'palette_chatops_poll_duration_seconds_count{outcome="error"}')).toBe(
+      1,
+    );
+    expect(sampleValue(text, 'palette_chatops_palette_token_refreshes_total{outcome="ok"}')).toBe(
+      1,
+    );
+    expect(sampleValue(text, 'palette_chatops_palette_logins_total{outcome="error"}')).toBe(1);
     expect(
-      lineValue(
+      sampleValue(
         text,
         'palette_chatops_slack_calls_total{method="chat.postmessage",outcome="rate_limited"}',
       ),
@@ -110,11 +112,11 @@ describe("Metrics", () => {
     let stats = { depth: 3, oldestAgeSeconds: 12.5 };
     const metrics = new Metrics({ defaultMetrics: false, outbox: () => stats });
     let text = await metrics.render();
-    expect(lineValue(text, "palette_chatops_outbox_depth")).toBe(3);
-    expect(lineValue(text, "palette_chatops_outbox_oldest_age_seconds")).toBe(12.5);
+    expect(sampleValue(text, "palette_chatops_outbox_depth")).toBe(3);
+    expect(sampleValue(text, "palette_chatops_outbox_oldest_age_seconds")).toBe(12.5);
     stats = { depth: 0, oldestAgeSeconds: 0 };
     text = await metrics.render();
-    expect(lineValue(text, "palette_chatops_outbox_depth")).toBe(0);
+    expect(sampleValue(text, "palette_chatops_outbox_depth")).toBe(0);
     metrics.setOutboxSource(() => {
       throw new Error("db closed");
     });

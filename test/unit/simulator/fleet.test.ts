@@ -50,12 +50,10 @@ describe("generateFleet", () => {
     }
   });
 
-  it("generates 10,000 clusters in well under a second", () => {
-    generateFleet({ clusters: 500, projects: 3, seed: 1, now: NOW }); // warm-up
-    const started = performance.now();
+  // how long it takes is a benchmark's question (`npm run bench -- fleet`), not a test's
+  it("generates a fleet of 10,000 clusters over every project it was asked for", () => {
     const fleet = generateFleet({ clusters: 10_000, projects: 5, seed: 1, now: NOW });
-    const elapsed = performance.now() - started;
     expect(fleet.clusters).toHaveLength(10_000);
-    expect(elapsed).toBeLessThan(1000);
+    expect(new Set(fleet.clusters.map((cluster) => cluster.projectUid)).size).toBe(5);
   });
 });
