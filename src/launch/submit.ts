@@ -7,7 +7,7 @@ import {
   redactBody,
 } from "../palette/providers/index.ts";
 import { isProvider, type Provider } from "../palette/providers-list.ts";
-import { type LaunchRecord, LaunchStore } from "./store.ts";
+import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
 
 /**
  * One launch from validated form to Palette, shared by the Slack modal and the console prompts:

@@ -4,10 +4,10 @@ import { adoptCard } from "../notify/adopt-launch-card.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { Db } from "../store/db.ts";
+import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
 import type { KnownBlock } from "../views/block-kit.ts";
 import { isSettled, launchCard, launchPhase, mention } from "../views/launch-card.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
-import { type LaunchRecord, LaunchStore } from "./store.ts";
 
 /**
  * Follows launched clusters until they are Running or failed: posts the launch card where the

@@ -1,9 +1,9 @@
 import type { App } from "@slack/bolt";
 import { retryDedupe } from "./dedupe.ts";
-import { registerErrorHandler } from "./listeners/error-handler.ts";
-import { registerLinkButton } from "./listeners/link-button.ts";
-import { registerPaletteCommand } from "./listeners/palette-command.ts";
-import { registerRunCommandAction } from "./listeners/run-command-action.ts";
+import { registerLinkButton } from "./listeners/actions/link-button.ts";
+import { registerRunCommandAction } from "./listeners/actions/run-command.ts";
+import { registerPaletteCommand } from "./listeners/commands/palette.ts";
+import { registerErrorHandler } from "./listeners/errors.ts";
 import type { SlackEdge } from "./types.ts";
 
 /** Every listener of the Slack edge, then the extra groups (launch, App Home) given in deps. */

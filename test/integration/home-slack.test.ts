@@ -8,7 +8,7 @@ import { Metrics } from "../../src/http/metrics.ts";
 import { silentLogger } from "../../src/log.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
 import { slackClientOptions } from "../../src/slack/app.ts";
-import { type HomeDeps, registerHome } from "../../src/slack/home.ts";
+import { type HomeDeps, registerHome } from "../../src/slack/home-input.ts";
 import type { FleetSnapshot } from "../../src/views/app-home.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { loadPayload, postSigned } from "../support/slack-request.ts";

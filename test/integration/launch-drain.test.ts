@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { LaunchStore } from "../../src/launch/store.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
+import { LaunchStore } from "../../src/store/launches.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
 import {
   type LaunchHarness,

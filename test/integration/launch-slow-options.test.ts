@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SLOW_OPTION_TEXT, SLOW_OPTION_VALUE } from "../../src/slack/launch/options.ts";
+import {
+  SLOW_OPTION_TEXT,
+  SLOW_OPTION_VALUE,
+} from "../../src/slack/listeners/options/launch-field.ts";
 import {
   type LaunchHarness,
   type OpenView,

@@ -1,7 +1,6 @@
 import type { ModalView } from "@slack/types";
 import type { AccessPolicy } from "../../src/access/types.ts";
 import { ManualClock } from "../../src/clock.ts";
-import { type LaunchRecord, LaunchStore } from "../../src/launch/store.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
 import { providerSpec } from "../../src/palette/providers/index.ts";
@@ -9,7 +8,8 @@ import type { Provider } from "../../src/palette/providers-list.ts";
 import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { type LaunchHandle, registerLaunch } from "../../src/slack/launch/index.ts";
+import { type LaunchHandle, registerLaunch } from "../../src/slack/launch-runtime.ts";
+import { type LaunchRecord, LaunchStore } from "../../src/store/launches.ts";
 import type { RecordedCall } from "./fake-slack.ts";
 import { type BotHarness, startBot } from "./slack-harness.ts";
 import { interactiveBody, loadPayload } from "./slack-request.ts";

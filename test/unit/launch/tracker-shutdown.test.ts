@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
-import { LaunchStore } from "../../../src/launch/store.ts";
 import { type CardMessage, type CardSink, LaunchTracker } from "../../../src/launch/watch.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
-import { InFlight } from "../../../src/slack/launch/in-flight.ts";
-import { placeholderErrors } from "../../../src/slack/launch/submit.ts";
+import { InFlight } from "../../../src/slack/in-flight.ts";
+import { placeholderErrors } from "../../../src/slack/listeners/views/launch-submit.ts";
 import { type Db, openDb } from "../../../src/store/db.ts";
+import { LaunchStore } from "../../../src/store/launches.ts";
 import { launchCard } from "../../../src/views/launch-card.ts";
 import { launchNoticeView } from "../../../src/views/launch-modal.ts";
 

@@ -1,7 +1,7 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
-import { RUN_COMMAND_ACTION } from "../../model/command-text.ts";
-import type { SlackEdge } from "../types.ts";
+import { RUN_COMMAND_ACTION } from "../../../model/command-text.ts";
+import type { SlackEdge } from "../../types.ts";
 
 /** Buttons whose action_id starts with RUN_COMMAND_ACTION (ids must be unique per message). */
 export const RUN_COMMAND_PATTERN = new RegExp(`^${RUN_COMMAND_ACTION}`);

@@ -1,7 +1,7 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
-import { notice, toRespondArguments } from "../deliver.ts";
-import type { SlackEdge } from "../types.ts";
+import { notice, toRespondArguments } from "../../deliver.ts";
+import type { SlackEdge } from "../../types.ts";
 
 export const PALETTE_COMMAND = "/palette";
 

@@ -1,10 +1,10 @@
 import type { App } from "@slack/bolt";
-import type { CommandDeps } from "../../commands/types.ts";
-import { type LookupSource, loadChoices } from "../../launch/options.ts";
-import { describeForUser } from "../../palette/errors.ts";
-import type { Choice } from "../../palette/providers/index.ts";
-import { providerSpec } from "../../palette/providers/index.ts";
-import { PROVIDERS } from "../../palette/providers-list.ts";
+import type { CommandDeps } from "../../../commands/types.ts";
+import { type LookupSource, loadChoices } from "../../../launch/options.ts";
+import { describeForUser } from "../../../palette/errors.ts";
+import type { Choice } from "../../../palette/providers/index.ts";
+import { providerSpec } from "../../../palette/providers/index.ts";
+import { PROVIDERS } from "../../../palette/providers-list.ts";
 import {
   decodeLaunchMetadata,
   LAUNCH_CALLBACK_ID,
@@ -13,7 +13,7 @@ import {
   providerOf,
   readFormState,
   stateValuesSchema,
-} from "../../views/launch-modal.ts";
+} from "../../../views/launch-modal.ts";
 
 /** field id → lookup source, for every look-up field of every provider form */
 export function lookupFields(): Map<string, LookupSource> {

@@ -1,18 +1,18 @@
 import type { App } from "@slack/bolt";
-import type { CommandDeps } from "../../commands/types.ts";
-import { LaunchTracker } from "../../launch/watch.ts";
-import type { SlackEdge } from "../types.ts";
-import { slackCardSink } from "./card-sink.ts";
+import type { CommandDeps } from "../commands/types.ts";
+import { LaunchTracker } from "../launch/watch.ts";
 import { InFlight } from "./in-flight.ts";
-import { openLaunchModal } from "./open.ts";
-import { registerLaunchOptions } from "./options.ts";
-import { registerProviderAction } from "./provider-action.ts";
-import { registerLaunchShortcut } from "./shortcut.ts";
-import { registerLaunchSubmit } from "./submit.ts";
+import { slackCardSink } from "./launch-card-sink.ts";
+import { registerProviderAction } from "./listeners/actions/launch-provider.ts";
+import { registerLaunchOptions } from "./listeners/options/launch-field.ts";
+import { registerLaunchShortcut } from "./listeners/shortcuts/launch-cluster.ts";
+import { registerLaunchSubmit } from "./listeners/views/launch-submit.ts";
+import { openLaunchModal } from "./open-launch-modal.ts";
+import type { SlackEdge } from "./types.ts";
 
-export type { LaunchModalContext } from "./open.ts";
-export { openLaunchModal } from "./open.ts";
-export { LAUNCH_SHORTCUT } from "./shortcut.ts";
+export { LAUNCH_SHORTCUT } from "./listeners/shortcuts/launch-cluster.ts";
+export type { LaunchModalContext } from "./open-launch-modal.ts";
+export { openLaunchModal } from "./open-launch-modal.ts";
 
 export const OPEN_IN_PALETTE_ACTION = "launch_open_in_palette";
 

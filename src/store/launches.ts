@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type { Db } from "../store/db.ts";
+import type { Db } from "./db.ts";
 
 /** One launch as stored in `launches` (src/store/migrations/003_launch.ts). */
 export interface LaunchRecord {

@@ -1,5 +1,5 @@
 import type { webApi } from "@slack/bolt";
-import type { CardSink } from "../../launch/watch.ts";
+import type { CardSink } from "../launch/watch.ts";
 
 /** Launch cards through the Slack Web API. */
 export function slackCardSink(client: webApi.WebClient): CardSink {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PROJECT_FIELD, type ProjectChoice } from "../../views/launch-modal.ts";
+import { PROJECT_FIELD, type ProjectChoice } from "../../../views/launch-modal.ts";
 
 const projectBlockSchema = z.object({
   block_id: z.literal(PROJECT_FIELD),

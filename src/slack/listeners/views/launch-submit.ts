@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs } from "@slack/bolt";
-import type { CommandDeps } from "../../commands/types.ts";
-import { GENERAL_ERROR_FIELD, type LaunchOutcome, submitLaunch } from "../../launch/submit.ts";
-import type { LaunchTracker } from "../../launch/watch.ts";
+import type { CommandDeps } from "../../../commands/types.ts";
+import { GENERAL_ERROR_FIELD, type LaunchOutcome, submitLaunch } from "../../../launch/submit.ts";
+import type { LaunchTracker } from "../../../launch/watch.ts";
 import {
   decodeLaunchMetadata,
   LAUNCH_CALLBACK_ID,
@@ -12,10 +12,10 @@ import {
   providerOf,
   readFormState,
   stateValuesSchema,
-} from "../../views/launch-modal.ts";
-import type { InFlight } from "./in-flight.ts";
-import { SLOW_OPTION_VALUE } from "./options.ts";
-import { projectsInView } from "./view-projects.ts";
+} from "../../../views/launch-modal.ts";
+import type { InFlight } from "../../in-flight.ts";
+import { SLOW_OPTION_VALUE } from "../options/launch-field.ts";
+import { projectsInView } from "./launch-projects.ts";
 
 /** Slack closes the modal with an error after 3 s; answer within this, or say we carry on. */
 export const SUBMIT_BUDGET_MS = 2_500;

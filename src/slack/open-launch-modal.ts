@@ -1,6 +1,6 @@
 import type { webApi } from "@slack/bolt";
-import type { CommandDeps, Requester } from "../../commands/types.ts";
-import { launchView, type ProjectChoice } from "../../views/launch-modal.ts";
+import type { CommandDeps, Requester } from "../commands/types.ts";
+import { launchView, type ProjectChoice } from "../views/launch-modal.ts";
 
 export interface LaunchModalContext {
   requester: Requester;

@@ -1,5 +1,5 @@
 import type { App } from "@slack/bolt";
-import type { CommandDeps } from "../../commands/types.ts";
+import type { CommandDeps } from "../../../commands/types.ts";
 import {
   decodeLaunchMetadata,
   LAUNCH_CALLBACK_ID,
@@ -8,8 +8,8 @@ import {
   providerOf,
   readFormState,
   stateValuesSchema,
-} from "../../views/launch-modal.ts";
-import { projectsInView } from "./view-projects.ts";
+} from "../../../views/launch-modal.ts";
+import { projectsInView } from "../views/launch-projects.ts";
 
 /**
  * Picking a provider swaps in its form (views.update with the view's hash, so a stale update
