@@ -11,8 +11,6 @@ import { createSender } from "../notify/outbox-sender.ts";
 import { createPoller } from "../notify/poll.ts";
 import { createPaletteClient } from "../palette/client.ts";
 import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
-import { registerHome } from "../slack/home-input.ts";
-import { type LaunchHandle, registerLaunch } from "../slack/launch-runtime.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { AuditLog } from "../store/audit.ts";
 import { openDb } from "../store/db.ts";
@@ -119,7 +117,6 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     },
   });
 
-  let launch: LaunchHandle | undefined;
   const slackApp = createSlackApp({
     slack,
     commandDeps,
@@ -127,35 +124,30 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     customRoutes: health.routes,
     onSlackCall: countSlackCall,
     dispatch: countingDispatch(metrics),
-    register: [
-      registerAckTiming(metrics),
-      (app, edge) => {
-        launch = registerLaunch(app, edge);
-      },
-      (app) =>
-        registerHome(app, {
-          // with the Slack client, a user sees only the subscriptions of channels they are in
-          ...homeSources({
-            poller,
-            palette,
-            db,
-            projects: config.palette.projects,
-            clock,
-            slack: slackClient,
-          }),
-          policy,
-          consoleUrl: config.palette.consoleUrl,
-          clock,
-          logger,
-        }),
-    ],
+    instrument: registerAckTiming(metrics),
+    home: {
+      // with the Slack client, a user sees only the subscriptions of channels they are in
+      ...homeSources({
+        poller,
+        palette,
+        db,
+        projects: config.palette.projects,
+        clock,
+        slack: slackClient,
+      }),
+      policy,
+      consoleUrl: config.palette.consoleUrl,
+      clock,
+      logger,
+    },
   });
+  const { launch } = slackApp.edge;
 
   const { port } = await slackApp.start(config.port);
   slackReady = true;
   poller.start();
   sender.start();
-  launch?.tracker.start(intervalScheduler(LAUNCH_WATCH_MS));
+  launch.tracker.start(intervalScheduler(LAUNCH_WATCH_MS));
   // a first poll now rather than at the next tick: readiness and the baseline come sooner
   void poller.runCycle();
   logger.info(
@@ -169,8 +161,8 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
       health.setDraining();
       await slackApp.stop();
       // submissions still talking to Palette finish (up to 5 s) before the store closes
-      await launch?.drain();
-      await launch?.tracker.stop();
+      await launch.drain();
+      await launch.tracker.stop();
       await poller.stop();
       await sender.stop();
       await palette.close();

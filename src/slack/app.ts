@@ -7,12 +7,18 @@ import { type RunningHttpServer, startHttpServer } from "../http/server.ts";
 import type { Logger } from "../log.ts";
 import { boltLogger } from "./bolt-logger.ts";
 import { countingFetch, type SlackCallObserver } from "./call-counter.ts";
-import { registerListeners } from "./register.ts";
+import { InFlight } from "./in-flight.ts";
+import { createLaunchRuntime } from "./launch-runtime.ts";
+import { registerListeners } from "./listeners/index.ts";
+import { openLaunchModal } from "./open-launch-modal.ts";
 import { createRunCommand } from "./run-command.ts";
 import { describeSlackError } from "./slack-errors.ts";
-import type { SlackAppDeps, SlackEdge } from "./types.ts";
+import type { SlackAppDeps, SlackEdge, SlackHooks } from "./types.ts";
 
 export type { SlackAppDeps, SlackEdge } from "./types.ts";
+
+/** how long a stop waits for answers still being worked out */
+const COMMAND_DRAIN_CAP_MS = 5_000;
 
 /** Where Slack sends slash commands, interactivity and events in HTTP mode. */
 export const SLACK_EVENTS_PATH = "/slack/events";
@@ -103,13 +109,28 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
     deferInitialization: true,
   });
 
-  const hooks = { onModal: deps.onModal };
-  const inFlight = new Set<Promise<void>>();
+  deps.instrument?.(app);
+  const launch = createLaunchRuntime(app.client, deps.commandDeps);
+  const hooks: SlackHooks = {
+    // `/palette launch` answers with a ModalReply; the edge turns it into this call
+    onModal:
+      deps.onModal ??
+      (async (reply, ctx) => {
+        if (reply.modal !== "launch") return;
+        await openLaunchModal(ctx.client, ctx.triggerId, {
+          requester: ctx.requester,
+          deps: deps.commandDeps,
+        });
+      }),
+  };
+  // commands' lazy parts still running, for stop() to wait on
+  const inFlight = new InFlight();
   const dispatch = deps.dispatch ?? defaultDispatch;
   const edge: SlackEdge = {
     ...deps,
     hooks,
     dispatch,
+    launch,
     runCommand: createRunCommand({
       commandDeps: deps.commandDeps,
       dispatch,
@@ -162,14 +183,7 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
         routeServer = undefined;
         await server.close();
       }
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...inFlight]),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, 5_000);
-        }),
-      ]);
-      clearTimeout(timer);
+      await inFlight.drain(COMMAND_DRAIN_CAP_MS);
     },
   };
 }

@@ -1,19 +1,13 @@
-import type { App } from "@slack/bolt";
 import type { AccessPolicy, Permission } from "../access/types.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { describeForUser } from "../palette/errors.ts";
-import {
-  type AppHomeInput,
-  buildAppHome,
-  type FleetSnapshot,
-  type HomeSubscription,
-} from "../views/app-home.ts";
+import type { AppHomeInput, FleetSnapshot, HomeSubscription } from "../views/app-home.ts";
 
 /**
- * `app_home_opened` → `views.publish` of the user's home tab. The data sources are injected:
- * src/app/home-sources.ts gives the poller's last snapshot (or a search when it is stale) and the
- * subscription store, so this file knows neither Palette nor SQLite.
+ * What the App Home shows a user. The data sources are injected: src/app/home-sources.ts gives
+ * the poller's last snapshot (or a search when it is stale) and the subscription store, so this
+ * file knows neither Palette nor SQLite.
  */
 
 export interface HomeDeps {
@@ -57,18 +51,4 @@ export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHome
     consoleUrl: deps.consoleUrl,
     now: deps.clock.now(),
   };
-}
-
-export function registerHome(app: App, deps: HomeDeps): void {
-  app.event("app_home_opened", async ({ event, client }) => {
-    // The event also fires for the Messages tab, where a home view would be wasted work.
-    if (event.tab !== "home") return;
-    const view = buildAppHome(await homeInput(event.user, deps));
-    try {
-      // counted with every other Slack call by the app's client (src/slack/call-counter.ts)
-      await client.views.publish({ user_id: event.user, view });
-    } catch (error) {
-      deps.logger.error({ err: error, user: event.user }, "app home: views.publish failed");
-    }
-  });
 }

@@ -1,17 +1,26 @@
+import { realTimers, type Timers } from "./ack.ts";
+
 /**
- * Work that goes on after its Slack request was answered (a launch Palette is slow to accept),
- * kept so a shutdown can wait for it before the store closes: otherwise a cluster Palette
- * created could be left recorded as never launched.
+ * Work that goes on after its Slack request was answered (a command's lazy part, a launch Palette
+ * is slow to accept), kept so a shutdown can wait for it before the store closes: otherwise a
+ * cluster Palette created could be left recorded as never launched, or an answer never sent.
  */
 export class InFlight {
   private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly timers: Timers = realTimers) {}
 
   get size(): number {
     return this.pending.size;
   }
 
+  /** Starts `work` and keeps it until it settles. */
   run<T>(work: () => Promise<T>): Promise<T> {
-    const promise = work();
+    return this.track(work());
+  }
+
+  /** Keeps a promise already running until it settles. */
+  track<T>(promise: Promise<T>): Promise<T> {
     const settled: Promise<void> = promise.then(
       () => {
         this.pending.delete(settled);
@@ -26,9 +35,9 @@ export class InFlight {
 
   /** Waits for everything running (and started meanwhile); false when `capMs` ran out first. */
   async drain(capMs: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
+    let handle: unknown;
     const cap = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), capMs);
+      handle = this.timers.setTimeout(() => resolve(false), capMs);
     });
     try {
       while (this.pending.size > 0) {
@@ -37,7 +46,7 @@ export class InFlight {
       }
       return true;
     } finally {
-      clearTimeout(timer);
+      this.timers.clearTimeout(handle);
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { webApi } from "@slack/bolt";
 import type { CommandDeps, Requester } from "../commands/types.ts";
 import { launchView, type ProjectChoice } from "../views/launch-modal.ts";
+import { ackWithin } from "./ack.ts";
 
 export interface LaunchModalContext {
   requester: Requester;
@@ -16,17 +17,14 @@ const NAMES_BUDGET_MS = 800;
  */
 export async function projectChoices(deps: CommandDeps): Promise<ProjectChoice[]> {
   if (deps.projects.length === 0) return [];
-  let timer: NodeJS.Timeout | undefined;
-  const names = await Promise.race([
+  const names = await ackWithin(
+    NAMES_BUDGET_MS,
     deps.palette.listProjects().then(
       (list) => new Map(list.map((p) => [p.metadata?.uid ?? "", p.metadata?.name ?? ""])),
       () => new Map<string, string>(),
     ),
-    new Promise<Map<string, string>>((resolve) => {
-      timer = setTimeout(() => resolve(new Map()), NAMES_BUDGET_MS);
-    }),
-  ]);
-  clearTimeout(timer);
+    () => new Map<string, string>(),
+  );
   return deps.projects.map((uid) => ({ uid, name: names.get(uid) || undefined }));
 }
 

@@ -2,6 +2,7 @@ import type { CommandDeps, Reply } from "../commands/types.ts";
 import type { Logger } from "../log.ts";
 import { code } from "../views/mrkdwn.ts";
 import { deliverReply, notice } from "./deliver.ts";
+import type { InFlight } from "./in-flight.ts";
 import type { CommandTarget, Dispatch, SlackEdge, SlackHooks } from "./types.ts";
 
 /** At most `max` tasks at once; the rest wait in arrival order. */
@@ -31,7 +32,8 @@ export function createRunCommand(deps: {
   dispatch: Dispatch;
   hooks: SlackHooks;
   logger: Logger;
-  inFlight: Set<Promise<void>>;
+  /** the lazy parts still running, for a shutdown to wait on */
+  inFlight: InFlight;
   /**
    * Commands answered at once. A burst beyond it waits its turn: the acks of new requests then
    * compete with a bounded amount of work on the event loop, so they stay fast.
@@ -82,8 +84,6 @@ export function createRunCommand(deps: {
         deps.logger.error({ err: String(error) }, "command delivery failed");
       },
     );
-    deps.inFlight.add(task);
-    void task.finally(() => deps.inFlight.delete(task));
-    return task;
+    return deps.inFlight.track(task);
   };
 }

@@ -9,10 +9,12 @@ import type {
 import type { SlackConfig } from "../config.ts";
 import type { HttpRoute } from "../http/routes.ts";
 import type { Logger } from "../log.ts";
+import type { HomeDeps } from "./home-input.ts";
+import type { LaunchRuntime } from "./launch-runtime.ts";
 
 export type WebClient = webApi.WebClient;
 
-/** Opens the modal a command asked for (src/slack/launch plugs one in). */
+/** Opens the modal a command asked for (by default the launch modal). */
 export type ModalHandler = (
   reply: ModalReply,
   ctx: {
@@ -25,15 +27,12 @@ export type ModalHandler = (
   },
 ) => Promise<void>;
 
-/** Late-bound hooks: listener groups given in `register` may fill them. */
+/** Hooks the command delivery calls back into. */
 export interface SlackHooks {
   onModal?: ModalHandler;
 }
 
 export type Dispatch = (text: string, ctx: CommandContext) => Promise<Reply>;
-
-/** An extra listener group (launch, App Home): gets the app and the edge's dependencies. */
-export type RegisterListeners = (app: App, edge: SlackEdge) => void;
 
 export interface SlackAppDeps {
   slack: SlackConfig;
@@ -41,8 +40,14 @@ export interface SlackAppDeps {
   logger: Logger;
   /** served on the same port: /healthz, /readyz, /metrics (exact paths) */
   customRoutes?: readonly HttpRoute[];
-  register?: RegisterListeners[];
+  /** wraps the app before listeners run (e.g. ack timing); not for listeners */
+  instrument?: (app: App) => void;
+  /** the App Home's data sources; without them the home tab is not published */
+  home?: HomeDeps;
+  /** replaces the launch modal opener (tests); default: open the launch modal */
   onModal?: ModalHandler;
+  /** how long a launch-form look-up may take before it answers "Palette is slow"; default 2.5 s */
+  optionsBudgetMs?: number;
   /** every Web API call the app makes, by method and outcome (metrics) */
   onSlackCall?: (method: string, outcome: string) => void;
   /** commands answered at once (a burst beyond waits its turn, acks stay fast); default 8 */
@@ -55,6 +60,7 @@ export interface SlackAppDeps {
 export interface SlackEdge extends SlackAppDeps {
   hooks: SlackHooks;
   dispatch: Dispatch;
+  launch: LaunchRuntime;
   /** runs `text` for the requester and delivers the reply; never throws */
   runCommand(text: string, target: CommandTarget): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { KnownBlock } from "@slack/types";
 import { providerSpec } from "../palette/providers/index.ts";
 import { isProvider } from "../palette/providers-list.ts";
+import { buttonRows, context, fields, section, urlButton } from "./blocks.ts";
 import { paletteClusterUrl } from "./cluster-card.ts";
 import { clampText } from "./limits.ts";
 import { code, escapeMrkdwn } from "./mrkdwn.ts";
@@ -60,41 +61,22 @@ export function launchCard(input: LaunchCardInput): { text: string; blocks: Know
         ? `${mention(input.requester)} cluster ${code(input.name)} did not come up: *${escapeMrkdwn(state)}*.`
         : `Launching cluster ${code(input.name)}: *${escapeMrkdwn(state)}*`;
   const blocks: KnownBlock[] = [
-    {
-      type: "section",
-      text: { type: "mrkdwn", text: clampText(`${ICON[phase]} ${headline}`, 3000) },
-    },
-    {
-      type: "section",
-      fields: [
-        { type: "mrkdwn", text: `*Provider*\n${escapeMrkdwn(label)}` },
-        {
-          type: "mrkdwn",
-          text: `*Project*\n${input.projectUid ? code(input.projectUid) : "tenant"}`,
-        },
-        { type: "mrkdwn", text: `*Requested by*\n${mention(input.requester)}` },
-        { type: "mrkdwn", text: `*State*\n${escapeMrkdwn(state)}` },
-      ],
-    },
+    section(`${ICON[phase]} ${headline}`),
+    fields([
+      `*Provider*\n${escapeMrkdwn(label)}`,
+      `*Project*\n${input.projectUid ? code(input.projectUid) : "tenant"}`,
+      `*Requested by*\n${mention(input.requester)}`,
+      `*State*\n${escapeMrkdwn(state)}`,
+    ]),
   ];
-  if (input.note) {
-    blocks.push({
-      type: "context",
-      elements: [{ type: "mrkdwn", text: clampText(escapeMrkdwn(input.note), 3000) }],
-    });
-  }
+  if (input.note) blocks.push(context(escapeMrkdwn(input.note)));
   if (input.clusterUid) {
-    blocks.push({
-      type: "actions",
-      elements: [
-        {
-          type: "button",
-          action_id: "launch_open_in_palette",
-          text: { type: "plain_text", text: "Open in Palette" },
-          url: paletteClusterUrl(input.consoleUrl, input.clusterUid, input.projectUid || undefined),
-        },
-      ],
-    });
+    const url = paletteClusterUrl(
+      input.consoleUrl,
+      input.clusterUid,
+      input.projectUid || undefined,
+    );
+    blocks.push(...buttonRows([urlButton("Open in Palette", url, "launch")]));
   }
   // the notification text is mrkdwn too: Palette's state and the names are escaped here as well
   const name = escapeMrkdwn(input.name);

@@ -8,7 +8,8 @@ import { Metrics } from "../../src/http/metrics.ts";
 import { silentLogger } from "../../src/log.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
 import { slackClientOptions } from "../../src/slack/app.ts";
-import { type HomeDeps, registerHome } from "../../src/slack/home-input.ts";
+import type { HomeDeps } from "../../src/slack/home-input.ts";
+import { registerAppHomeOpened } from "../../src/slack/listeners/events/app-home-opened.ts";
 import type { FleetSnapshot } from "../../src/views/app-home.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { loadPayload, postSigned } from "../support/slack-request.ts";
@@ -46,7 +47,7 @@ async function startBolt(deps: Partial<HomeDeps> = {}): Promise<void> {
     ),
     customRoutes: health.routes,
   });
-  registerHome(app, {
+  registerAppHomeOpened(app, {
     fleet: async (): Promise<FleetSnapshot> => ({
       at: clock.now() - 30_000,
       clusters: [

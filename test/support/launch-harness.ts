@@ -8,7 +8,7 @@ import type { Provider } from "../../src/palette/providers-list.ts";
 import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { type LaunchHandle, registerLaunch } from "../../src/slack/launch-runtime.ts";
+import type { LaunchRuntime } from "../../src/slack/launch-runtime.ts";
 import { type LaunchRecord, LaunchStore } from "../../src/store/launches.ts";
 import type { RecordedCall } from "./fake-slack.ts";
 import { type BotHarness, startBot } from "./slack-harness.ts";
@@ -27,7 +27,7 @@ export interface LaunchHarness {
   sim: RunningSimulator;
   palette: PaletteClient;
   clock: ManualClock;
-  launch: LaunchHandle;
+  launch: LaunchRuntime;
   project: string;
   /** `/palette launch` and the view Slack was asked to open */
   openModal(userId?: string): Promise<{ view: OpenView; status: number }>;
@@ -105,17 +105,11 @@ export async function startLaunchHarness(
     retries: 0,
   });
   const project = sim.control.projects()[0]!;
-  let launch: LaunchHandle | undefined;
   const bot = await startBot({
     palette,
     clock,
     policy: options.policy,
     projects: options.projects === "none" ? [] : [project],
-    register: [
-      (app, edge) => {
-        launch = registerLaunch(app, edge);
-      },
-    ],
   });
 
   // the fake Slack hands out a fresh view id/hash per views.open/update
@@ -151,7 +145,7 @@ export async function startLaunchHarness(
     sim,
     palette,
     clock,
-    launch: launch!,
+    launch: bot.bot.edge.launch,
     project,
     async openModal(userId = "W111") {
       const before = bot.fake.callsTo("views.open").length;

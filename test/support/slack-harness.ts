@@ -57,7 +57,8 @@ export interface HarnessOptions {
   policy?: AccessPolicy;
   dispatch?: SlackAppDeps["dispatch"];
   onModal?: SlackAppDeps["onModal"];
-  register?: SlackAppDeps["register"];
+  home?: SlackAppDeps["home"];
+  optionsBudgetMs?: SlackAppDeps["optionsBudgetMs"];
   clock?: Clock;
   logger?: Logger;
   fake?: FakeSlack;
@@ -100,7 +101,8 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     logger,
     dispatch: options.dispatch,
     onModal: options.onModal,
-    register: options.register,
+    home: options.home,
+    optionsBudgetMs: options.optionsBudgetMs,
     maxConcurrentCommands: options.maxConcurrentCommands,
   });
   const { port } = await bot.start(0);

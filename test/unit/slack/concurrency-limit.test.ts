@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { InFlight } from "../../../src/slack/in-flight.ts";
 import { concurrencyLimit } from "../../../src/slack/run-command.ts";
 
 describe("concurrencyLimit", () => {
@@ -50,7 +51,7 @@ describe("createRunCommand", () => {
     const runCommand = createRunCommand({
       commandDeps: {} as never,
       logger: silentLogger,
-      inFlight: new Set(),
+      inFlight: new InFlight(),
       maxConcurrent: 1,
       hooks: {
         onModal: async (_reply, ctx) => {

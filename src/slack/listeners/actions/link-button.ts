@@ -1,7 +1,10 @@
 import type { App } from "@slack/bolt";
 
-/** Action ids of URL buttons ("Open in Palette"); src/views/blocks.ts `urlButton` makes them. */
-export const LINK_ACTION_PATTERN = /^palette_link:/;
+/**
+ * Action ids of URL buttons ("Open in Palette"); src/views/blocks.ts `urlButton` makes them. Launch
+ * cards posted by earlier versions carry `launch_open_in_palette`, still acknowledged here.
+ */
+export const LINK_ACTION_PATTERN = /^(palette_link:|launch_open_in_palette$)/;
 
 /**
  * A URL button opens its link in the browser, but Slack still sends a `block_actions` and shows

@@ -14,6 +14,7 @@ import {
   readFormState,
   stateValuesSchema,
 } from "../../../views/launch-modal.ts";
+import { ackWithin } from "../../ack.ts";
 
 /** field id → lookup source, for every look-up field of every provider form */
 export function lookupFields(): Map<string, LookupSource> {
@@ -78,14 +79,7 @@ export function registerLaunchOptions(
           return { kind: "error", error };
         },
       );
-      let timer: NodeJS.Timeout | undefined;
-      const first = await Promise.race([
-        load,
-        new Promise<"slow">((resolve) => {
-          timer = setTimeout(() => resolve("slow"), budgetMs);
-        }),
-      ]);
-      clearTimeout(timer);
+      const first = await ackWithin(budgetMs, load, () => "slow" as const);
       if (first === "slow") {
         deps.logger.warn({ source, budgetMs }, "launch options: Palette slower than the budget");
         await ack({ options: [option(SLOW_OPTION_VALUE, SLOW_OPTION_TEXT)] });

@@ -13,6 +13,7 @@ import {
   readFormState,
   stateValuesSchema,
 } from "../../../views/launch-modal.ts";
+import { ackWithin } from "../../ack.ts";
 import type { InFlight } from "../../in-flight.ts";
 import { SLOW_OPTION_VALUE } from "../options/launch-field.ts";
 import { projectsInView } from "./launch-projects.ts";
@@ -124,14 +125,7 @@ export function registerLaunchSubmit(
       const message = "The launch failed on our side; the details are in the bot's log.";
       return { kind: "refused", errors: { [GENERAL_ERROR_FIELD]: message }, message };
     });
-    let timer: NodeJS.Timeout | undefined;
-    const first = await Promise.race([
-      work,
-      new Promise<"slow">((resolve) => {
-        timer = setTimeout(() => resolve("slow"), SUBMIT_BUDGET_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+    const first = await ackWithin(SUBMIT_BUDGET_MS, work, () => "slow" as const);
 
     if (first === "slow") {
       await ack({

@@ -1,0 +1,12 @@
+import type { App } from "@slack/bolt";
+import type { SlackEdge } from "../../types.ts";
+import { registerProviderAction } from "./launch-provider.ts";
+import { registerLinkButton } from "./link-button.ts";
+import { registerRunCommandAction } from "./run-command.ts";
+
+/** Button and select actions in messages, the App Home and modals. */
+export function register(app: App, edge: SlackEdge): void {
+  registerRunCommandAction(app, edge);
+  registerLinkButton(app);
+  registerProviderAction(app, edge.commandDeps);
+}

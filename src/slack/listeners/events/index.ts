@@ -1,0 +1,8 @@
+import type { App } from "@slack/bolt";
+import type { SlackEdge } from "../../types.ts";
+import { registerAppHomeOpened } from "./app-home-opened.ts";
+
+/** Events API listeners. The App Home is on when the wiring gives its data sources. */
+export function register(app: App, edge: SlackEdge): void {
+  if (edge.home) registerAppHomeOpened(app, edge.home);
+}
