@@ -88,7 +88,7 @@ function viewForPayload(view: OpenView, values: StateValues): Record<string, unk
 }
 
 export async function startLaunchHarness(
-  options: { policy?: AccessPolicy; projects?: "one" | "none" } = {},
+  options: { policy?: AccessPolicy; projects?: "one" | "none"; optionsBudgetMs?: number } = {},
 ): Promise<LaunchHarness> {
   const clock = new ManualClock(Date.UTC(2026, 2, 1));
   const sim = await startSimulator({
@@ -110,6 +110,7 @@ export async function startLaunchHarness(
     clock,
     policy: options.policy,
     projects: options.projects === "none" ? [] : [project],
+    optionsBudgetMs: options.optionsBudgetMs,
   });
 
   // the fake Slack hands out a fresh view id/hash per views.open/update
