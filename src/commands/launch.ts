@@ -1,3 +1,4 @@
+import { checkLaunchPermission } from "../launch/permission.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
 import { errorReply } from "./reply.ts";
 import type { VerbSpec } from "./types.ts";
@@ -13,14 +14,12 @@ export const launchVerb: VerbSpec = {
   summary: "open the form that launches a cluster",
   examples: ["/palette launch"],
   run: async (_command, ctx) => {
-    const { userId } = ctx.requester;
-    if (!(await ctx.policy.allows(userId, "launch"))) {
-      ctx.audit.record({ userId, action: "launch", target: "modal", outcome: "denied" });
-      const hint = ctx.policy.grantHint("launch");
+    const permission = await checkLaunchPermission(ctx, ctx.requester.userId, "modal");
+    if (!permission.allowed) {
       return errorReply(
-        "You are not allowed to launch clusters.",
-        "You are not allowed to launch clusters.",
-        hint ? escapeMrkdwn(hint) : undefined,
+        escapeMrkdwn(permission.refusal),
+        permission.refusal,
+        permission.hint ? escapeMrkdwn(permission.hint) : undefined,
       );
     }
     return { kind: "modal", modal: "launch" };

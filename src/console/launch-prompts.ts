@@ -1,5 +1,6 @@
 import type { CommandDeps, Requester } from "../commands/types.ts";
 import { loadChoices } from "../launch/options.ts";
+import { checkLaunchPermission, refusalLine } from "../launch/permission.ts";
 import { submitLaunch } from "../launch/submit.ts";
 import { describeForUser } from "../palette/errors.ts";
 import {
@@ -65,9 +66,9 @@ export async function runLaunchPrompts(
     return answer;
   };
 
-  if (!(await deps.policy.allows(requester.userId, "launch"))) {
-    const reason =
-      `You are not allowed to launch clusters. ${deps.policy.grantHint("launch")}`.trim();
+  const permission = await checkLaunchPermission(deps, requester.userId, "modal");
+  if (!permission.allowed) {
+    const reason = refusalLine(permission);
     print(reason);
     return { kind: "cancelled", reason };
   }

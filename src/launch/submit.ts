@@ -8,6 +8,7 @@ import {
 } from "../palette/providers/index.ts";
 import { isProvider, type Provider } from "../palette/providers-list.ts";
 import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
+import { checkLaunchPermission, refusalLine } from "./permission.ts";
 
 /**
  * One launch from validated form to Palette, shared by the Slack modal and the console prompts:
@@ -45,18 +46,8 @@ export async function submitLaunch(
     return { kind: "invalid", errors: { provider: "Pick a provider from the list." } };
   }
   const provider: Provider = submission.provider;
-  if (!(await deps.policy.allows(requester.userId, "launch"))) {
-    deps.audit.record({
-      userId: requester.userId,
-      action: "launch",
-      target: provider,
-      outcome: "denied",
-    });
-    return {
-      kind: "denied",
-      message: `You are not allowed to launch clusters. ${deps.policy.grantHint("launch")}`.trim(),
-    };
-  }
+  const permission = await checkLaunchPermission(deps, requester.userId, provider);
+  if (!permission.allowed) return { kind: "denied", message: refusalLine(permission) };
 
   const built = buildCreateBody(provider, submission.raw);
   if (!built.ok) return { kind: "invalid", errors: built.errors };

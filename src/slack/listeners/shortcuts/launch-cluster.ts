@@ -1,5 +1,6 @@
 import type { App } from "@slack/bolt";
 import type { CommandDeps } from "../../../commands/types.ts";
+import { checkLaunchPermission, refusalLine } from "../../../launch/permission.ts";
 import { openLaunchModal } from "../../open-launch-modal.ts";
 
 export const LAUNCH_SHORTCUT = "launch_cluster";
@@ -9,14 +10,10 @@ export function registerLaunchShortcut(app: App, deps: CommandDeps): void {
   app.shortcut(LAUNCH_SHORTCUT, async ({ ack, shortcut, client }) => {
     await ack();
     const userId = shortcut.user.id;
-    if (!(await deps.policy.allows(userId, "launch"))) {
-      deps.audit.record({ userId, action: "launch", target: "modal", outcome: "denied" });
-      const hint = deps.policy.grantHint("launch");
+    const permission = await checkLaunchPermission(deps, userId, "modal");
+    if (!permission.allowed) {
       await client.chat
-        .postMessage({
-          channel: userId,
-          text: `:no_entry: You are not allowed to launch clusters. ${hint}`.trim(),
-        })
+        .postMessage({ channel: userId, text: `:no_entry: ${refusalLine(permission)}` })
         .catch((error: unknown) => deps.logger.warn({ err: String(error) }, "refusal not sent"));
       return;
     }
