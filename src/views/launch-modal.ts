@@ -1,5 +1,4 @@
 import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from "@slack/types";
-import { z } from "zod";
 import {
   type FieldSpec,
   providerChoices,
@@ -35,48 +34,13 @@ export const MODAL_LIMITS = {
   options: 100,
 } as const;
 
-export const launchMetadataSchema = z.object({
-  channel: z.string(),
-  requester: z.string(),
-  project: z.string().optional(),
-  provider: z.string().optional(),
-});
-export type LaunchMetadata = z.infer<typeof launchMetadataSchema>;
-
-export function encodeLaunchMetadata(metadata: LaunchMetadata): string {
-  return JSON.stringify(metadata);
+/** What the modal carries between steps in its private_metadata (JSON). */
+export interface LaunchMetadata {
+  channel: string;
+  requester: string;
+  project?: string;
+  provider?: string;
 }
-
-export function decodeLaunchMetadata(text: string | undefined): LaunchMetadata | undefined {
-  try {
-    const parsed = launchMetadataSchema.safeParse(JSON.parse(text ?? ""));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const optionSchema = z.object({
-  value: z.string(),
-  text: z.object({ text: z.string() }).passthrough(),
-});
-
-/** `view.state.values` as Slack sends it (block_id → action_id → element state) */
-export const stateValuesSchema = z.record(
-  z.string(),
-  z.record(
-    z.string(),
-    z
-      .object({
-        type: z.string().optional(),
-        value: z.string().nullish(),
-        selected_option: optionSchema.nullish(),
-        selected_options: z.array(optionSchema).nullish(),
-      })
-      .passthrough(),
-  ),
-);
-export type StateValues = z.infer<typeof stateValuesSchema>;
 
 export interface Selected {
   value: string;
@@ -91,30 +55,6 @@ export interface FormState {
 
 export function emptyFormState(): FormState {
   return { raw: {}, selected: {} };
-}
-
-/** Reads every input of the view: block_id → value (text, option value, or option values). */
-export function readFormState(values: StateValues | undefined): FormState {
-  const state = emptyFormState();
-  for (const [blockId, actions] of Object.entries(values ?? {})) {
-    const element = Object.values(actions)[0];
-    if (!element) continue;
-    if (element.selected_options) {
-      state.raw[blockId] = element.selected_options.map((o) => o.value);
-      state.selected[blockId] = element.selected_options.map((o) => ({
-        value: o.value,
-        text: o.text.text,
-      }));
-    } else if (element.selected_option) {
-      state.raw[blockId] = element.selected_option.value;
-      state.selected[blockId] = [
-        { value: element.selected_option.value, text: element.selected_option.text.text },
-      ];
-    } else {
-      state.raw[blockId] = element.value ?? undefined;
-    }
-  }
-  return state;
 }
 
 export interface ProjectChoice {
@@ -335,7 +275,7 @@ export function launchView(input: LaunchViewInput): ModalView {
     title: plain("Launch cluster", MODAL_LIMITS.title),
     submit: plain(provider ? "Launch" : "Next", MODAL_LIMITS.submit),
     close: plain("Cancel", MODAL_LIMITS.submit),
-    private_metadata: encodeLaunchMetadata(metadata).slice(0, MODAL_LIMITS.privateMetadata),
+    private_metadata: JSON.stringify(metadata).slice(0, MODAL_LIMITS.privateMetadata),
     blocks: blocks.slice(0, MODAL_LIMITS.blocks),
   };
 }

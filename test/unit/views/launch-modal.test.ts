@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { providerSpec } from "../../../src/palette/providers/index.ts";
 import { PROVIDERS } from "../../../src/palette/providers-list.ts";
-import { launchCard, launchPhase } from "../../../src/views/launch-card.ts";
 import {
   decodeLaunchMetadata,
-  launchView,
-  PROJECT_FIELD,
-  PROVIDER_FIELD,
   readFormState,
-} from "../../../src/views/launch-modal.ts";
+} from "../../../src/slack/listeners/views/launch-state.ts";
+import { launchCard, launchPhase } from "../../../src/views/launch-card.ts";
+import { launchView, PROJECT_FIELD, PROVIDER_FIELD } from "../../../src/views/launch-modal.ts";
 
 const metadata = { channel: "C1", requester: "U1" };
 type AnyBlock = {

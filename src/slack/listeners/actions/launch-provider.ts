@@ -1,15 +1,12 @@
 import type { App } from "@slack/bolt";
 import type { CommandDeps } from "../../../commands/types.ts";
 import {
-  decodeLaunchMetadata,
   LAUNCH_CALLBACK_ID,
   launchView,
   PROVIDER_FIELD,
   providerOf,
-  readFormState,
-  stateValuesSchema,
 } from "../../../views/launch-modal.ts";
-import { projectsInView } from "../views/launch-projects.ts";
+import { projectsInView, readLaunchView } from "../views/launch-state.ts";
 
 /**
  * Picking a provider swaps in its form (views.update with the view's hash, so a stale update
@@ -23,12 +20,9 @@ export function registerProviderAction(app: App, deps: CommandDeps): void {
       await ack();
       const view = body.view;
       if (!view || view.callback_id !== LAUNCH_CALLBACK_ID) return;
-      const metadata = decodeLaunchMetadata(view.private_metadata) ?? {
-        channel: body.user.id,
-        requester: body.user.id,
-      };
-      const values = stateValuesSchema.safeParse(view.state?.values ?? {});
-      const state = readFormState(values.success ? values.data : {});
+      const read = readLaunchView(view);
+      const metadata = read.metadata ?? { channel: body.user.id, requester: body.user.id };
+      const { state } = read;
       const provider = providerOf(state);
       if (!provider) return;
       try {

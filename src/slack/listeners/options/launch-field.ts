@@ -6,15 +6,13 @@ import type { Choice } from "../../../palette/providers/index.ts";
 import { providerSpec } from "../../../palette/providers/index.ts";
 import { PROVIDERS } from "../../../palette/providers-list.ts";
 import {
-  decodeLaunchMetadata,
   LAUNCH_CALLBACK_ID,
   option,
   PROJECT_FIELD,
   providerOf,
-  readFormState,
-  stateValuesSchema,
 } from "../../../views/launch-modal.ts";
 import { ackWithin } from "../../ack.ts";
+import { readLaunchView } from "../views/launch-state.ts";
 
 /** field id → lookup source, for every look-up field of every provider form */
 export function lookupFields(): Map<string, LookupSource> {
@@ -62,9 +60,7 @@ export function registerLaunchOptions(
         await ack({ options: [] });
         return;
       }
-      const metadata = decodeLaunchMetadata(view.private_metadata);
-      const values = stateValuesSchema.safeParse(view.state?.values ?? {});
-      const state = readFormState(values.success ? values.data : {});
+      const { metadata, state } = readLaunchView(view);
       const project = state.raw[PROJECT_FIELD];
       const clusterGroup = state.raw.clusterGroup;
       // never rejects, so a load that outlives the budget finishes quietly in the background

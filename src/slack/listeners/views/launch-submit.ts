@@ -3,20 +3,17 @@ import type { CommandDeps } from "../../../commands/types.ts";
 import { GENERAL_ERROR_FIELD, type LaunchOutcome, submitLaunch } from "../../../launch/submit.ts";
 import type { LaunchTracker } from "../../../launch/watch.ts";
 import {
-  decodeLaunchMetadata,
   LAUNCH_CALLBACK_ID,
   launchNoticeView,
   launchView,
   PROJECT_FIELD,
   PROVIDER_FIELD,
   providerOf,
-  readFormState,
-  stateValuesSchema,
 } from "../../../views/launch-modal.ts";
 import { ackWithin } from "../../ack.ts";
 import type { InFlight } from "../../in-flight.ts";
 import { SLOW_OPTION_VALUE } from "../options/launch-field.ts";
-import { projectsInView } from "./launch-projects.ts";
+import { projectsInView, readLaunchView } from "./launch-state.ts";
 
 /** Slack closes the modal with an error after 3 s; answer within this, or say we carry on. */
 export const SUBMIT_BUDGET_MS = 2_500;
@@ -86,12 +83,9 @@ export function registerLaunchSubmit(
     client,
   }: SlackViewMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
     const userId = body.user.id;
-    const metadata = decodeLaunchMetadata(view.private_metadata) ?? {
-      channel: userId,
-      requester: userId,
-    };
-    const values = stateValuesSchema.safeParse(view.state?.values ?? {});
-    const state = readFormState(values.success ? values.data : {});
+    const read = readLaunchView(view);
+    const metadata = read.metadata ?? { channel: userId, requester: userId };
+    const { state } = read;
     const provider = providerOf(state, metadata);
     const present = blockIds(view.blocks);
     if (!provider) {
