@@ -11,6 +11,7 @@ import type {
   ClusterOverview,
   ClusterSummary,
   Machine,
+  PaletteEvent,
   Workloads,
 } from "../../src/palette/schemas.ts";
 import { AuditLog } from "../../src/store/audit.ts";
@@ -18,7 +19,9 @@ import { openDb } from "../../src/store/db.ts";
 
 /**
  * A small in-memory Palette for handler tests: a few clusters with pools, machines, workloads
- * and kubeconfigs; every call recorded; any method can be made to fail.
+ * and kubeconfigs; every call recorded; any method can be made to fail, always or on a condition;
+ * searches can be held open (`gate`). Built on an array, or on a function that reads the test's
+ * own fleet at each call, so a test can change clusters between poll cycles.
  */
 
 export interface FakeMachine {
@@ -36,6 +39,8 @@ export interface FakeCluster {
   state: string;
   health?: string;
   healthReasons?: string[];
+  /** health conditions as Palette reports them (type and message), besides `healthReasons` */
+  healthConditions?: Array<{ type: string; message: string }>;
   provider: string;
   labels?: Record<string, string>;
   kubernetesVersion?: string;
@@ -51,9 +56,18 @@ export interface FakeCall {
   args: unknown[];
 }
 
+/** An error to throw for a call, or a function of the call's arguments (undefined = no failure). */
+export type FakeFailure = unknown | ((args: unknown[]) => unknown);
+
 export class FakePalette implements PaletteApi {
   readonly calls: FakeCall[] = [];
-  private readonly failures = new Map<string, unknown>();
+  private readonly failures = new Map<string, FakeFailure>();
+  /** while set, searches wait for it (a poll held open mid-cycle) */
+  gate: Promise<void> | undefined;
+  /** told of every call as it is made (before any failure), for tests that watch the order */
+  onCall: ((call: FakeCall) => void) | undefined;
+  /** what listClusterEvents answers, by cluster UID */
+  events: Record<string, PaletteEvent[]> = {};
   alertComponents: AlertComponent[] = [
     {
       name: "ClusterHealth",
@@ -62,10 +76,19 @@ export class FakePalette implements PaletteApi {
     },
   ];
 
-  constructor(public clusters: FakeCluster[]) {}
+  private readonly source: () => FakeCluster[];
 
-  failOn(method: keyof PaletteApi, error: unknown): void {
-    this.failures.set(method, error);
+  constructor(clusters: FakeCluster[] | (() => FakeCluster[])) {
+    this.source = typeof clusters === "function" ? clusters : () => clusters;
+  }
+
+  get clusters(): FakeCluster[] {
+    return this.source();
+  }
+
+  /** `method` throws `failure`, or what `failure(args)` returns when it returns something. */
+  failOn(method: keyof PaletteApi, failure: FakeFailure): void {
+    this.failures.set(method, failure);
   }
 
   callsTo(method: keyof PaletteApi): FakeCall[] {
@@ -74,8 +97,10 @@ export class FakePalette implements PaletteApi {
 
   private enter(method: keyof PaletteApi, args: unknown[]): void {
     this.calls.push({ method, args });
+    this.onCall?.({ method, args });
     const failure = this.failures.get(method);
-    if (failure !== undefined) throw failure;
+    const error = typeof failure === "function" ? failure(args) : failure;
+    if (error !== undefined) throw error;
   }
 
   private inScope(scope: Scope): FakeCluster[] {
@@ -113,10 +138,10 @@ export class FakePalette implements PaletteApi {
         health: cluster.health
           ? {
               state: cluster.health,
-              conditions: (cluster.healthReasons ?? []).map((message) => ({
-                type: "Health",
-                message,
-              })),
+              conditions: [
+                ...(cluster.healthConditions ?? []),
+                ...(cluster.healthReasons ?? []).map((message) => ({ type: "Health", message })),
+              ],
             }
           : null,
       },
@@ -125,6 +150,7 @@ export class FakePalette implements PaletteApi {
 
   async searchClusters(query: ClusterSearch): Promise<Page<ClusterSummary>> {
     this.enter("searchClusters", [query]);
+    if (this.gate) await this.gate;
     const tags = query.tags ?? [];
     const matching = this.inScope(query).filter(
       (cluster) =>
@@ -184,10 +210,10 @@ export class FakePalette implements PaletteApi {
         health: cluster.health
           ? {
               state: cluster.health,
-              conditions: (cluster.healthReasons ?? []).map((message) => ({
-                type: "Health",
-                message,
-              })),
+              conditions: [
+                ...(cluster.healthConditions ?? []),
+                ...(cluster.healthReasons ?? []).map((message) => ({ type: "Health", message })),
+              ],
             }
           : null,
         kubeMeta: { kubernetesVersion: cluster.kubernetesVersion ?? "1.30.4" },
@@ -259,9 +285,9 @@ export class FakePalette implements PaletteApi {
     return this.alertComponents;
   }
 
-  async listClusterEvents(uid: string, scope: Scope): Promise<never[]> {
+  async listClusterEvents(uid: string, scope: Scope): Promise<PaletteEvent[]> {
     this.enter("listClusterEvents", [uid, scope]);
-    return [];
+    return this.events[uid] ?? [];
   }
 
   async listCloudAccounts(): Promise<never[]> {
@@ -431,4 +457,24 @@ export function testContext(options: TestContextOptions = {}): CommandContext {
     consoleUrl: "https://console.example.com/",
     requester: { userId: "U123", channelId: "C123" },
   };
+}
+
+/**
+ * The calls a FakePalette saw as short lines, for tests that check what was asked in what order:
+ * `search p1` (`tenant` when unscoped), `alerts p1`, `events <uid> p1`.
+ */
+export function callLog(palette: FakePalette): string[] {
+  const scopeName = (scope: unknown) => (scope as Scope | undefined)?.projectUid ?? "tenant";
+  return palette.calls.map((call) => {
+    switch (call.method) {
+      case "searchClusters":
+        return `search ${scopeName(call.args[0])}`;
+      case "listAlertComponents":
+        return `alerts ${scopeName(call.args[0])}`;
+      case "listClusterEvents":
+        return `events ${String(call.args[0])} ${scopeName(call.args[1])}`;
+      default:
+        return call.method;
+    }
+  });
 }

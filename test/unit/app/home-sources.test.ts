@@ -2,10 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { homeSources } from "../../../src/app/home-sources.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
-import type { PaletteApi } from "../../../src/palette/api.ts";
-import type { ClusterSummary } from "../../../src/palette/schemas.ts";
 import { type Db, openDb } from "../../../src/store/db.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+import { type FakeCluster, FakePalette } from "../../support/fake-palette.ts";
 
 const T0 = Date.parse("2026-01-01T12:00:00.000Z");
 let db: Db | undefined;
@@ -21,27 +20,32 @@ const snap = (uid: string, state = "Running", health = "Healthy"): ClusterSnap =
   tags: [],
 });
 
-function summary(uid: string, projectUid: string): ClusterSummary {
-  return {
-    metadata: { uid, name: `${uid}-name` },
-    specSummary: {
-      projectMeta: { uid: projectUid, name: "Default" },
-      cloudConfig: { cloudType: "aws" },
-    },
-    status: { state: "Running", health: { state: "Healthy" } },
-  } as unknown as ClusterSummary;
-}
-
-/** A Palette that only answers searches, and records the scopes it was asked for. */
+/**
+ * The shared FakePalette holding `byProject`'s clusters (key "" = clusters a tenant-scope search
+ * finds, in project "tenant-p"); `scopes` collects the scope of every search, in order.
+ */
 function palette(byProject: Record<string, string[]>, scopes: Array<string | undefined>) {
-  return {
-    async *searchAllClusters(query: { projectUid?: string }) {
-      scopes.push(query.projectUid);
-      for (const uid of byProject[query.projectUid ?? ""] ?? []) {
-        yield summary(uid, query.projectUid ?? "tenant-p");
-      }
-    },
-  } as unknown as PaletteApi;
+  const fake = new FakePalette(
+    Object.entries(byProject).flatMap(([project, uids]) =>
+      uids.map(
+        (uid): FakeCluster => ({
+          uid,
+          name: `${uid}-name`,
+          projectUid: project || "tenant-p",
+          projectName: "Default",
+          state: "Running",
+          health: "Healthy",
+          provider: "aws",
+        }),
+      ),
+    ),
+  );
+  fake.onCall = (call) => {
+    if (call.method === "searchClusters") {
+      scopes.push((call.args[0] as { projectUid?: string }).projectUid);
+    }
+  };
+  return fake;
 }
 
 describe("homeSources().fleet", () => {
@@ -120,6 +124,12 @@ describe("homeSources().fleet under load", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    const flakyPalette = palette({ "p-1": ["fresh"] }, []);
+    flakyPalette.gate = gate;
+    flakyPalette.onCall = () => {
+      searches++;
+    };
+    flakyPalette.failOn("searchClusters", () => (fail ? new Error("palette down") : undefined));
     const sources = homeSources({
       poller: {
         lastSnapshot: () => ({
@@ -127,14 +137,7 @@ describe("homeSources().fleet under load", () => {
           at: new Date(T0 - 60 * 60_000).toISOString(),
         }),
       },
-      palette: {
-        async *searchAllClusters() {
-          searches++;
-          await gate;
-          if (fail) throw new Error("palette down");
-          yield summary("fresh", "p-1");
-        },
-      } as unknown as PaletteApi,
+      palette: flakyPalette,
       db,
       projects: ["p-1"],
       clock,

@@ -2,13 +2,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { type CardMessage, type CardSink, LaunchTracker } from "../../../src/launch/watch.ts";
 import { silentLogger } from "../../../src/log.ts";
-import type { PaletteApi } from "../../../src/palette/api.ts";
 import { InFlight } from "../../../src/slack/in-flight.ts";
 import { placeholderErrors } from "../../../src/slack/listeners/views/launch-submit.ts";
 import { type Db, openDb } from "../../../src/store/db.ts";
 import { LaunchStore } from "../../../src/store/launches.ts";
 import { launchCard } from "../../../src/views/launch-card.ts";
 import { launchNoticeView } from "../../../src/views/launch-modal.ts";
+import { FakePalette } from "../../support/fake-palette.ts";
 
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
   let resolve!: (value: T) => void;
@@ -49,8 +49,19 @@ function seedLaunch(db: Db, clock: ManualClock): number {
   return claim.record.id;
 }
 
+/** The shared FakePalette, with the cluster's state answered when the test says so. */
+class PaletteWithState extends FakePalette {
+  constructor(private readonly state: () => Promise<string>) {
+    super([]);
+  }
+
+  override async getClusterState(): Promise<string | undefined> {
+    return this.state();
+  }
+}
+
 function tracker(db: Db, clock: ManualClock, state: () => Promise<string>, sink: CardSink) {
-  const palette = { getClusterState: state } as unknown as PaletteApi;
+  const palette = new PaletteWithState(state);
   return new LaunchTracker({
     db,
     palette,

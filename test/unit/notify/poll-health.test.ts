@@ -3,13 +3,14 @@ import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
-import type { PaletteApi } from "../../../src/palette/api.ts";
-import type { ClusterSummary, PaletteEvent } from "../../../src/palette/schemas.ts";
+import type { PaletteEvent } from "../../../src/palette/schemas.ts";
 import { openDb } from "../../../src/store/db.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+import { callLog, type FakeCluster, FakePalette } from "../../support/fake-palette.ts";
 
-interface FakeCluster {
+/** A cluster as these tests describe it; `fakePalette` shows it to the poller as Palette would. */
+interface FleetCluster {
   uid: string;
   project: string;
   state: string;
@@ -18,37 +19,32 @@ interface FakeCluster {
 }
 
 /**
- * Palette as the poller reads it. A project-scoped search returns that project's clusters; a
- * tenant-scoped one (no ProjectUid) returns all of them, each naming its project in
- * `specSummary.projectMeta`, as the real search does.
+ * The shared FakePalette over the test's own array (read at each call). A project-scoped search
+ * returns that project's clusters; a tenant-scoped one returns all of them, each naming its
+ * project, as the real search does.
  */
-function fakePalette(clusters: FakeCluster[], events: Record<string, PaletteEvent[]> = {}) {
-  const calls: string[] = [];
-  const summary = (c: FakeCluster): ClusterSummary => ({
-    metadata: { uid: c.uid, name: `n-${c.uid}` },
-    specSummary: { projectMeta: { uid: c.project, name: `project ${c.project}` } },
-    status: { state: c.state, health: { state: c.health, conditions: c.conditions ?? [] } },
-  });
-  const api = {
-    async *searchAllClusters(query: { projectUid?: string }) {
-      calls.push(`search ${query.projectUid ?? "tenant"}`);
-      for (const c of clusters) {
-        if (query.projectUid === undefined || c.project === query.projectUid) yield summary(c);
-      }
-    },
-    async listAlertComponents() {
-      return [{ name: "ClusterHealth" }];
-    },
-    async listClusterEvents(uid: string, scope: { projectUid?: string }) {
-      calls.push(`events ${uid} ${scope.projectUid ?? "tenant"}`);
-      return events[uid] ?? [];
-    },
-  } as unknown as PaletteApi;
-  return { api, calls };
+function fakePalette(clusters: FleetCluster[], events: Record<string, PaletteEvent[]> = {}) {
+  const api = new FakePalette(() =>
+    clusters.map(
+      (c): FakeCluster => ({
+        uid: c.uid,
+        name: `n-${c.uid}`,
+        projectUid: c.project,
+        projectName: `project ${c.project}`,
+        state: c.state,
+        health: c.health,
+        healthConditions: c.conditions ?? [],
+        provider: "aws",
+      }),
+    ),
+  );
+  api.alertComponents = [{ name: "ClusterHealth" }];
+  api.events = events;
+  return { api, calls: () => callLog(api) };
 }
 
 function setup(
-  clusters: FakeCluster[],
+  clusters: FleetCluster[],
   projects: string[],
   events?: Record<string, PaletteEvent[]>,
 ) {
@@ -78,7 +74,7 @@ function setup(
 
 describe("poller: clusters that come up unhealthy", () => {
   it("raises ClusterHealth when a provisioning cluster first reports UnHealthy, resolves on recovery", async () => {
-    const clusters: FakeCluster[] = [
+    const clusters: FleetCluster[] = [
       { uid: "a", project: "p1", state: "Running", health: "Healthy" },
       { uid: "new", project: "p1", state: "Provisioning", health: "" },
     ];
@@ -102,7 +98,7 @@ describe("poller: clusters that come up unhealthy", () => {
         reason: "ControlPlane: apiserver unreachable; NodeNotReady: worker-1 not ready",
       }),
     ]);
-    expect(s.palette.calls.filter((c) => c.startsWith("events"))).toEqual(["events new p1"]);
+    expect(s.palette.calls().filter((c) => c.startsWith("events"))).toEqual(["events new p1"]);
     expect(s.raised().map((r) => r.clusterUid)).toEqual(["new"]);
 
     clusters[1] = { ...clusters[1]!, health: "Healthy", conditions: [] };
@@ -114,7 +110,7 @@ describe("poller: clusters that come up unhealthy", () => {
   });
 
   it("announces a fresh cluster coming up Healthy by its state alone", async () => {
-    const clusters: FakeCluster[] = [
+    const clusters: FleetCluster[] = [
       { uid: "new", project: "p1", state: "Provisioning", health: "" },
     ];
     const s = setup(clusters, ["p1"]);
@@ -127,7 +123,7 @@ describe("poller: clusters that come up unhealthy", () => {
   });
 
   it("raises ClusterHealth for a cluster first seen (after the baseline) already unhealthy", async () => {
-    const clusters: FakeCluster[] = [
+    const clusters: FleetCluster[] = [
       { uid: "a", project: "p1", state: "Running", health: "Healthy" },
     ];
     const s = setup(clusters, ["p1"]);
@@ -145,12 +141,12 @@ describe("poller: clusters that come up unhealthy", () => {
     expect(card!.alerts).toEqual([
       expect.objectContaining({ status: "raised", reason: "NodeNotReady: worker-2" }),
     ]);
-    expect(s.palette.calls.filter((c) => c.startsWith("events"))).toEqual(["events bad p1"]);
+    expect(s.palette.calls().filter((c) => c.startsWith("events"))).toEqual(["events bad p1"]);
     expect(s.raised().map((r) => r.clusterUid)).toEqual(["bad"]);
   });
 
   it("records clusters already unhealthy at the baseline, so their recovery is reported once", async () => {
-    const clusters: FakeCluster[] = [
+    const clusters: FleetCluster[] = [
       { uid: "sick", project: "p1", state: "Running", health: "UnHealthy" },
       { uid: "coming", project: "p1", state: "Provisioning", health: "Unknown" },
     ];
@@ -159,7 +155,7 @@ describe("poller: clusters that come up unhealthy", () => {
     expect(s.rows().map((r) => r.kind)).toEqual(["summary"]);
     // only a known bad health counts: a provisioning cluster's Unknown is not an alert
     expect(s.raised().map((r) => r.clusterUid)).toEqual(["sick"]);
-    expect(s.palette.calls.filter((c) => c.startsWith("events"))).toEqual([]);
+    expect(s.palette.calls().filter((c) => c.startsWith("events"))).toEqual([]);
     clusters[0] = { ...clusters[0]!, health: "Healthy" };
     await s.poll();
     const [card] = s.cards();
@@ -173,7 +169,7 @@ describe("poller: clusters that come up unhealthy", () => {
 
 describe("poller: tenant scope", () => {
   it("keeps health conditions in the alert reason when PALETTE_PROJECTS is empty", async () => {
-    const clusters: FakeCluster[] = [
+    const clusters: FleetCluster[] = [
       { uid: "a", project: "p1", state: "Running", health: "Healthy" },
       { uid: "b", project: "p2", state: "Provisioning", health: "" },
     ];
@@ -200,9 +196,11 @@ describe("poller: tenant scope", () => {
       ]),
     );
     // events are read in each cluster's own project
-    expect(s.palette.calls.filter((c) => c.startsWith("events")).sort()).toEqual([
-      "events a p1",
-      "events b p2",
-    ]);
+    expect(
+      s.palette
+        .calls()
+        .filter((c) => c.startsWith("events"))
+        .sort(),
+    ).toEqual(["events a p1", "events b p2"]);
   });
 });

@@ -2,63 +2,61 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
-import type { PaletteApi } from "../../../src/palette/api.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import type { ClusterSummary } from "../../../src/palette/schemas.ts";
 import { openDb } from "../../../src/store/db.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+import { callLog, type FakeCluster, FakePalette } from "../../support/fake-palette.ts";
 
-interface FakeCluster {
+/** A cluster as these tests describe it; `fakePalette` shows it to the poller as Palette would. */
+interface FleetCluster {
   uid: string;
   project: string;
   state: string;
   health: string;
 }
 
-/** A PaletteApi with just what the poller calls; `gate` holds searches open. */
-function fakePalette(clusters: FakeCluster[], alertKinds = ["ClusterHealth"]) {
-  const calls: string[] = [];
+/**
+ * The shared FakePalette over the test's own array, read at each call so a test changes clusters
+ * between cycles; `control` makes projects refuse or hold searches open, set at any time.
+ */
+function fakePalette(clusters: FleetCluster[], alertKinds = ["ClusterHealth"]) {
   const control = {
     failProject: undefined as string | undefined,
     /** every project refuses */
     failAll: false,
     failKind: "server" as "server" | "forbidden",
-    gate: undefined as Promise<void> | undefined,
   };
-  const summary = (c: FakeCluster): ClusterSummary => ({
-    metadata: { uid: c.uid, name: `n-${c.uid}` },
-    status: { state: c.state, health: { state: c.health } },
+  const api = new FakePalette(() =>
+    clusters.map(
+      (c): FakeCluster => ({
+        uid: c.uid,
+        name: `n-${c.uid}`,
+        projectUid: c.project,
+        state: c.state,
+        health: c.health,
+        provider: "aws",
+      }),
+    ),
+  );
+  api.alertComponents = alertKinds.map((name) => ({ name }));
+  api.failOn("searchClusters", (args: unknown[]) => {
+    const { projectUid } = args[0] as { projectUid?: string };
+    if (!control.failAll && projectUid !== control.failProject) return undefined;
+    const status = control.failKind === "server" ? 503 : 403;
+    const message = control.failKind === "server" ? "down" : "no";
+    return new PaletteError(
+      control.failKind,
+      status,
+      undefined,
+      message,
+      undefined,
+      "POST /v1/dashboard",
+    );
   });
-  const api = {
-    async *searchAllClusters(query: { projectUid?: string }) {
-      calls.push(`search ${query.projectUid}`);
-      if (control.gate) await control.gate;
-      if (control.failAll || query.projectUid === control.failProject) {
-        const status = control.failKind === "server" ? 503 : 403;
-        throw new PaletteError(
-          control.failKind,
-          status,
-          undefined,
-          control.failKind === "server" ? "down" : "no",
-          undefined,
-          "POST /v1/dashboard",
-        );
-      }
-      for (const c of clusters.filter((x) => x.project === query.projectUid)) yield summary(c);
-    },
-    async listAlertComponents() {
-      calls.push("alerts");
-      return alertKinds.map((name) => ({ name }));
-    },
-    async listClusterEvents(uid: string) {
-      calls.push(`events ${uid}`);
-      return [];
-    },
-  } as unknown as PaletteApi;
-  return { api, calls, control };
+  return { api, control, calls: () => callLog(api) };
 }
 
-function setup(clusters: FakeCluster[], alertKinds?: string[]) {
+function setup(clusters: FleetCluster[], alertKinds?: string[]) {
   const db = openDb(":memory:");
   const clock = new ManualClock();
   const palette = fakePalette(clusters, alertKinds);
@@ -79,7 +77,7 @@ function setup(clusters: FakeCluster[], alertKinds?: string[]) {
   return { db, clock, palette, poller, subs, outbox };
 }
 
-const fleet = (): FakeCluster[] => [
+const fleet = (): FleetCluster[] => [
   { uid: "a", project: "p1", state: "Running", health: "Healthy" },
   { uid: "b", project: "p1", state: "Running", health: "Healthy" },
   { uid: "c", project: "p2", state: "Running", health: "UnHealthy" },
@@ -103,7 +101,7 @@ describe("poller", () => {
   it("never overlaps cycles: a slow Palette delays, never stacks", async () => {
     const s = setup(fleet());
     let open!: () => void;
-    s.palette.control.gate = new Promise<void>((resolve) => {
+    s.palette.api.gate = new Promise<void>((resolve) => {
       open = resolve;
     });
     const first = s.poller.runCycle();
@@ -111,7 +109,7 @@ describe("poller", () => {
     expect(second.skipped).toBe(true);
     open();
     expect((await first).ok).toBe(true);
-    expect(s.palette.calls.filter((c) => c.startsWith("search"))).toHaveLength(2);
+    expect(s.palette.calls().filter((c) => c.startsWith("search"))).toHaveLength(2);
     expect(s.poller.metrics().skippedCycles).toBe(1);
   });
 
@@ -136,7 +134,7 @@ describe("poller", () => {
     await s.poller.runCycle();
     expect(s.outbox().map((r) => r.kind)).toEqual(["summary", "card", "card"]);
     // events were read only for the cluster whose health was just lost
-    expect(s.palette.calls.filter((c) => c.startsWith("events"))).toEqual(["events b"]);
+    expect(s.palette.calls().filter((c) => c.startsWith("events"))).toEqual(["events b p1"]);
   });
 
   it("skips a project the bot may not see, and goes on with the others", async () => {
@@ -198,7 +196,7 @@ describe("poller", () => {
     clusters[0]!.health = "UnHealthy";
     await s.poller.runCycle();
     expect(s.outbox().map((r) => r.kind)).toEqual(["summary"]);
-    expect(s.palette.calls.filter((c) => c.startsWith("events"))).toEqual([]);
+    expect(s.palette.calls().filter((c) => c.startsWith("events"))).toEqual([]);
   });
 
   it("exposes the last snapshot and counters", async () => {
