@@ -9,7 +9,7 @@ import type { CommandContext, MessageReply, VerbSpec } from "./types.ts";
 
 /**
  * `/palette subscribe|unsubscribe|subscriptions`: which notifications this channel gets. The
- * poller (src/notify/poller.ts) reads the same table every cycle.
+ * poll (src/notify/poll.ts) reads the same table every cycle.
  */
 
 const KINDS: readonly SubscriptionKind[] = ["clusters", "alerts", "all"];

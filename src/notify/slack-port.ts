@@ -1,7 +1,7 @@
 import type { KnownBlock } from "../views/block-kit.ts";
 
 /**
- * The two Slack calls the notification sender makes. `slack-sender.ts` implements them over
+ * The two Slack calls the notification sender makes. `slack/notify-poster.ts` implements them over
  * @slack/web-api; the console prints instead; tests can fake them. Implementations throw
  * `SlackSendError` so the sender decides about retries in one place.
  */

@@ -8,7 +8,7 @@ import { bold, code, escapeMrkdwn } from "./mrkdwn.ts";
 
 /**
  * The App Home tab for one user: the fleet at a glance, what they may do, and what the channels
- * they are in are subscribed to. Pure: the Slack listener (src/slack/home.ts) gathers the data.
+ * they are in are subscribed to. Pure: the Slack edge (src/slack/home-input.ts) gathers the data.
  */
 
 /** Slack's limit for a home tab (messages allow 50). */

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { VERBS } from "../../../src/commands/dispatch.ts";
 import { CONFIG_VARIABLES } from "../../../src/config.ts";
@@ -35,5 +36,21 @@ describe("README", () => {
     const ci = readFileSync(".ci/run", "utf8");
     expect(ci).toMatch(/^npm ci\b/m);
     expect(ci).toMatch(/^npm test\b/m);
+  });
+
+  it("lists every folder of src/ in its layout table, and no folder that is gone", () => {
+    const folders = (dir: string): string[] =>
+      readdirSync(dir)
+        .filter((name) => statSync(join(dir, name)).isDirectory())
+        .flatMap((name) => [`${dir}/${name}/`, ...folders(`${dir}/${name}`)]);
+    const listed = [
+      ...section("How it fits together").matchAll(/^\| `(src\/[a-z/-]+\/)` \|/gm),
+    ].map((match) => match[1]);
+    expect([...listed].sort()).toEqual(
+      folders("src")
+        .filter((folder) => !folder.startsWith("src/slack/listeners/"))
+        .concat("src/slack/listeners/")
+        .sort(),
+    );
   });
 });
