@@ -111,7 +111,7 @@ export class Metrics {
     });
     this.#logins = new Counter({
       name: `${prefix}palette_logins_total`,
-      help: "Palette logins with the service account (/v1/auth/authenticate), by outcome",
+      help: "Palette logins with the service account (e-mail and password for a token), by outcome",
       labelNames: ["outcome"],
       registers,
     });
