@@ -478,3 +478,33 @@ export function callLog(palette: FakePalette): string[] {
     }
   });
 }
+
+/** A cluster as the poll tests describe it: just what the poller reads. */
+export interface PollCluster {
+  uid: string;
+  project: string;
+  state: string;
+  health: string;
+  conditions?: Array<{ type: string; message: string }>;
+}
+
+/**
+ * A FakePalette over a poll test's own array, read at each call, so the test changes clusters
+ * (or replaces them) between cycles. Each cluster is named `n-<uid>` in project `project <p>`.
+ */
+export function pollPalette(clusters: PollCluster[]): FakePalette {
+  return new FakePalette(() =>
+    clusters.map(
+      (c): FakeCluster => ({
+        uid: c.uid,
+        name: `n-${c.uid}`,
+        projectUid: c.project,
+        projectName: `project ${c.project}`,
+        state: c.state,
+        health: c.health,
+        healthConditions: c.conditions ?? [],
+        provider: "aws",
+      }),
+    ),
+  );
+}

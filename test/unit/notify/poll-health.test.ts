@@ -7,44 +7,22 @@ import type { PaletteEvent } from "../../../src/palette/schemas.ts";
 import { openDb } from "../../../src/store/db.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
-import { callLog, type FakeCluster, FakePalette } from "../../support/fake-palette.ts";
-
-/** A cluster as these tests describe it; `fakePalette` shows it to the poller as Palette would. */
-interface FleetCluster {
-  uid: string;
-  project: string;
-  state: string;
-  health: string;
-  conditions?: Array<{ type: string; message: string }>;
-}
+import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
 
 /**
  * The shared FakePalette over the test's own array (read at each call). A project-scoped search
  * returns that project's clusters; a tenant-scoped one returns all of them, each naming its
  * project, as the real search does.
  */
-function fakePalette(clusters: FleetCluster[], events: Record<string, PaletteEvent[]> = {}) {
-  const api = new FakePalette(() =>
-    clusters.map(
-      (c): FakeCluster => ({
-        uid: c.uid,
-        name: `n-${c.uid}`,
-        projectUid: c.project,
-        projectName: `project ${c.project}`,
-        state: c.state,
-        health: c.health,
-        healthConditions: c.conditions ?? [],
-        provider: "aws",
-      }),
-    ),
-  );
+function fakePalette(clusters: PollCluster[], events: Record<string, PaletteEvent[]> = {}) {
+  const api = pollPalette(clusters);
   api.alertComponents = [{ name: "ClusterHealth" }];
   api.events = events;
   return { api, calls: () => callLog(api) };
 }
 
 function setup(
-  clusters: FleetCluster[],
+  clusters: PollCluster[],
   projects: string[],
   events?: Record<string, PaletteEvent[]>,
 ) {
@@ -74,7 +52,7 @@ function setup(
 
 describe("poller: clusters that come up unhealthy", () => {
   it("raises ClusterHealth when a provisioning cluster first reports UnHealthy, resolves on recovery", async () => {
-    const clusters: FleetCluster[] = [
+    const clusters: PollCluster[] = [
       { uid: "a", project: "p1", state: "Running", health: "Healthy" },
       { uid: "new", project: "p1", state: "Provisioning", health: "" },
     ];
@@ -110,7 +88,7 @@ describe("poller: clusters that come up unhealthy", () => {
   });
 
   it("announces a fresh cluster coming up Healthy by its state alone", async () => {
-    const clusters: FleetCluster[] = [
+    const clusters: PollCluster[] = [
       { uid: "new", project: "p1", state: "Provisioning", health: "" },
     ];
     const s = setup(clusters, ["p1"]);
@@ -123,7 +101,7 @@ describe("poller: clusters that come up unhealthy", () => {
   });
 
   it("raises ClusterHealth for a cluster first seen (after the baseline) already unhealthy", async () => {
-    const clusters: FleetCluster[] = [
+    const clusters: PollCluster[] = [
       { uid: "a", project: "p1", state: "Running", health: "Healthy" },
     ];
     const s = setup(clusters, ["p1"]);
@@ -146,7 +124,7 @@ describe("poller: clusters that come up unhealthy", () => {
   });
 
   it("records clusters already unhealthy at the baseline, so their recovery is reported once", async () => {
-    const clusters: FleetCluster[] = [
+    const clusters: PollCluster[] = [
       { uid: "sick", project: "p1", state: "Running", health: "UnHealthy" },
       { uid: "coming", project: "p1", state: "Provisioning", health: "Unknown" },
     ];
@@ -169,7 +147,7 @@ describe("poller: clusters that come up unhealthy", () => {
 
 describe("poller: tenant scope", () => {
   it("keeps health conditions in the alert reason when PALETTE_PROJECTS is empty", async () => {
-    const clusters: FleetCluster[] = [
+    const clusters: PollCluster[] = [
       { uid: "a", project: "p1", state: "Running", health: "Healthy" },
       { uid: "b", project: "p2", state: "Provisioning", health: "" },
     ];

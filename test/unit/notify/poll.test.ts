@@ -5,39 +5,20 @@ import { createPoller } from "../../../src/notify/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { openDb } from "../../../src/store/db.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
-import { callLog, type FakeCluster, FakePalette } from "../../support/fake-palette.ts";
-
-/** A cluster as these tests describe it; `fakePalette` shows it to the poller as Palette would. */
-interface FleetCluster {
-  uid: string;
-  project: string;
-  state: string;
-  health: string;
-}
+import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
 
 /**
  * The shared FakePalette over the test's own array, read at each call so a test changes clusters
  * between cycles; `control` makes projects refuse or hold searches open, set at any time.
  */
-function fakePalette(clusters: FleetCluster[], alertKinds = ["ClusterHealth"]) {
+function fakePalette(clusters: PollCluster[], alertKinds = ["ClusterHealth"]) {
   const control = {
     failProject: undefined as string | undefined,
     /** every project refuses */
     failAll: false,
     failKind: "server" as "server" | "forbidden",
   };
-  const api = new FakePalette(() =>
-    clusters.map(
-      (c): FakeCluster => ({
-        uid: c.uid,
-        name: `n-${c.uid}`,
-        projectUid: c.project,
-        state: c.state,
-        health: c.health,
-        provider: "aws",
-      }),
-    ),
-  );
+  const api = pollPalette(clusters);
   api.alertComponents = alertKinds.map((name) => ({ name }));
   api.failOn("searchClusters", (args: unknown[]) => {
     const { projectUid } = args[0] as { projectUid?: string };
@@ -56,7 +37,7 @@ function fakePalette(clusters: FleetCluster[], alertKinds = ["ClusterHealth"]) {
   return { api, control, calls: () => callLog(api) };
 }
 
-function setup(clusters: FleetCluster[], alertKinds?: string[]) {
+function setup(clusters: PollCluster[], alertKinds?: string[]) {
   const db = openDb(":memory:");
   const clock = new ManualClock();
   const palette = fakePalette(clusters, alertKinds);
@@ -77,7 +58,7 @@ function setup(clusters: FleetCluster[], alertKinds?: string[]) {
   return { db, clock, palette, poller, subs, outbox };
 }
 
-const fleet = (): FleetCluster[] => [
+const fleet = (): PollCluster[] => [
   { uid: "a", project: "p1", state: "Running", health: "Healthy" },
   { uid: "b", project: "p1", state: "Running", health: "Healthy" },
   { uid: "c", project: "p2", state: "Running", health: "UnHealthy" },
