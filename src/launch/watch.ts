@@ -3,6 +3,7 @@ import type { Logger } from "../log.ts";
 import { adoptCard } from "../notify/adopt-launch-card.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
+import { inBackground } from "../palette/priority.ts";
 import type { Db } from "../store/db.ts";
 import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
 import type { KnownBlock } from "../views/block-kit.ts";
@@ -110,7 +111,8 @@ export class LaunchTracker {
 
   /** One look at every open launch; returns how many cards changed. Never overlaps itself. */
   tick(): Promise<number> {
-    this.running ??= this.check().finally(() => {
+    // following launches is routine: a user's command goes before it on Palette's budget
+    this.running ??= inBackground(() => this.check()).finally(() => {
       this.running = undefined;
     });
     return this.running;

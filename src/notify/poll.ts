@@ -8,6 +8,7 @@ import type { Subscription } from "../model/subscription.ts";
 import { matchesFilter } from "../model/subscription.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
+import { inBackground } from "../palette/priority.ts";
 import type { ClusterSummary, PaletteEvent } from "../palette/schemas.ts";
 import type { Db } from "../store/db.ts";
 import { OutboxStore } from "../store/outbox.ts";
@@ -330,7 +331,8 @@ export function createPoller(options: PollerOptions): Poller {
       };
     }
     const started = performance.now();
-    running = cycle()
+    // the poll is routine work: commands go before it on each prefix's budget
+    running = inBackground(cycle)
       .catch((error: unknown) => {
         metrics.failedCycles += 1;
         metrics.cycles += 1;

@@ -16,6 +16,7 @@ import {
 import { decodeKubeconfig } from "./kubeconfig.ts";
 import { RequestPacer, realSleep, type Sleep } from "./limiter.ts";
 import { parseBody, parseJson } from "./parse.ts";
+import { requestPriority } from "./priority.ts";
 import type { CloudAccountKind, Provider } from "./providers-list.ts";
 import { prefixLabel, ruleFor } from "./rate-limits.ts";
 import {
@@ -163,7 +164,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
   async function sendOnce(request: WireRequest, endpoint: string): Promise<WireResponse> {
     const rule = ruleFor(request.path);
     const prefix = prefixLabel(rule);
-    const waitedMs = limiter ? await limiter.acquire(request.path) : 0;
+    const waitedMs = limiter ? await limiter.acquire(request.path, requestPriority()) : 0;
     counters.throttledMs += waitedMs;
     counters.calls[prefix] = (counters.calls[prefix] ?? 0) + 1;
     const started = performance.now();

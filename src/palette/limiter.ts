@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.ts";
+import type { RequestPriority } from "./priority.ts";
 import { DOCUMENTED_LIMITS, type RateRule, ruleFor } from "./rate-limits.ts";
 
 /**
@@ -46,6 +47,8 @@ export class RequestPacer {
   readonly #burst: number;
   readonly #headroom: number;
   readonly #buckets = new Map<string, Bucket>();
+  /** per prefix: whether a background request holds a booking, and the ones waiting to book */
+  readonly #background = new Map<string, { booked: boolean; waiting: Array<() => void> }>();
 
   constructor(options: LimiterOptions) {
     this.#clock = options.clock;
@@ -69,8 +72,31 @@ export class RequestPacer {
     return bucket.tokens >= 0 ? 0 : Math.ceil((-bucket.tokens * 1000) / perSecond);
   }
 
-  /** Waits until a request to `path` may go; resolves with the time waited. */
-  async acquire(path: string): Promise<number> {
+  /**
+   * Waits until a request to `path` may go; resolves with the time waited. Background requests
+   * book a slot only one at a time per prefix (the next books when the previous goes out), so an
+   * interactive request books behind at most one of them, never behind a whole poll.
+   */
+  async acquire(path: string, priority: RequestPriority = "interactive"): Promise<number> {
+    if (priority === "interactive") return this.#acquireSlot(path);
+    const key = ruleFor(path, this.#rules).pattern;
+    const lane = this.#background.get(key) ?? { booked: false, waiting: [] };
+    this.#background.set(key, lane);
+    const queuedAt = this.#clock.now();
+    if (lane.booked) await new Promise<void>((resolve) => lane.waiting.push(resolve));
+    lane.booked = true;
+    try {
+      await this.#acquireSlot(path);
+    } finally {
+      // this one goes out now: the next background request may book its slot
+      const next = lane.waiting.shift();
+      if (next) next();
+      else lane.booked = false;
+    }
+    return this.#clock.now() - queuedAt;
+  }
+
+  async #acquireSlot(path: string): Promise<number> {
     const reservedAt = this.#clock.now();
     const wait = this.reserve(path);
     if (wait <= 0) return 0;

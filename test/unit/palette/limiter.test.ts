@@ -114,3 +114,65 @@ describe("RequestPacer", () => {
     expect(slept).toEqual([100]);
   });
 });
+
+describe("RequestPacer priorities", () => {
+  /** a pacer whose sleeps move a hand-held clock, as real time would */
+  function timedPacer() {
+    const clock = new ManualClock(0);
+    let pending: Array<{ until: number; wake: () => void }> = [];
+    const pacer = new RequestPacer({
+      clock,
+      headroom: 1,
+      sleep: (ms) => new Promise<void>((wake) => pending.push({ until: clock.now() + ms, wake })),
+    });
+    /** moves time to the next sleeper's wake-up and wakes it */
+    const step = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      pending.sort((a, b) => a.until - b.until);
+      const next = pending.shift();
+      if (!next) return false;
+      clock.set(Math.max(clock.now(), next.until));
+      next.wake();
+      await new Promise((resolve) => setImmediate(resolve));
+      return true;
+    };
+    const drain = async () => {
+      while (await step()) {}
+      pending = [];
+    };
+    return { clock, pacer, step, drain };
+  }
+
+  it("lets a command's request go behind at most one queued poll request", async () => {
+    const { pacer, drain } = timedPacer();
+    const sent: string[] = [];
+    const path = "/v1/dashboard/spectroclusters/search";
+    // a poll queues ten pages at once
+    const poll = Array.from({ length: 10 }, (_, page) =>
+      pacer.acquire(path, "background").then(() => sent.push(`poll ${page}`)),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const command = pacer.acquire(path, "interactive").then(() => sent.push("command"));
+    await drain();
+    await Promise.all([...poll, command]);
+    expect(sent.indexOf("command")).toBeLessThanOrEqual(2);
+    // the poll still gets every page, in order, at the prefix's rate
+    expect(sent.filter((line) => line.startsWith("poll"))).toEqual(
+      Array.from({ length: 10 }, (_, page) => `poll ${page}`),
+    );
+  });
+
+  it("keeps background requests at the documented rate, one booking at a time", async () => {
+    const { clock, pacer, drain } = timedPacer();
+    const sentAt: number[] = [];
+    const poll = Array.from({ length: 20 }, () =>
+      pacer.acquire("/v1/dashboard/x", "background").then(() => sentAt.push(clock.now())),
+    );
+    await drain();
+    await Promise.all(poll);
+    for (const start of sentAt) {
+      expect(sentAt.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(10);
+    }
+    expect(sentAt.at(-1)).toBe(1900);
+  });
+});
