@@ -46,7 +46,7 @@ import {
   userTokenSchema,
   workloadsSchema,
 } from "./schemas.ts";
-import { clampLimit, clusterSearchBody, MAX_PAGE } from "./search-body.ts";
+import { clampLimit, clusterSearchBody, MAX_PAGE, unfilteredSearchBody } from "./search-body.ts";
 import {
   copyStats,
   emptyStats,
@@ -343,7 +343,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
         path: "/v1/dashboard/spectroclusters/search",
         query: { limit: clampLimit(query.limit), continue: query.continue },
         scope: query,
-        body: clusterSearchBody(query.tags),
+        body: clusterSearchBody(query),
       },
       clustersSummarySchema,
     );
@@ -513,7 +513,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
             path: "/v1/dashboard/edgehosts/search",
             query: { limit: MAX_PAGE, continue: next },
             scope,
-            body: clusterSearchBody([]),
+            body: unfilteredSearchBody(),
           },
           edgeHostsSchema,
         );

@@ -19,6 +19,7 @@ const cluster = (
   state: "Running",
   health: "Healthy",
   createdAt: 0,
+  deleted: false,
   ...extra,
 });
 
