@@ -61,17 +61,11 @@ export async function resolveCluster(
       }
     }
   }
-  const exact: ClusterSummary[] = [];
-  const folded: ClusterSummary[] = [];
-  const names = new Set<string>();
-  const lower = ref.toLowerCase();
-  for await (const summary of ctx.palette.searchAllClusters({ projectUid: scope.projectUid })) {
-    const name = summary.metadata?.name ?? "";
-    if (!summary.metadata?.uid) continue;
-    names.add(name);
-    if (name === ref) exact.push(summary);
-    else if (name.toLowerCase() === lower) folded.push(summary);
-  }
+  // One name search answers the usual case; only a miss walks the scope, for names that differ
+  // in case and for the "did you mean" hint.
+  let found = await namedLike(ref, ctx, { projectUid: scope.projectUid, name: ref });
+  if (found.exact.length === 0) found = await namedLike(ref, ctx, { projectUid: scope.projectUid });
+  const { exact, folded, names } = found;
   const matches = exact.length > 0 ? exact : folded;
   if (matches.length === 1) {
     const summary = matches[0]!;
@@ -99,6 +93,25 @@ export async function resolveCluster(
     };
   }
   return { kind: "reply", reason: "ambiguous", reply: choices(ref, matches, scope, replay) };
+}
+
+async function namedLike(
+  ref: string,
+  ctx: CommandContext,
+  query: { projectUid?: string; name?: string },
+): Promise<{ exact: ClusterSummary[]; folded: ClusterSummary[]; names: Set<string> }> {
+  const exact: ClusterSummary[] = [];
+  const folded: ClusterSummary[] = [];
+  const names = new Set<string>();
+  const lower = ref.toLowerCase();
+  for await (const summary of ctx.palette.searchAllClusters(query)) {
+    const name = summary.metadata?.name ?? "";
+    if (!summary.metadata?.uid) continue;
+    names.add(name);
+    if (name === ref) exact.push(summary);
+    else if (name.toLowerCase() === lower) folded.push(summary);
+  }
+  return { exact, folded, names };
 }
 
 function choices(

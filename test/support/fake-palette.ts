@@ -126,14 +126,19 @@ export class FakePalette implements PaletteApi {
   async searchClusters(query: ClusterSearch): Promise<Page<ClusterSummary>> {
     this.enter("searchClusters", [query]);
     const tags = query.tags ?? [];
+    const within = (value: string | undefined, wanted: ClusterSearch["state"]) =>
+      !wanted?.values.length || wanted.values.includes(value ?? "") !== (wanted.negate === true);
     const matching = this.inScope(query).filter(
       (cluster) =>
-        tags.length === 0 ||
-        tags.some((tag) => {
-          const [key, value] = tag.split(":");
-          const labels = cluster.labels ?? {};
-          return value === undefined ? key! in labels : labels[key!] === value;
-        }),
+        (query.name === undefined || cluster.name === query.name) &&
+        within(cluster.state, query.state) &&
+        within(cluster.health, query.health) &&
+        (tags.length === 0 ||
+          tags.some((tag) => {
+            const [key, value] = tag.split(":");
+            const labels = cluster.labels ?? {};
+            return value === undefined ? key! in labels : labels[key!] === value;
+          })),
     );
     const limit = Math.min(query.limit ?? 50, 50);
     const offset = query.continue ? Number(query.continue) : 0;
