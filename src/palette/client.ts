@@ -98,6 +98,8 @@ interface CallSpec {
   requestClass?: RequestClass;
   /** auth calls carry no credential header and never trigger a re-login */
   anonymous?: boolean;
+  /** an auth call's own token: the refresh sends the token it refreshes, as the Go SDK does */
+  token?: string;
   /** overrides the client's retry bound for this call */
   retries?: number;
 }
@@ -190,7 +192,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
   async function credentialHeaders(
     spec: CallSpec,
   ): Promise<{ headers: Record<string, string>; token?: string }> {
-    if (spec.anonymous) return { headers: {} };
+    if (spec.anonymous) return { headers: spec.token ? { Authorization: spec.token } : {} };
     if (credentials.kind === "apiKey") return { headers: { apiKey: credentials.apiKey.reveal() } };
     const token = await keeper!.token();
     return { headers: { Authorization: token }, token };
@@ -323,6 +325,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
                     method: "GET",
                     path: `/v1/auth/refresh/${seg(token)}`,
                     anonymous: true,
+                    token,
                     // a failed refresh falls back to a (retried) login at once
                     retries: 0,
                   },

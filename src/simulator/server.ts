@@ -106,10 +106,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       }
     }
     try {
-      if (!path.startsWith("/v1/auth/")) {
-        const result = authenticate(req.headers, credentials, tokens);
-        auth = result.kind === "none" ? "none" : result.kind;
-        if (!result.ok) throw new ApiError(401, result.code, result.message);
+      const result = authenticate(req.headers, credentials, tokens);
+      auth = result.kind === "none" ? "none" : result.kind;
+      // auth calls are recorded with the header they carried but never refused for it
+      if (!path.startsWith("/v1/auth/") && !result.ok) {
+        throw new ApiError(401, result.code, result.message);
       }
       const match = api.match(method, path);
       if (!match) throw new ApiError(404, "ResourceNotFound", `no route for ${method} ${path}`);
