@@ -10,14 +10,14 @@ describe("edge-native create body", () => {
       vip: "10.0.0.100",
     });
     if (!built.ok) throw new Error(JSON.stringify(built.errors));
-    const spec = (built.body as { spec: { cloudConfig: Record<string, unknown> } }).spec;
+    const spec = (built.body as unknown as { spec: { cloudConfig: Record<string, unknown> } }).spec;
     expect(spec.cloudConfig.controlPlaneEndpoint).toEqual({ host: "10.0.0.100", type: "VIP" });
   });
 
   it("leaves the endpoint to Palette when no VIP is given", () => {
     const built = buildCreateBody("edge-native", SAMPLE_ANSWERS["edge-native"]);
     if (!built.ok) throw new Error(JSON.stringify(built.errors));
-    const spec = (built.body as { spec: { cloudConfig: Record<string, unknown> } }).spec;
+    const spec = (built.body as unknown as { spec: { cloudConfig: Record<string, unknown> } }).spec;
     expect(spec.cloudConfig).not.toHaveProperty("controlPlaneEndpoint");
   });
 });
