@@ -62,7 +62,7 @@ export interface PaletteApi {
   getClusterOverview(uid: string, scope: Scope): Promise<ClusterOverview>;
   /** GET /v1/spectroclusters/{uid}/status */
   getClusterState(uid: string, scope: Scope): Promise<string | undefined>;
-  /** GET /v1/cloudconfigs/{kind}/{uid} */
+  /** GET /v1/cloudconfigs/{kind}/{uid}, or /v1/cloudconfigs/cloudTypes/{kind}/{uid} for a custom cloud type */
   getCloudConfig(kind: string, configUid: string, scope: Scope): Promise<CloudConfig>;
   /** GET /v1/cloudconfigs/{kind}/{uid}/machinePools/{pool}/machines, every page */
   listMachines(kind: string, configUid: string, pool: string, scope: Scope): Promise<Machine[]>;

@@ -4,6 +4,7 @@ import type { PaletteCredentials } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { ClusterSearch, Page, PaletteApi, Scope } from "./api.ts";
 import { TokenKeeper } from "./auth.ts";
+import { cloudConfigPath, machinesPath } from "./cloud-config-path.ts";
 import { describeEndpoint, errorFromException, errorFromResponse } from "./error-map.ts";
 import { PaletteError, PaletteSchemaError } from "./errors.ts";
 import {
@@ -398,17 +399,14 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
     },
 
     getCloudConfig: (kind, configUid, scope) =>
-      call(
-        { method: "GET", path: `/v1/cloudconfigs/${seg(kind)}/${seg(configUid)}`, scope },
-        cloudConfigSchema,
-      ),
+      call({ method: "GET", path: cloudConfigPath(kind, configUid), scope }, cloudConfigSchema),
 
     listMachines: (kind, configUid, pool, scope) =>
       allPages(async (next) => {
         const result = await call(
           {
             method: "GET",
-            path: `/v1/cloudconfigs/${seg(kind)}/${seg(configUid)}/machinePools/${seg(pool)}/machines`,
+            path: machinesPath(kind, configUid, pool),
             query: { limit: MAX_PAGE, continue: next },
             scope,
           },
