@@ -9,12 +9,14 @@ import { join } from "node:path";
 import { runAckBench } from "./ack.ts";
 import { runClientBench } from "./client.ts";
 import { runPollBench } from "./poll.ts";
+import { runSimulatorBench } from "./simulator.ts";
 
 const only = process.argv.slice(2);
 const benches: Array<[string, () => Promise<unknown>]> = [
   ["client", runClientBench],
   ["ack", runAckBench],
   ["poll", runPollBench],
+  ["simulator", runSimulatorBench],
 ];
 
 const results: Record<string, unknown> = {
