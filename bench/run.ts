@@ -8,15 +8,15 @@ import { arch, cpus, platform, totalmem } from "node:os";
 import { join } from "node:path";
 import { runAckBench } from "./ack.ts";
 import { runClientBench } from "./client.ts";
-import { runFleetBench } from "./fleet.ts";
 import { runPollBench } from "./poll.ts";
+import { runSimulatorBench } from "./simulator.ts";
 
 const only = process.argv.slice(2);
 const benches: Array<[string, () => Promise<unknown>]> = [
   ["client", runClientBench],
   ["ack", runAckBench],
   ["poll", runPollBench],
-  ["fleet", runFleetBench],
+  ["simulator", runSimulatorBench],
 ];
 
 // a run of some figures keeps the others' last results, so the README table stays whole

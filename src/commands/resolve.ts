@@ -44,32 +44,11 @@ export async function resolveCluster(
     const found = byUid.find((resolution) => resolution !== undefined);
     if (found) return found;
   }
-  const exact: ClusterSummary[] = [];
-  const folded: ClusterSummary[] = [];
-  const names = new Set<string>();
-  const lower = ref.toLowerCase();
-  const perScope = await Promise.all(scopes.map((scope) => clustersIn(scope, ctx)));
-  for (const [index, summaries] of perScope.entries()) {
-    for (const summary of summaries) {
-      const name = summary.metadata?.name ?? "";
-      if (!summary.metadata?.uid) continue;
-      // a search in a project scope may not say which project: it is the scope's
-      const projectUid = scopes[index]?.projectUid;
-      const located =
-        summary.specSummary?.projectMeta?.uid || !projectUid
-          ? summary
-          : {
-              ...summary,
-              specSummary: {
-                ...summary.specSummary,
-                projectMeta: { ...summary.specSummary?.projectMeta, uid: projectUid },
-              },
-            };
-      names.add(name);
-      if (name === ref) exact.push(located);
-      else if (name.toLowerCase() === lower) folded.push(located);
-    }
-  }
+  // One name search per scope answers the usual case; only a miss walks the scopes, for names
+  // that differ in case and for the "did you mean" hint.
+  let found = await namedLike(ref, scopes, ctx, ref);
+  if (found.exact.length === 0) found = await namedLike(ref, scopes, ctx, undefined);
+  const { exact, folded, names } = found;
   const matches = exact.length > 0 ? exact : folded;
   const scope: Scope = scopes.length === 1 ? scopes[0]! : {};
   if (matches.length === 1) {
@@ -127,12 +106,54 @@ async function clusterByUid(
   }
 }
 
-async function clustersIn(scope: Scope, ctx: CommandContext): Promise<ClusterSummary[]> {
-  const found: ClusterSummary[] = [];
-  for await (const summary of ctx.palette.searchAllClusters({ projectUid: scope.projectUid })) {
-    found.push(summary);
+/**
+ * The clusters of every scope whose name is `ref` (exactly, or case-folded), and every name seen.
+ * With `name`, each scope is asked for that name only; without, each scope is walked.
+ */
+async function namedLike(
+  ref: string,
+  scopes: readonly Scope[],
+  ctx: CommandContext,
+  name: string | undefined,
+): Promise<{ exact: ClusterSummary[]; folded: ClusterSummary[]; names: Set<string> }> {
+  const exact: ClusterSummary[] = [];
+  const folded: ClusterSummary[] = [];
+  const names = new Set<string>();
+  const lower = ref.toLowerCase();
+  const perScope = await Promise.all(
+    scopes.map(async (scope) => {
+      const found: ClusterSummary[] = [];
+      for await (const summary of ctx.palette.searchAllClusters({
+        projectUid: scope.projectUid,
+        ...(name !== undefined ? { name } : {}),
+      })) {
+        found.push(summary);
+      }
+      return found;
+    }),
+  );
+  for (const [index, summaries] of perScope.entries()) {
+    for (const summary of summaries) {
+      const clusterName = summary.metadata?.name ?? "";
+      if (!summary.metadata?.uid) continue;
+      // a search in a project scope may not say which project: it is the scope's
+      const projectUid = scopes[index]?.projectUid;
+      const located =
+        summary.specSummary?.projectMeta?.uid || !projectUid
+          ? summary
+          : {
+              ...summary,
+              specSummary: {
+                ...summary.specSummary,
+                projectMeta: { ...summary.specSummary?.projectMeta, uid: projectUid },
+              },
+            };
+      names.add(clusterName);
+      if (clusterName === ref) exact.push(located);
+      else if (clusterName.toLowerCase() === lower) folded.push(located);
+    }
   }
-  return found;
+  return { exact, folded, names };
 }
 
 function choices(

@@ -123,7 +123,7 @@ export async function nameTaken(
   name: string,
   scope: { projectUid?: string },
 ): Promise<boolean> {
-  for await (const cluster of deps.palette.searchAllClusters(scope)) {
+  for await (const cluster of deps.palette.searchAllClusters({ ...scope, name })) {
     if (cluster.metadata?.name === name && cluster.status?.state !== "Deleted") return true;
   }
   return false;

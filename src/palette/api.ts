@@ -14,6 +14,7 @@ import type {
   ProjectSummary,
   Workloads,
 } from "./schemas.ts";
+import type { ValueCondition } from "./search-body.ts";
 
 /**
  * The Palette API as the rest of the bot sees it. Only `src/palette/` implements it over HTTP;
@@ -37,6 +38,12 @@ export interface Page<T> {
 export interface ClusterSearch extends Scope {
   /** tags as typed by users: `dev` (a plain tag) or `team:core` (key:value); empty = every cluster */
   tags?: string[];
+  /** only clusters with exactly this name: a name look-up costs one search, not a walk */
+  name?: string;
+  /** only clusters in (or, negated, not in) these states */
+  state?: ValueCondition;
+  /** only clusters with (or, negated, without) these health states */
+  health?: ValueCondition;
   /** at most 50 (Palette's maximum) */
   limit?: number;
   continue?: string;
@@ -55,7 +62,7 @@ export interface PaletteApi {
   getClusterOverview(uid: string, scope: Scope): Promise<ClusterOverview>;
   /** GET /v1/spectroclusters/{uid}/status */
   getClusterState(uid: string, scope: Scope): Promise<string | undefined>;
-  /** GET /v1/cloudconfigs/{kind}/{uid} */
+  /** GET /v1/cloudconfigs/{kind}/{uid}, or /v1/cloudconfigs/cloudTypes/{kind}/{uid} for a custom cloud type */
   getCloudConfig(kind: string, configUid: string, scope: Scope): Promise<CloudConfig>;
   /** GET /v1/cloudconfigs/{kind}/{uid}/machinePools/{pool}/machines, every page */
   listMachines(kind: string, configUid: string, pool: string, scope: Scope): Promise<Machine[]>;

@@ -12,7 +12,7 @@ import { PaletteError } from "./errors.ts";
 export interface TokenSource {
   /** POST /v1/auth/authenticate → token */
   login(): Promise<string>;
-  /** GET /v1/auth/refresh/{token} → new token */
+  /** GET /v1/auth/refresh/{token}, the token also in Authorization → new token */
   refresh(token: string): Promise<string>;
 }
 

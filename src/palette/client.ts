@@ -4,6 +4,7 @@ import type { PaletteCredentials } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { ClusterSearch, Page, PaletteApi, Scope } from "./api.ts";
 import { TokenKeeper } from "./auth.ts";
+import { cloudConfigPath, machinesPath } from "./cloud-config-path.ts";
 import { describeEndpoint, errorFromException, errorFromResponse } from "./error-map.ts";
 import { PaletteError, PaletteSchemaError } from "./errors.ts";
 import {
@@ -48,7 +49,7 @@ import {
   userTokenSchema,
   workloadsSchema,
 } from "./schemas.ts";
-import { clampLimit, clusterSearchBody, MAX_PAGE } from "./search-body.ts";
+import { clampLimit, clusterSearchBody, MAX_PAGE, unfilteredSearchBody } from "./search-body.ts";
 import {
   copyStats,
   emptyStats,
@@ -100,6 +101,8 @@ interface CallSpec {
   requestClass?: RequestClass;
   /** auth calls carry no credential header and never trigger a re-login */
   anonymous?: boolean;
+  /** an auth call's own token: the refresh sends the token it refreshes, as the Go SDK does */
+  token?: string;
   /** overrides the client's retry bound for this call */
   retries?: number;
 }
@@ -192,7 +195,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
   async function credentialHeaders(
     spec: CallSpec,
   ): Promise<{ headers: Record<string, string>; token?: string }> {
-    if (spec.anonymous) return { headers: {} };
+    if (spec.anonymous) return { headers: spec.token ? { Authorization: spec.token } : {} };
     if (credentials.kind === "apiKey") return { headers: { apiKey: credentials.apiKey.reveal() } };
     const token = await keeper!.token();
     return { headers: { Authorization: token }, token };
@@ -332,6 +335,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
                     method: "GET",
                     path: `/v1/auth/refresh/${seg(token)}`,
                     anonymous: true,
+                    token,
                     // a failed refresh falls back to a (retried) login at once
                     retries: 0,
                   },
@@ -352,7 +356,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
         path: "/v1/dashboard/spectroclusters/search",
         query: { limit: clampLimit(query.limit), continue: query.continue },
         scope: query,
-        body: clusterSearchBody(query.tags),
+        body: clusterSearchBody(query),
       },
       clustersSummarySchema,
     );
@@ -404,17 +408,14 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
     },
 
     getCloudConfig: (kind, configUid, scope) =>
-      call(
-        { method: "GET", path: `/v1/cloudconfigs/${seg(kind)}/${seg(configUid)}`, scope },
-        cloudConfigSchema,
-      ),
+      call({ method: "GET", path: cloudConfigPath(kind, configUid), scope }, cloudConfigSchema),
 
     listMachines: (kind, configUid, pool, scope) =>
       allPages(async (next) => {
         const result = await call(
           {
             method: "GET",
-            path: `/v1/cloudconfigs/${seg(kind)}/${seg(configUid)}/machinePools/${seg(pool)}/machines`,
+            path: machinesPath(kind, configUid, pool),
             query: { limit: MAX_PAGE, continue: next },
             scope,
           },
@@ -522,7 +523,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
             path: "/v1/dashboard/edgehosts/search",
             query: { limit: MAX_PAGE, continue: next },
             scope,
-            body: clusterSearchBody([]),
+            body: unfilteredSearchBody(),
           },
           edgeHostsSchema,
         );

@@ -124,7 +124,6 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
       for (const cluster of state.fleet.clusters) {
         if (ctx.projectUid && cluster.projectUid !== ctx.projectUid) continue;
         const condition = state.condition(cluster);
-        if (condition.state === "Deleted") continue;
         const row = {
           cluster,
           name: cluster.name,
@@ -133,6 +132,7 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
           state: condition.state,
           health: condition.health,
           createdAt: cluster.createdAt,
+          deleted: condition.state === "Deleted",
         };
         if (matchesSearch(row, body)) rows.push(row);
       }

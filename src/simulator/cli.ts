@@ -8,7 +8,10 @@ import type { RunningSimulator } from "./types.ts";
  */
 
 const USAGE =
-  "usage: simulator [--port N] [--host H] [--clusters N] [--projects N] [--seed N] [--animate MS] [--rate-limits]";
+  "usage: simulator [--port N] [--host H] [--clusters N] [--projects N] [--seed N] [--animate MS] [--unhealthy FRACTION] [--churn PER_MINUTE] [--rate-limits]";
+
+const FRACTION = "must be a fraction between 0 and 1, e.g. 0.2 for 20 % of clusters";
+const RATE = "must be a number of changes per minute between 0 and 600000, e.g. 60";
 
 const optionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -17,6 +20,16 @@ const optionsSchema = z.object({
   projects: z.coerce.number().int().min(1).max(100).default(3),
   seed: z.coerce.number().int().default(1),
   animate: z.coerce.number().int().min(100).optional(),
+  unhealthy: z.coerce
+    .number({ error: FRACTION })
+    .min(0, { error: FRACTION })
+    .max(1, { error: FRACTION })
+    .optional(),
+  churn: z.coerce
+    .number({ error: RATE })
+    .min(0, { error: RATE })
+    .max(600_000, { error: RATE })
+    .optional(),
   rateLimits: z.boolean().default(false),
 });
 export type CliOptions = z.infer<typeof optionsSchema>;
@@ -28,6 +41,8 @@ const FLAGS: Record<string, keyof CliOptions> = {
   "--projects": "projects",
   "--seed": "seed",
   "--animate": "animate",
+  "--unhealthy": "unhealthy",
+  "--churn": "churn",
 };
 
 /** Parses argv (without node and script); throws an Error with a one-line message on bad input. */
@@ -43,7 +58,9 @@ export function parseSimulatorArgs(argv: readonly string[]): CliOptions {
     const key = FLAGS[flag ?? ""];
     if (!key) throw new Error(`unknown option ${arg}; ${USAGE}`);
     const value = inline ?? argv[++i];
-    if (value === undefined) throw new Error(`${flag} wants a value; ${USAGE}`);
+    if (value === undefined || value.trim() === "") {
+      throw new Error(`${flag} wants a value; ${USAGE}`);
+    }
     raw[key] = value;
   }
   const parsed = optionsSchema.safeParse(raw);
@@ -60,6 +77,8 @@ export function describeSimulator(sim: RunningSimulator, options: CliOptions): s
     `Palette API simulator listening on ${sim.url}`,
     `  fleet: ${options.clusters} clusters in ${options.projects} projects (seed ${options.seed})${
       options.animate ? `, animated every ${options.animate} ms` : ""
+    }${options.unhealthy !== undefined ? `, ${options.unhealthy * 100} % not Running+Healthy` : ""}${
+      options.churn ? `, ${options.churn} changes per minute` : ""
     }`,
     `  projects: ${sim.control.projects().join(", ")}`,
     "  fake credentials (simulator only):",
@@ -90,6 +109,8 @@ export async function runSimulatorCli(
     seed: options.seed,
     enforceRateLimits: options.rateLimits,
     ...(options.animate ? { animateEveryMs: options.animate } : {}),
+    ...(options.unhealthy !== undefined ? { unhealthy: options.unhealthy } : {}),
+    ...(options.churn ? { churnPerMinute: options.churn } : {}),
   });
   out(describeSimulator(sim, options));
   await new Promise<void>((resolve) => {

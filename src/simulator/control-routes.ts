@@ -59,8 +59,9 @@ export function buildControlRouter(deps: ControlDeps): Router<ControlHandler> {
   }));
   router.add("GET", "/__sim/clusters", (_params, _body, query) => {
     const projectUid = query.get("projectUid") ?? undefined;
-    const clusters = state.fleet.clusters
-      .filter((cluster) => !projectUid || cluster.projectUid === projectUid)
+    state.sync();
+    const clusters = state
+      .clusters(projectUid, query.get("includeDeleted") === "true")
       .map((cluster) => state.view(cluster));
     return { status: 200, body: { clusters } };
   });

@@ -48,7 +48,7 @@ function clusterConfigOf(fleet: Fleet, cluster: SimCluster): Record<string, unkn
     case "edge-native": {
       const host = fleet.edgeHosts.find((h) => cluster.edgeHostUids?.includes(h.uid));
       return {
-        controlPlaneEndpoint: { host: host?.address ?? cluster.apiHost, type: "IP" },
+        controlPlaneEndpoint: { host: host?.address ?? cluster.apiHost, type: "VIP" },
         sshKeys: [],
       };
     }

@@ -119,6 +119,17 @@ export interface FleetOptions {
   projects: number;
   seed: number;
   now: number;
+  /**
+   * Fraction (0..1) of clusters seeded other than Running and Healthy (unhealthy, provisioning,
+   * pending, deleting in fixed proportions); default the fleet's usual mix (about 12.5 %).
+   */
+  unhealthy?: number;
+  /**
+   * Soft-deleted clusters seeded besides `clusters`: Palette keeps a deleted cluster's record
+   * (state Deleted, deletionTimestamp set). The first is a twin of a live cluster, with its
+   * name. Default none.
+   */
+  softDeleted?: number;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -265,6 +276,8 @@ export function generateFleet(options: FleetOptions): Fleet {
   };
 
   const namesPerProject = new Map<string, Set<string>>();
+  // the next suffix per project and base name: a big fleet repeats each base name many times
+  const nextSuffix = new Map<string, number>();
   for (let i = 0; i < options.clusters; i++) {
     const project = projects[i % projects.length] as SimProject;
     const provider = PROVIDERS[i % PROVIDERS.length] as Provider;
@@ -272,12 +285,16 @@ export function generateFleet(options: FleetOptions): Fleet {
     const env = rng.pick(ENVS);
     const taken = namesPerProject.get(project.uid) ?? new Set<string>();
     namesPerProject.set(project.uid, taken);
-    let name = `${app}-${env}-${provider}`;
-    for (let n = 2; taken.has(name); n++) name = `${app}-${env}-${provider}-${n}`;
+    const base = `${app}-${env}-${provider}`;
+    const key = `${project.uid}/${base}`;
+    let n = nextSuffix.get(key) ?? 1;
+    let name = n === 1 ? base : `${base}-${n}`;
+    while (taken.has(name)) name = `${base}-${++n}`;
+    nextSuffix.set(key, n + 1);
     taken.add(name);
     const labels: Record<string, string> = { [env]: "spectro__tag", team: rng.pick(TEAMS) };
     if (rng.chance(0.15)) labels.gpu = "spectro__tag";
-    const { state, health } = seededCondition(i, rng);
+    const { state, health } = seededCondition(i, rng, options.unhealthy);
     const cluster = buildCluster(fleet, {
       name,
       projectUid: project.uid,
@@ -296,19 +313,69 @@ export function generateFleet(options: FleetOptions): Fleet {
   }
 
   linkVirtualAndEdge(fleet);
+  // after everything else, so a fleet's live clusters do not depend on how many are deleted
+  seedSoftDeleted(fleet, options.softDeleted ?? 0, now);
   return fleet;
 }
 
-/** Most clusters run healthy; a deterministic few are unhealthy or mid-lifecycle. */
-function seededCondition(index: number, rng: Rng): { state: string; health: string } {
-  if (index === 4) return { state: "Running", health: "UnHealthy" };
-  if (index === 7) return { state: "Provisioning", health: "Unknown" };
+/** The usual share of clusters that are not Running and Healthy. */
+const USUAL_UNHEALTHY = 0.125;
+
+/**
+ * Most clusters run healthy; a few are unhealthy or mid-lifecycle, in fixed proportions of
+ * `unhealthy`. With the usual mix, clusters 4 and 7 are always unhealthy and provisioning.
+ */
+function seededCondition(
+  index: number,
+  rng: Rng,
+  unhealthy: number | undefined,
+): { state: string; health: string } {
+  if (unhealthy === undefined) {
+    if (index === 4) return { state: "Running", health: "UnHealthy" };
+    if (index === 7) return { state: "Provisioning", health: "Unknown" };
+  }
+  const scale = (unhealthy ?? USUAL_UNHEALTHY) / USUAL_UNHEALTHY;
   const roll = rng.next();
-  if (roll < 0.07) return { state: "Running", health: "UnHealthy" };
-  if (roll < 0.1) return { state: "Provisioning", health: "Unknown" };
-  if (roll < 0.115) return { state: "Pending", health: "Unknown" };
-  if (roll < 0.125) return { state: "Deleting", health: "Unknown" };
+  if (roll < 0.07 * scale) return { state: "Running", health: "UnHealthy" };
+  if (roll < 0.1 * scale) return { state: "Provisioning", health: "Unknown" };
+  if (roll < 0.115 * scale) return { state: "Pending", health: "Unknown" };
+  if (roll < 0.125 * scale) return { state: "Deleting", health: "Unknown" };
   return { state: "Running", health: "Healthy" };
+}
+
+/** Providers a soft-deleted cluster can have without cluster-group or edge-host links. */
+const DELETED_PROVIDERS: readonly Provider[] = PROVIDERS.filter(
+  (provider) => provider !== "virtual" && provider !== "edge-native",
+);
+
+function seedSoftDeleted(fleet: Fleet, count: number, now: number): void {
+  if (count <= 0) return;
+  const { rng } = fleet;
+  const live = fleet.clusters.filter(
+    (cluster) =>
+      cluster.seedState === "Running" &&
+      cluster.seedHealth === "Healthy" &&
+      DELETED_PROVIDERS.includes(cluster.provider),
+  );
+  for (let i = 0; i < count; i++) {
+    const twin = i === 0 ? live[0] : undefined;
+    const project = fleet.projects[i % fleet.projects.length] as SimProject;
+    const provider =
+      twin?.provider ?? (DELETED_PROVIDERS[i % DELETED_PROVIDERS.length] as Provider);
+    const deletedAt = now - rng.int(1, 60) * DAY;
+    const cluster = buildCluster(fleet, {
+      name: twin?.name ?? `retired-${rng.pick(APPS)}-${provider}-${i}`,
+      projectUid: twin?.projectUid ?? project.uid,
+      provider,
+      labels: twin
+        ? { ...twin.labels }
+        : { [rng.pick(ENVS)]: "spectro__tag", team: rng.pick(TEAMS) },
+      createdAt: deletedAt - rng.int(10, 300) * DAY,
+      origin: "seed",
+    });
+    cluster.deleteRequestedAt = deletedAt;
+    addCluster(fleet, cluster);
+  }
 }
 
 export function unhealthyReason(cluster: SimCluster, rng: Rng): string {

@@ -6,6 +6,7 @@ import { tagsOf } from "../palette/tags.ts";
  * evaluated the way Palette does: values inside one condition combine with `match.conjunction`,
  * filters in a group with the group's conjunction, groups with `filter.conjunction`.
  * A tag `dev` matches the label `dev: spectro__tag`; `team:core` matches the label `team: core`.
+ * Like Palette, a search lists soft-deleted clusters too unless it asks for `isDeleted = false`.
  */
 
 const conjunction = z.enum(["and", "or"]).default("and");
@@ -18,10 +19,13 @@ const stringCondition = z.object({
     values: z.array(z.string()).default([]),
   }),
 });
+const boolCondition = z.object({ value: z.boolean().default(false) });
 const filterItem = z.object({
   property: z.string(),
   type: z.string().default("string"),
-  condition: z.object({ string: stringCondition.optional() }).passthrough(),
+  condition: z
+    .object({ string: stringCondition.optional(), bool: boolCondition.optional() })
+    .passthrough(),
 });
 export const searchBodySchema = z
   .object({
@@ -60,6 +64,8 @@ export interface Searchable {
   state: string;
   health: string;
   createdAt: number;
+  /** soft-deleted: Palette keeps the record (state Deleted, deletionTimestamp set) */
+  deleted: boolean;
 }
 
 function matchOne(
@@ -99,11 +105,22 @@ export class UnsupportedFilter extends Error {}
 
 type FilterItem = z.infer<typeof filterItem>;
 
+function boolValue(item: Searchable, property: string): boolean | undefined {
+  return property === "isDeleted" ? item.deleted : undefined;
+}
+
 function matchesFilter(item: Searchable, filter: FilterItem): boolean {
+  if (filter.condition.bool) {
+    const value = boolValue(item, filter.property);
+    if (value === undefined) {
+      throw new UnsupportedFilter(`unsupported bool property ${filter.property}`);
+    }
+    return value === filter.condition.bool.value;
+  }
   const values = propertyValues(item, filter.property);
   if (values === undefined) throw new UnsupportedFilter(`unsupported property ${filter.property}`);
   const condition = filter.condition.string;
-  if (!condition) throw new UnsupportedFilter("only string conditions are supported");
+  if (!condition) throw new UnsupportedFilter("only string and bool conditions are supported");
   const test = (wanted: string) =>
     values.some((value) => matchOne(value, wanted, condition.operator, condition.ignoreCase));
   const wanted = condition.match.values;

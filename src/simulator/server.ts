@@ -45,13 +45,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const clock = options.clock ?? systemClock;
   const credentials: SimulatorCredentials = { ...DEFAULT_CREDENTIALS, ...options.credentials };
   const times: LifecycleTimes = { ...DEFAULT_LIFECYCLE, ...options.lifecycle };
+  const clusters = options.clusters ?? 40;
   const fleet = generateFleet({
-    clusters: options.clusters ?? 40,
+    clusters,
     projects: options.projects ?? 3,
     seed: options.seed ?? 1,
     now: clock.now(),
+    softDeleted: options.softDeleted ?? (clusters >= 10 ? 3 : 0),
+    ...(options.unhealthy !== undefined ? { unhealthy: options.unhealthy } : {}),
   });
   const state = new SimState(fleet, clock, times);
+  if (options.churnPerMinute) {
+    // churn flips health towards the seeded share of unhealthy clusters (7 of every 12.5 %)
+    const unhealthy = (options.unhealthy ?? 0.125) * (0.07 / 0.125);
+    state.startChurn({ perMinute: options.churnPerMinute, targetUnhealthy: unhealthy });
+  }
   const tokens = new TokenStore(clock, options.tokenTtlMs ?? 15 * 60_000);
   const faults = new FaultBook();
   const limiter = options.enforceRateLimits ? new RateLimitEnforcer() : undefined;
@@ -63,6 +71,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const handleApi = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const method = req.method ?? "GET";
     const path = url.pathname;
+    state.sync();
     refCounter += 1;
     const ref = `sim-${refCounter.toString(16).padStart(6, "0")}`;
     let auth: RecordedRequest["auth"] = "none";
@@ -106,10 +115,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       }
     }
     try {
-      if (!path.startsWith("/v1/auth/")) {
-        const result = authenticate(req.headers, credentials, tokens);
-        auth = result.kind === "none" ? "none" : result.kind;
-        if (!result.ok) throw new ApiError(401, result.code, result.message);
+      const result = authenticate(req.headers, credentials, tokens);
+      auth = result.kind === "none" ? "none" : result.kind;
+      // auth calls are recorded with the header they carried but never refused for it
+      if (!path.startsWith("/v1/auth/") && !result.ok) {
+        throw new ApiError(401, result.code, result.message);
       }
       const match = api.match(method, path);
       if (!match) throw new ApiError(404, "ResourceNotFound", `no route for ${method} ${path}`);
@@ -174,10 +184,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   const control: SimulatorControl = {
     projects: () => fleet.projects.map((project) => project.uid),
-    clusters: (projectUid) =>
-      fleet.clusters
-        .filter((cluster) => !projectUid || cluster.projectUid === projectUid)
-        .map((cluster) => state.view(cluster)),
+    clusters: (projectUid, listing) => {
+      state.sync();
+      return state
+        .clusters(projectUid, listing?.includeDeleted === true)
+        .map((cluster) => state.view(cluster));
+    },
     setState: (uid, next) => state.setState(uid, next),
     setHealth: (uid, health, reason) => state.setHealth(uid, health, reason),
     addEvent: (uid, event) => state.addEvent(uid, event),

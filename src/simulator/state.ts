@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import { isProvider, type Provider } from "../palette/providers-list.ts";
+import { type Churn, type ChurnOptions, createChurn } from "./churn.ts";
 import { addCluster, buildCluster, type Fleet, type SimCluster } from "./fleet.ts";
 import {
   addClusterEvent,
@@ -16,11 +17,32 @@ import type { FleetCluster } from "./types.ts";
  * times. Both the HTTP routes and `control` go through it.
  */
 export class SimState {
+  #churn: Churn | undefined;
+
   constructor(
     readonly fleet: Fleet,
     readonly clock: Clock,
     readonly times: LifecycleTimes,
   ) {}
+
+  /** Changes the fleet at a steady rate of the clock (applied by `sync`). */
+  startChurn(options: ChurnOptions): void {
+    this.#churn = createChurn(this.fleet, this.clock, this.times, options);
+  }
+
+  /** Brings the fleet up to the clock: applies the churn due. Called before every read. */
+  sync(): void {
+    this.#churn?.catchUp();
+  }
+
+  /** The clusters Palette lists, soft-deleted ones only when asked for. */
+  clusters(projectUid?: string, includeDeleted = false): SimCluster[] {
+    return this.fleet.clusters.filter(
+      (cluster) =>
+        (!projectUid || cluster.projectUid === projectUid) &&
+        (includeDeleted || this.condition(cluster).state !== "Deleted"),
+    );
+  }
 
   now(): number {
     return this.clock.now();

@@ -36,6 +36,15 @@ export interface SimulatorOptions {
   lifecycle?: { pendingMs?: number; provisioningMs?: number; deletingMs?: number };
   /** for the demo: every `animateEveryMs` a random cluster changes health or state; default off */
   animateEveryMs?: number;
+  /** fraction (0..1) of seeded clusters that are not Running and Healthy; default about 0.125 */
+  unhealthy?: number;
+  /** state/health changes per minute of the simulator's clock, applied as it is read; default 0 */
+  churnPerMinute?: number;
+  /**
+   * soft-deleted clusters seeded besides `clusters` (state Deleted, deletionTimestamp set; the
+   * first has the name of a live cluster); default 3 for fleets of 10 or more, else none
+   */
+  softDeleted?: number;
 }
 
 export type FaultKind = "status" | "latency" | "reset" | "malformed";
@@ -80,7 +89,8 @@ export interface FleetCluster {
 export interface SimulatorControl {
   /** project UIDs, in creation order */
   projects(): string[];
-  clusters(projectUid?: string): FleetCluster[];
+  /** the clusters Palette lists; soft-deleted (Deleted) ones only with `includeDeleted` */
+  clusters(projectUid?: string, options?: { includeDeleted?: boolean }): FleetCluster[];
   setState(clusterUid: string, state: string): void;
   setHealth(clusterUid: string, health: string, reason?: string): void;
   addEvent(clusterUid: string, event: { reason: string; message: string; severity?: string }): void;

@@ -92,6 +92,9 @@ describe("Palette client with a service account", () => {
     }
     expect(palette.stats().refreshes).toBeGreaterThan(0);
     expect(sim.control.requests().some((r) => r.path.startsWith("/v1/auth/refresh/"))).toBe(true);
+    // the refresh carries the token it refreshes, as Spectro Cloud's Go SDK sends it
+    const refreshes = sim.control.requests().filter((r) => r.path.startsWith("/v1/auth/refresh/"));
+    for (const refresh of refreshes) expect(refresh.auth).toBe("token");
     await palette.getClusterState(uid, { projectUid: project });
     expect(countRequests(sim, "POST", AUTH)).toBe(1);
     expect(secretsSent.size).toBeGreaterThanOrEqual(2);

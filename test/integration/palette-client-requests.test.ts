@@ -4,6 +4,7 @@ import type { PaletteClient } from "../../src/palette/client.ts";
 import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
 import { buildCreateBody } from "../../src/palette/providers/index.ts";
 import { CLOUD_ACCOUNT_KINDS, PROVIDERS } from "../../src/palette/providers-list.ts";
+import { NOT_DELETED } from "../../src/palette/search-body.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
@@ -92,6 +93,21 @@ describe("what the client puts on the wire", () => {
         throw new Error(`sample answers for ${provider}: ${JSON.stringify(built.errors)}`);
       await palette.createCluster(provider, built.body, scope);
     }
+    await palette.searchClusters({
+      ...scope,
+      name: cluster!.name,
+      state: { values: ["Running"], negate: true },
+      health: { values: ["Healthy"], negate: true },
+      tags: ["dev"],
+    });
+    const withVip = buildCreateBody("edge-native", {
+      ...SAMPLE_ANSWERS["edge-native"],
+      name: "demo-edge-vip",
+      edgeHosts: ["edge-host-1", "edge-host-2", "edge-host-3"],
+      vip: "10.0.0.100",
+    });
+    if (!withVip.ok) throw new Error(`edge-native with a VIP: ${JSON.stringify(withVip.errors)}`);
+    await palette.createCluster("edge-native", withVip.body, scope);
     await palette.deleteCluster(uid, scope);
     await account.listAlertComponents(scope);
 
@@ -119,6 +135,37 @@ describe("what the client puts on the wire", () => {
     );
   });
 
+  it("asks every cluster search for isDeleted = false; a name look-up adds clusterName eq", () => {
+    const searches = sent
+      .filter((request) => request.path.startsWith("/v1/dashboard/spectroclusters/search"))
+      .map((request) => JSON.parse(request.body!));
+    expect(searches.length).toBeGreaterThan(2);
+    for (const body of searches) {
+      expect(body.filter.filterGroups[0].filters[0]).toEqual(NOT_DELETED);
+    }
+    const named = searches.filter((body) =>
+      body.filter.filterGroups[0].filters.some(
+        (filter: { property: string }) => filter.property === "clusterName",
+      ),
+    );
+    expect(named).toHaveLength(1);
+    expect(
+      named[0].filter.filterGroups[0].filters.map((f: { property: string }) => f.property),
+    ).toEqual(["isDeleted", "clusterName", "clusterState", "healthState"]);
+    const edgeHosts = sent.filter((request) => request.path.startsWith("/v1/dashboard/edgehosts"));
+    for (const request of edgeHosts) expect(request.body).not.toContain("isDeleted");
+  });
+
+  it("sends an edge-native VIP as controlPlaneEndpoint.type VIP", () => {
+    const edge = sent
+      .filter((request) => request.path.startsWith("/v1/spectroclusters/edge-native"))
+      .map((request) => JSON.parse(request.body!));
+    const endpoints = edge
+      .map((body) => body.spec.cloudConfig.controlPlaneEndpoint)
+      .filter(Boolean);
+    expect(endpoints).toEqual([{ host: "10.0.0.100", type: "VIP" }]);
+  });
+
   it("scopes project calls with the ProjectUid header, and create and get with the query too", () => {
     const [project] = sim.control.projects();
     const scoped = sent.filter(
@@ -130,7 +177,8 @@ describe("what the client puts on the wire", () => {
     const creates = sent.filter((request) =>
       /^\/v1\/spectroclusters\/[a-z-]+\?/.test(request.path),
     );
-    expect(creates).toHaveLength(PROVIDERS.length);
+    // one per provider, and edge-native once more with a VIP
+    expect(creates).toHaveLength(PROVIDERS.length + 1);
     for (const request of creates) expect(request.path).toContain(`ProjectUid=${project}`);
     const gets = sent.filter(
       (request) =>

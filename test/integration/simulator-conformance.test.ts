@@ -166,7 +166,7 @@ describe("clusters", () => {
     for (let i = 0; i < 20; i++) {
       const path = `/v1/dashboard/spectroclusters/search?limit=7${token ? `&continue=${encodeURIComponent(token)}` : ""}`;
       const page = await expectOk("POST", "/v1/dashboard/spectroclusters/search", path, {
-        body: {},
+        body: clusterSearchBody(),
       });
       const body = page.json as {
         items: { metadata: { uid: string } }[];
@@ -178,6 +178,21 @@ describe("clusters", () => {
       if (!token) break;
     }
     expect(new Set(seen).size).toBe(60);
+    // without isDeleted = false, Palette also lists the soft-deleted clusters it keeps
+    const withDeleted = await expectOk(
+      "POST",
+      "/v1/dashboard/spectroclusters/search",
+      "/v1/dashboard/spectroclusters/search?limit=50&offset=50",
+      { body: {} },
+    );
+    const rest = withDeleted.json as {
+      items: { status: { state: string }; metadata: { deletionTimestamp?: string } }[];
+      listmeta: { count: number };
+    };
+    expect(rest.listmeta.count).toBe(63);
+    const deleted = rest.items.filter((item) => item.status.state === "Deleted");
+    expect(deleted).toHaveLength(3);
+    for (const item of deleted) expect(item.metadata.deletionTimestamp).toBeTruthy();
     const big = await call("POST", "/v1/dashboard/spectroclusters/search?limit=500", { body: {} });
     expect((big.json as { items: unknown[]; listmeta: { limit: number } }).items).toHaveLength(50);
     expect((big.json as { listmeta: { limit: number } }).listmeta.limit).toBe(50);

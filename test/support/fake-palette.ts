@@ -152,14 +152,19 @@ export class FakePalette implements PaletteApi {
     this.enter("searchClusters", [query]);
     if (this.gate) await this.gate;
     const tags = query.tags ?? [];
+    const within = (value: string | undefined, wanted: ClusterSearch["state"]) =>
+      !wanted?.values.length || wanted.values.includes(value ?? "") !== (wanted.negate === true);
     const matching = this.inScope(query).filter(
       (cluster) =>
-        tags.length === 0 ||
-        tags.some((tag) => {
-          const [key, value] = tag.split(":");
-          const labels = cluster.labels ?? {};
-          return value === undefined ? key! in labels : labels[key!] === value;
-        }),
+        (query.name === undefined || cluster.name === query.name) &&
+        within(cluster.state, query.state) &&
+        within(cluster.health, query.health) &&
+        (tags.length === 0 ||
+          tags.some((tag) => {
+            const [key, value] = tag.split(":");
+            const labels = cluster.labels ?? {};
+            return value === undefined ? key! in labels : labels[key!] === value;
+          })),
     );
     const limit = Math.min(query.limit ?? 50, 50);
     const offset = query.continue ? Number(query.continue) : 0;

@@ -78,7 +78,7 @@ export const edgeNative = define({
       spec: {
         profiles: profiles(v),
         cloudConfig: {
-          ...(v.vip ? { controlPlaneEndpoint: { host: v.vip, type: "IP" } } : {}),
+          ...(v.vip ? { controlPlaneEndpoint: { host: v.vip, type: "VIP" } } : {}),
           sshKeys: v.sshKey ? [v.sshKey] : [],
         },
         machinepoolconfig: pools,

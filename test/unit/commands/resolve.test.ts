@@ -57,6 +57,44 @@ describe("resolveCluster", () => {
     expect(blocksText(rendered(result.reply).blocks)).toMatch(/…and \d+ more/);
   });
 
+  it("finds a name with one name search, not a walk of every cluster", async () => {
+    const fleet = Array.from({ length: 120 }, (_, index) => ({
+      uid: `u${index}`,
+      name: `c-${index}`,
+      projectUid: PROJECT,
+      state: "Running",
+      provider: "aws",
+    }));
+    const palette = new FakePalette(fleet);
+    const result = await resolveCluster(
+      "c-77",
+      [{ projectUid: PROJECT }],
+      testContext({ palette }),
+      replayWith("cluster"),
+    );
+    expect(result.kind === "found" && result.cluster.uid).toBe("u77");
+    expect(palette.callsTo("searchClusters").map((call) => call.args[0])).toEqual([
+      { projectUid: PROJECT, name: "c-77", continue: undefined, limit: 50 },
+    ]);
+  });
+
+  it("walks the scope only when the name search finds nothing (case-folded names, hints)", async () => {
+    const palette = new FakePalette([
+      { uid: "m1", name: "Web-Prod", projectUid: PROJECT, state: "Running", provider: "aws" },
+    ]);
+    const result = await resolveCluster(
+      "web-prod",
+      [{}],
+      testContext({ palette }),
+      replayWith("x"),
+    );
+    expect(result.kind === "found" && result.cluster.uid).toBe("m1");
+    expect(palette.callsTo("searchClusters").map((call) => call.args[0])).toEqual([
+      { projectUid: undefined, name: "web-prod", continue: undefined, limit: 50 },
+      { projectUid: undefined, continue: undefined, limit: 50 },
+    ]);
+  });
+
   it("says no cluster named X and suggests a near name", async () => {
     const result = await resolveCluster("web-prd", [{}], testContext(), replayWith("cluster"));
     if (result.kind !== "reply") throw new Error("expected a reply");

@@ -1,28 +1,136 @@
 import { describe, expect, it } from "vitest";
-import { clampLimit, clusterSearchBody } from "../../../src/palette/search-body.ts";
+import {
+  clampLimit,
+  clusterSearchBody,
+  NOT_DELETED,
+  type SearchFilterBody,
+  unfilteredSearchBody,
+} from "../../../src/palette/search-body.ts";
 import { readFixtureJson } from "../../support/fixtures.ts";
 
+const notDeletedGroup = { conjunction: "and", filters: [NOT_DELETED] };
+
+/** The filters of the body's first group, which holds the conditions on the cluster itself. */
+const ownFilters = (body: SearchFilterBody) => body.filter.filterGroups[0]?.filters;
+
+function tagValues(body: SearchFilterBody): string[] | undefined {
+  const condition = body.filter.filterGroups[1]?.filters[0]?.condition;
+  return condition && "string" in condition ? condition.string.match.values : undefined;
+}
+
 describe("clusterSearchBody", () => {
-  it("builds exactly the documented example for its tags", () => {
-    const example = readFixtureJson(
+  it("builds exactly the documented example for its tags, plus isDeleted = false", () => {
+    const example = readFixtureJson<SearchFilterBody>(
       "palette-api",
       "examples",
       "dashboard-spectroclusters-search.request.json",
     );
-    expect(clusterSearchBody(["dev", "team:bravo-2"])).toEqual(example);
+    expect(clusterSearchBody(["dev", "team:bravo-2"])).toEqual({
+      ...example,
+      filter: {
+        ...example.filter,
+        filterGroups: [notDeletedGroup, ...example.filter.filterGroups],
+      },
+    });
+    expect(clusterSearchBody({ tags: ["dev", "team:bravo-2"] })).toEqual(
+      clusterSearchBody(["dev", "team:bravo-2"]),
+    );
   });
 
-  it("uses no filter groups when there are no tags", () => {
+  it("asks for live clusters only when there are no tags", () => {
     const body = clusterSearchBody([]);
-    expect(body).toEqual({ filter: { conjunction: "and", filterGroups: [] }, sort: [] });
+    expect(body).toEqual({
+      filter: { conjunction: "and", filterGroups: [notDeletedGroup] },
+      sort: [],
+    });
+    expect(NOT_DELETED).toEqual({
+      property: "isDeleted",
+      type: "bool",
+      condition: { bool: { value: false } },
+    });
     expect(clusterSearchBody()).toEqual(body);
+    expect(clusterSearchBody({})).toEqual(body);
     expect(clusterSearchBody(["  ", ""])).toEqual(body);
   });
 
   it("trims and de-duplicates tags", () => {
     const body = clusterSearchBody([" env ", "env", "team:core"]);
-    const values = body.filter.filterGroups[0]?.filters[0]?.condition.string.match.values;
-    expect(values).toEqual(["env", "team:core"]);
+    expect(tagValues(body)).toEqual(["env", "team:core"]);
+  });
+
+  it("looks a name up with a clusterName eq condition beside isDeleted", () => {
+    expect(ownFilters(clusterSearchBody({ name: " web-prod " }))).toEqual([
+      NOT_DELETED,
+      {
+        property: "clusterName",
+        type: "string",
+        condition: {
+          string: {
+            operator: "eq",
+            negation: false,
+            match: { conjunction: "or", values: ["web-prod"] },
+            ignoreCase: false,
+          },
+        },
+      },
+    ]);
+    expect(clusterSearchBody({ name: "  " })).toEqual(clusterSearchBody());
+  });
+
+  it("filters by state and health, negated when asked", () => {
+    const body = clusterSearchBody({
+      state: { values: ["Running"], negate: true },
+      health: { values: ["Healthy", "Healthy", ""], negate: true },
+      tags: ["dev"],
+    });
+    expect(ownFilters(body)?.slice(1)).toEqual([
+      {
+        property: "clusterState",
+        type: "string",
+        condition: {
+          string: {
+            operator: "eq",
+            negation: true,
+            match: { conjunction: "or", values: ["Running"] },
+            ignoreCase: false,
+          },
+        },
+      },
+      {
+        property: "healthState",
+        type: "string",
+        condition: {
+          string: {
+            operator: "eq",
+            negation: true,
+            match: { conjunction: "or", values: ["Healthy"] },
+            ignoreCase: false,
+          },
+        },
+      },
+    ]);
+    expect(tagValues(body)).toEqual(["dev"]);
+    const positive = clusterSearchBody({ state: { values: ["Running", "Updating"] } });
+    expect(ownFilters(positive)?.[1]?.condition).toEqual({
+      string: {
+        operator: "eq",
+        negation: false,
+        match: { conjunction: "or", values: ["Running", "Updating"] },
+        ignoreCase: false,
+      },
+    });
+    expect(clusterSearchBody({ state: { values: [] }, health: { values: [" "] } })).toEqual(
+      clusterSearchBody(),
+    );
+  });
+});
+
+describe("unfilteredSearchBody", () => {
+  it("has no filter groups: every item in scope", () => {
+    expect(unfilteredSearchBody()).toEqual({
+      filter: { conjunction: "and", filterGroups: [] },
+      sort: [],
+    });
   });
 });
 

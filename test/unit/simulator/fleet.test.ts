@@ -50,7 +50,7 @@ describe("generateFleet", () => {
     }
   });
 
-  // how long it takes is a benchmark's question (`npm run bench -- fleet`), not a test's
+  // how long it takes is a benchmark's question (`npm run bench -- simulator`), not a test's
   it("generates a fleet of 10,000 clusters over every project it was asked for", () => {
     const fleet = generateFleet({ clusters: 10_000, projects: 5, seed: 1, now: NOW });
     expect(fleet.clusters).toHaveLength(10_000);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { clusterSearchBody } from "../../../src/palette/search-body.ts";
 import { tagsOf } from "../../../src/palette/tags.ts";
 import {
   matchesSearch,
@@ -6,6 +7,7 @@ import {
   type SearchBody,
   searchBodySchema,
   sortSearchables,
+  UnsupportedFilter,
 } from "../../../src/simulator/search.ts";
 
 const cluster = (
@@ -19,6 +21,7 @@ const cluster = (
   state: "Running",
   health: "Healthy",
   createdAt: 0,
+  deleted: false,
   ...extra,
 });
 
@@ -117,5 +120,66 @@ describe("tag matching", () => {
       "b",
       "a",
     ]);
+  });
+});
+
+describe("cluster conditions as the bot sends them", () => {
+  const live = cluster("web", {}, { state: "Running", health: "Healthy" });
+  const sick = cluster("web", {}, { state: "Running", health: "UnHealthy" });
+  const booting = cluster("api", {}, { state: "Provisioning", health: "Unknown" });
+  const gone = cluster("web", {}, { state: "Deleted", health: "Unknown", deleted: true });
+  const all = [live, sick, booting, gone];
+  const matching = (filter: Parameters<typeof clusterSearchBody>[0]) => {
+    const body = searchBodySchema.parse(clusterSearchBody(filter));
+    return all.filter((c) => matchesSearch(c, body));
+  };
+
+  it("lists soft-deleted clusters unless the search asks isDeleted = false", () => {
+    expect(all.filter((c) => matchesSearch(c, searchBodySchema.parse({})))).toContain(gone);
+    expect(matching({})).toEqual([live, sick, booting]);
+    const deletedOnly = searchBodySchema.parse({
+      filter: {
+        conjunction: "and",
+        filterGroups: [
+          {
+            conjunction: "and",
+            filters: [
+              { property: "isDeleted", type: "bool", condition: { bool: { value: true } } },
+            ],
+          },
+        ],
+      },
+    });
+    expect(all.filter((c) => matchesSearch(c, deletedOnly))).toEqual([gone]);
+  });
+
+  it("filters by exact name, state and health, negation honoured", () => {
+    expect(matching({ name: "web" })).toEqual([live, sick]);
+    expect(matching({ name: "WEB" })).toEqual([]);
+    expect(matching({ state: { values: ["Running"], negate: true } })).toEqual([booting]);
+    expect(matching({ health: { values: ["Healthy"], negate: true } })).toEqual([sick, booting]);
+    expect(
+      matching({
+        state: { values: ["Running"] },
+        health: { values: ["Healthy"], negate: true },
+      }),
+    ).toEqual([sick]);
+  });
+
+  it("refuses properties it does not know, as before, instead of guessing", () => {
+    const body = searchBodySchema.parse({
+      filter: {
+        conjunction: "and",
+        filterGroups: [
+          {
+            conjunction: "and",
+            filters: [
+              { property: "isArchived", type: "bool", condition: { bool: { value: false } } },
+            ],
+          },
+        ],
+      },
+    });
+    expect(() => matchesSearch(live, body)).toThrow(UnsupportedFilter);
   });
 });
