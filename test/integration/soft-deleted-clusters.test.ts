@@ -5,7 +5,7 @@ import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
 import { type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
-import { type BotHarness, startBot } from "./slack-harness.ts";
+import { type BotHarness, startBot } from "../support/slack-harness.ts";
 
 /**
  * Palette keeps soft-deleted clusters and lists them unless a search asks `isDeleted = false`.
