@@ -31,13 +31,19 @@ const results: Record<string, unknown> = {
     cpus: `${cpus().length} × ${cpus()[0]?.model ?? "unknown"}`,
     memoryGiB: Math.round(totalmem() / 2 ** 30),
   },
-  at: new Date().toISOString(),
+  // the date of the last full run; partial runs date their own figures (measuredAt)
+  at: typeof previous.at === "string" ? previous.at : new Date().toISOString(),
 };
 
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;
   process.stderr.write(`bench: ${name}…\n`);
-  results[name] = await run();
+  const figure = await run();
+  // each figure says when it was measured: a partial run keeps the others' older figures
+  results[name] =
+    typeof figure === "object" && figure !== null
+      ? { ...figure, measuredAt: new Date().toISOString() }
+      : figure;
 }
 
 const json = JSON.stringify(results, null, 2);
