@@ -107,8 +107,37 @@ interface CallSpec {
   retries?: number;
 }
 
-/** Guards against a server that hands out the same continue token forever. */
+/** Guards against a server that hands out continue tokens forever. */
 const MAX_PAGES = 2_000;
+
+/**
+ * A listing that stops early must not pass for a shorter fleet (the poll would announce the rest
+ * as deleted): a repeated continue token, or one past MAX_PAGES, fails the whole listing.
+ */
+function incompleteListing(what: string, why: string): PaletteError {
+  return new PaletteError(
+    "server",
+    0,
+    "IncompleteListing",
+    `Palette's ${what} listing did not finish (${why}); nothing was taken from it`,
+    undefined,
+    what,
+  );
+}
+
+/** The next continue token, or a thrown error when the listing loops or never ends. */
+function nextPageToken(
+  token: string | undefined,
+  seen: Set<string>,
+  page: number,
+  what: string,
+): string | undefined {
+  if (!token) return undefined;
+  if (seen.has(token)) throw incompleteListing(what, "a continue token came back twice");
+  if (page + 1 >= MAX_PAGES) throw incompleteListing(what, `more than ${MAX_PAGES} pages`);
+  seen.add(token);
+  return token;
+}
 
 const seg = (value: string): string => encodeURIComponent(value);
 
@@ -285,14 +314,12 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
     const all: T[] = [];
     const seen = new Set<string>();
     let next: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
+    for (let page = 0; ; page++) {
       const result = await fetchPage(next);
       all.push(...result.items);
-      next = result.continue;
-      if (!next || seen.has(next)) return all;
-      seen.add(next);
+      next = nextPageToken(result.continue, seen, page, "paged");
+      if (!next) return all;
     }
-    return all;
   }
 
   const keeper =
@@ -373,12 +400,11 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
     async *searchAllClusters(query) {
       const seen = new Set<string>();
       let next: string | undefined;
-      for (let page = 0; page < MAX_PAGES; page++) {
+      for (let page = 0; ; page++) {
         const result = await searchClusters({ ...query, limit: MAX_PAGE, continue: next });
         yield* result.items;
-        next = result.continue;
-        if (!next || seen.has(next)) return;
-        seen.add(next);
+        next = nextPageToken(result.continue, seen, page, "cluster search");
+        if (!next) return;
       }
     },
 

@@ -63,6 +63,17 @@ function errorCode(error: unknown): string | undefined {
 export function errorFromException(error: unknown, endpoint: string): PaletteError {
   if (error instanceof PaletteError) return error;
   const code = errorCode(error);
+  if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
+    // not worth a retry: the same request would bring the same oversized answer
+    return new PaletteError(
+      "bad_request",
+      0,
+      "ResponseTooLarge",
+      "Palette's answer was larger than the bot accepts; narrow the request (a project, a tag, fewer namespaces)",
+      undefined,
+      endpoint,
+    );
+  }
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
     return new PaletteError(
       "timeout",

@@ -31,7 +31,12 @@ export interface TransportOptions {
   bodyTimeoutMs?: number;
   /** sockets kept open to Palette; default 16 */
   connections?: number;
+  /** the largest response body read; past it the request fails (default 32 MiB) */
+  maxBodyBytes?: number;
 }
+
+/** No Palette answer the bot reads comes near this; a larger one is refused, not buffered. */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 function flatHeaders(
   raw: Record<string, string | string[] | undefined>,
@@ -53,6 +58,7 @@ export function createUndiciTransport(baseUrl: string, options: TransportOptions
     connect: { timeout: options.connectTimeoutMs ?? 10_000 },
     headersTimeout: bodyTimeout,
     bodyTimeout,
+    maxResponseSize: options.maxBodyBytes ?? MAX_BODY_BYTES,
   });
   return {
     async send(request) {
