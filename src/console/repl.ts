@@ -1,10 +1,10 @@
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { allowAll } from "../access/types.ts";
 import { dispatch } from "../commands/dispatch.ts";
 import type { CommandDeps, FileReply, ModalReply, Reply, Requester } from "../commands/types.ts";
 import { replyBlocks } from "../views/reply.ts";
+import { writePrivateFile } from "./private-file.ts";
 import { type RenderOptions, renderBlocks } from "./render.ts";
 
 export interface ConsoleOptions {
@@ -105,8 +105,8 @@ async function show(
           await options.onFile(reply);
         } else {
           const path = join(options.fileDir ?? process.cwd(), reply.fileName);
-          // mode 0600: a kubeconfig is a credential
-          await writeFile(path, reply.content, { mode: 0o600 });
+          // a kubeconfig is a credential: a new 0600 file, never an old file's mode or a symlink
+          await writePrivateFile(path, reply.content);
           write(`kubeconfig written to ${options.fileDir ? path : `./${reply.fileName}`}`);
         }
         break;
