@@ -1,4 +1,5 @@
 import { describeForUser } from "../palette/errors.ts";
+import type { AuditAction } from "../store/audit.ts";
 import { checkSlackLimits } from "../views/limits.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { replyBlocks } from "../views/reply.ts";
@@ -76,6 +77,8 @@ export async function dispatch(text: string, ctx: CommandContext): Promise<Reply
       );
     }
     if (!spec) return unknownVerb(command.verb);
+    const outside = outsideWatchedProjects(command.project, spec.name, ctx);
+    if (outside) return outside;
     const unknownFlag = [...command.flags]
       .map((flag) => flag.split("=")[0]!)
       .find((flag) => KNOWN_FLAGS[spec.name] && !KNOWN_FLAGS[spec.name]!.includes(flag));
@@ -93,6 +96,39 @@ export async function dispatch(text: string, ctx: CommandContext): Promise<Reply
     const message = describeForUser(error);
     return errorReply(escapeMrkdwn(message), message);
   }
+}
+
+/**
+ * PALETTE_PROJECTS is the bot's boundary when it is set: a `project:` outside it is refused before
+ * any Palette call, for every verb (kubeconfig included), and the attempt is audited.
+ */
+function outsideWatchedProjects(
+  project: string | undefined,
+  verb: string,
+  ctx: CommandContext,
+): MessageReply | undefined {
+  if (project === undefined || ctx.projects.length === 0 || ctx.projects.includes(project)) {
+    return undefined;
+  }
+  const action: AuditAction =
+    verb === "kubeconfig" || verb === "launch"
+      ? verb
+      : verb.includes("subscri")
+        ? "subscribe"
+        : "read";
+  ctx.audit.record({
+    userId: ctx.requester.userId,
+    action,
+    target: `${verb} project:${project.slice(0, 64)}`,
+    outcome: "denied",
+    detail: JSON.stringify({ reason: "outside PALETTE_PROJECTS" }),
+  });
+  const shown = escapeMrkdwn(project.slice(0, 64));
+  return errorReply(
+    `Project \`${shown}\` is not one this bot watches.`,
+    `Project ${project.slice(0, 64)} is not one this bot watches.`,
+    `Watched projects (PALETTE_PROJECTS): ${ctx.projects.map((p) => `\`${escapeMrkdwn(p)}\``).join(", ")}`,
+  );
 }
 
 function unknownVerb(verb: string): MessageReply {

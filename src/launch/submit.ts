@@ -48,6 +48,23 @@ export async function submitLaunch(
   const provider: Provider = submission.provider;
   const permission = await checkLaunchPermission(deps, requester.userId, provider);
   if (!permission.allowed) return { kind: "denied", message: refusalLine(permission) };
+  // PALETTE_PROJECTS is the boundary: a crafted submission cannot launch into another project
+  if (
+    deps.projects.length > 0 &&
+    (!submission.projectUid || !deps.projects.includes(submission.projectUid))
+  ) {
+    deps.audit.record({
+      userId: requester.userId,
+      action: "launch",
+      target: `${provider} project:${(submission.projectUid ?? "tenant").slice(0, 64)}`,
+      outcome: "denied",
+      detail: JSON.stringify({ reason: "outside PALETTE_PROJECTS" }),
+    });
+    return {
+      kind: "invalid",
+      errors: { project: "Pick one of the projects this bot watches (PALETTE_PROJECTS)." },
+    };
+  }
 
   const built = buildCreateBody(provider, submission.raw);
   if (!built.ok) return { kind: "invalid", errors: built.errors };

@@ -1,7 +1,8 @@
 import type { Clock } from "../clock.ts";
 import type { Db } from "./db.ts";
 
-export type AuditAction = "kubeconfig" | "launch";
+/** what was attempted; `read` covers the read-only verbs, refused when outside the watched projects */
+export type AuditAction = "kubeconfig" | "launch" | "read" | "subscribe";
 export type AuditOutcome = "granted" | "denied" | "failed" | "created" | "rejected";
 
 export interface AuditRecord {

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { alertsVerb } from "../../../src/commands/alerts.ts";
 import { clusterVerb } from "../../../src/commands/cluster.ts";
 import { clustersVerb } from "../../../src/commands/clusters.ts";
+import { dispatch } from "../../../src/commands/dispatch.ts";
 import { parse } from "../../../src/commands/parse.ts";
+import { submitLaunch } from "../../../src/launch/submit.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import {
   FakePalette,
@@ -11,6 +13,7 @@ import {
   sampleFleet,
   testContext,
 } from "../../support/fake-palette.ts";
+import { SAMPLE_ANSWERS } from "../../support/launch-answers.ts";
 import { asMessage, blocksText, buttonValues } from "../../support/reply-text.ts";
 
 /** PALETTE_PROJECTS with two projects: reads without `project:` cover both. */
@@ -99,5 +102,46 @@ describe("reads cover every watched project", () => {
     expect(buttons).toHaveLength(2);
     expect(buttons.some((value) => value.includes(`project:${PROJECT}`))).toBe(true);
     expect(buttons.some((value) => value.includes(`project:${OTHER_PROJECT}`))).toBe(true);
+  });
+});
+
+describe("PALETTE_PROJECTS is the boundary", () => {
+  const OUTSIDE = "proj00000000000000000zz9";
+
+  it.each([
+    "clusters",
+    "cluster web-prod",
+    "nodes web-prod",
+    "workloads web-prod",
+    "kubeconfig web-prod",
+    "alerts",
+    "subscribe",
+  ])("`%s project:<outside>` is refused before any Palette call, and audited", async (text) => {
+    const { palette, ctx } = twoProjects();
+    const reply = asMessage(await dispatch(`${text} project:${OUTSIDE}`, ctx));
+    expect(blocksText(reply.blocks)).toContain("is not one this bot watches");
+    expect(blocksText(reply.blocks)).toContain(PROJECT);
+    expect(palette.calls).toEqual([]);
+    expect(ctx.audit.recent()[0]).toMatchObject({
+      outcome: "denied",
+      target: `${text.split(" ")[0]} project:${OUTSIDE}`,
+    });
+  });
+
+  it("a launch submitted for a project outside is refused on the project field, and audited", async () => {
+    const { palette, ctx } = twoProjects();
+    const outcome = await submitLaunch(
+      {
+        submissionKey: "test:outside",
+        provider: "aws",
+        projectUid: OUTSIDE,
+        raw: { ...SAMPLE_ANSWERS.aws },
+        requester: ctx.requester,
+      },
+      ctx,
+    );
+    expect(outcome).toMatchObject({ kind: "invalid", errors: { project: expect.any(String) } });
+    expect(palette.calls.filter((call) => call.method === "createCluster")).toEqual([]);
+    expect(ctx.audit.recent()[0]).toMatchObject({ action: "launch", outcome: "denied" });
   });
 });
