@@ -45,6 +45,10 @@ const rawEnvSchema = z.object({
   SLACK_SIGNING_SECRET: optionalSecret,
   SLACK_APP_TOKEN: optionalSecret,
   SLACK_API_URL: url("the Slack Web API base").prefault("https://slack.com/api/"),
+  SLACK_TEAM_ID: z
+    .string()
+    .regex(/^[TE][A-Z0-9]{2,}$/, { message: "wants the workspace ID, e.g. T0123ABCD" })
+    .optional(),
   PORT: z.coerce
     .number({ message: "wants a TCP port number" })
     .int()
@@ -78,6 +82,8 @@ export interface SlackConfig {
   appToken?: Secret;
   apiUrl: string;
   mode: "socket" | "http";
+  /** SLACK_TEAM_ID: every request from another workspace (Slack Connect) is refused */
+  homeTeamId?: string;
 }
 
 export interface Config {
@@ -159,6 +165,7 @@ export function loadConfig(
       appToken: raw.SLACK_APP_TOKEN,
       apiUrl: raw.SLACK_API_URL,
       mode: raw.SLACK_APP_TOKEN ? "socket" : "http",
+      homeTeamId: raw.SLACK_TEAM_ID,
     };
   } else if (options.requireSlack) {
     throw new ConfigError("SLACK_BOT_TOKEN", "required: the bot token (xoxb-…) of your Slack app");

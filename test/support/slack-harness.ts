@@ -64,6 +64,8 @@ export interface HarnessOptions {
   fake?: FakeSlack;
   projects?: string[];
   maxConcurrentCommands?: number;
+  /** SLACK_TEAM_ID; the captured payloads come from team T111 */
+  homeTeamId?: string;
 }
 
 const unusedPalette = new Proxy({} as PaletteApi, {
@@ -96,6 +98,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
       signingSecret: new Secret(SIGNING_SECRET),
       apiUrl: fake.apiUrl,
       mode: "http",
+      homeTeamId: options.homeTeamId,
     },
     commandDeps,
     logger,

@@ -119,3 +119,20 @@ describe("logLevelFrom (the demo's LOG_LEVEL)", () => {
     expect(() => logLevelFrom({ LOG_LEVEL: "loud" }, "warn")).toThrow(/LOG_LEVEL/);
   });
 });
+
+describe("SLACK_TEAM_ID", () => {
+  const base = {
+    SLACK_BOT_TOKEN: "xoxb-1",
+    SLACK_SIGNING_SECRET: "s",
+    PALETTE_API_KEY: "k",
+  };
+
+  it("is the home workspace when set, and unset by default", () => {
+    expect(loadConfig(base).slack?.homeTeamId).toBeUndefined();
+    expect(loadConfig({ ...base, SLACK_TEAM_ID: "T0123ABCD" }).slack?.homeTeamId).toBe("T0123ABCD");
+  });
+
+  it("refuses a value that is not a workspace ID, naming the variable", () => {
+    expect(() => loadConfig({ ...base, SLACK_TEAM_ID: "my-team" })).toThrow(/SLACK_TEAM_ID/);
+  });
+});

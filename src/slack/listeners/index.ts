@@ -1,5 +1,6 @@
 import type { App } from "@slack/bolt";
 import { retryDedupe } from "../dedupe.ts";
+import { homeTeamOnly } from "../home-team.ts";
 import type { SlackEdge } from "../types.ts";
 import * as actions from "./actions/index.ts";
 import * as commands from "./commands/index.ts";
@@ -16,6 +17,7 @@ import * as views from "./views/index.ts";
 export function registerListeners(app: App, edge: SlackEdge): void {
   // Slack retries a request it thinks went unanswered; the first delivery already did the work
   app.use(retryDedupe(edge.commandDeps.clock, edge.logger));
+  if (edge.slack.homeTeamId) app.use(homeTeamOnly(edge.slack.homeTeamId, edge.logger));
   registerErrorHandler(app, edge);
   for (const kind of [commands, actions, views, options, shortcuts, events]) {
     kind.register(app, edge);
