@@ -81,6 +81,13 @@ module.exports = {
       to: { path: "node_modules/@slack/bolt/" },
     },
     {
+      name: "declared-dependencies-only",
+      severity: "error",
+      comment: "A package src/ imports must be in package.json, not reached through another's.",
+      from: { path: "^src/" },
+      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown"] },
+    },
+    {
       name: "src-not-tests",
       severity: "error",
       from: { path: "^src/" },

@@ -1,14 +1,17 @@
-import {
+import { webApi } from "@slack/bolt";
+import type { ChannelProbe } from "../commands/types.ts";
+import { classifySlackError, type SlackPoster, SlackSendError } from "../notify/slack-port.ts";
+import type { Secret } from "../secret.ts";
+
+// through Bolt, which re-exports the Web API client: one declared dependency, one version
+const {
   LogLevel,
   WebAPIHTTPError,
   WebAPIPlatformError,
   WebAPIRateLimitedError,
   WebAPIRequestError,
   WebClient,
-} from "@slack/web-api";
-import type { ChannelProbe } from "../commands/types.ts";
-import { classifySlackError, type SlackPoster, SlackSendError } from "../notify/slack-port.ts";
-import type { Secret } from "../secret.ts";
+} = webApi;
 
 /**
  * SlackPoster over @slack/web-api. WebClient's own retries and rate-limit queueing are off: the
