@@ -7,7 +7,7 @@ import type { ClusterChange, OutboxDraft, SummaryPayload } from "../model/notifi
 import type { Subscription } from "../model/subscription.ts";
 import { matchesFilter } from "../model/subscription.ts";
 import type { PaletteApi } from "../palette/api.ts";
-import { PaletteError } from "../palette/errors.ts";
+import { PaletteError, PaletteSchemaError } from "../palette/errors.ts";
 import { inBackground } from "../palette/priority.ts";
 import type { ClusterSummary, PaletteEvent } from "../palette/schemas.ts";
 import type { Db } from "../store/db.ts";
@@ -100,6 +100,21 @@ function conditionsByCluster(reads: ReadonlyMap<string, ProjectRead>): Map<strin
     for (const [uid, conditions] of projectRead.conditions) all.set(uid, conditions);
   }
   return all;
+}
+
+/**
+ * A failed cycle in words fit for `/readyz`: the kind of failure and where, without the error
+ * body Palette sent (that text is in the log line, for operators).
+ */
+export function failureSummary(error: unknown): string {
+  if (error instanceof PaletteError) {
+    const status = error.status > 0 ? `HTTP ${error.status}, ` : "";
+    return `Palette ${error.kind} error (${status}${error.endpoint})`;
+  }
+  if (error instanceof PaletteSchemaError) {
+    return `Palette answered ${error.endpoint} in a shape the bot does not read`;
+  }
+  return "internal error (details in the bot's log)";
 }
 
 /** The counters of a poller that has not run a cycle yet. */
@@ -338,6 +353,8 @@ export function createPoller(options: PollerOptions): Poller {
         metrics.cycles += 1;
         const message = error instanceof Error ? error.message : String(error);
         logger.warn({ err: message }, "poll cycle failed; nothing committed, next cycle retries");
+        // what readiness and metrics repeat: the kind of failure, never Palette's own words
+        const summary = failureSummary(error);
         return {
           ok: false,
           skipped: false,
@@ -346,7 +363,7 @@ export function createPoller(options: PollerOptions): Poller {
           outboxRows: 0,
           eventCalls: 0,
           durationMs: performance.now() - started,
-          error: message,
+          error: summary,
         };
       })
       .then((result) => {

@@ -104,7 +104,12 @@ describe("poller", () => {
     s.palette.control.failProject = "p2";
     const failed = await s.poller.runCycle();
     expect(failed.ok).toBe(false);
-    expect(s.poller.metrics()).toMatchObject({ lastCycleOk: false, lastError: "down" });
+    expect(s.poller.metrics()).toMatchObject({
+      lastCycleOk: false,
+      lastError: "Palette server error (HTTP 503, POST /v1/dashboard)",
+    });
+    // Palette's own words ("down") stay in the log, not in what readiness repeats
+    expect(s.poller.metrics().lastError).not.toContain("down");
     expect(s.outbox()).toHaveLength(1);
     expect(
       s.db.prepare("SELECT state FROM notify_snapshots WHERE cluster_uid = 'a'").get(),
