@@ -1,4 +1,5 @@
 import cron, { type ScheduledTask } from "node-cron";
+import { type Clock, systemClock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { PaletteError } from "./errors.ts";
 
@@ -22,7 +23,18 @@ export interface TokenKeeperOptions {
   /** node-cron expression; default every 10 minutes */
   schedule?: string;
   onEvent?: (event: TokenEvent) => void;
+  /** what the login backoff is measured on; default the system clock */
+  clock?: Clock;
+  /** first wait after a failed login, doubled at each further failure up to `maxMs` */
+  loginBackoff?: { baseMs: number; maxMs: number };
 }
+
+/**
+ * After a failed login the next one waits 5 s, then 10 s, 20 s… up to 5 minutes: a revoked
+ * credential must not be tried on every command and poll (identity providers lock accounts
+ * that fail too often), and meanwhile callers get the last refusal at once instead of a wait.
+ */
+export const DEFAULT_LOGIN_BACKOFF = { baseMs: 5_000, maxMs: 5 * 60_000 };
 
 export type TokenEvent =
   | { type: "login"; ok: boolean; reason: LoginReason }
@@ -45,8 +57,16 @@ export class TokenKeeper {
   /** the one login or refresh under way; every caller that needs a token awaits it */
   #pending: Promise<string> | undefined;
   #task: ScheduledTask | undefined;
+  readonly #clock: Clock;
+  readonly #backoff: { baseMs: number; maxMs: number };
+  /** failed logins in a row, and when the next may be tried, with the refusal to repeat till then */
+  #failures = 0;
+  #nextLoginAt = 0;
+  #lastRefusal: unknown;
 
   constructor(options: TokenKeeperOptions) {
+    this.#clock = options.clock ?? systemClock;
+    this.#backoff = options.loginBackoff ?? DEFAULT_LOGIN_BACKOFF;
     this.#source = options.source;
     this.#logger = options.logger;
     this.#schedule = options.schedule ?? DEFAULT_TOKEN_REFRESH_SCHEDULE;
@@ -127,6 +147,9 @@ export class TokenKeeper {
   }
 
   #login(reason: LoginReason): Promise<string> {
+    if (this.#failures > 0 && this.#clock.now() < this.#nextLoginAt) {
+      return Promise.reject(this.#lastRefusal);
+    }
     return this.#track(
       this.#source.login().then(
         (fresh) => this.#accept(fresh, reason),
@@ -145,6 +168,7 @@ export class TokenKeeper {
 
   #accept(fresh: string, reason: LoginReason): string {
     this.#token = fresh;
+    this.#failures = 0;
     this.#onEvent({ type: "login", ok: true, reason });
     this.#logger.info({ reason }, "palette login succeeded");
     return fresh;
@@ -152,8 +176,18 @@ export class TokenKeeper {
 
   #reject(error: unknown, reason: LoginReason): never {
     this.#token = undefined;
+    this.#failures += 1;
+    const waitMs = Math.min(
+      this.#backoff.maxMs,
+      this.#backoff.baseMs * 2 ** Math.min(this.#failures - 1, 30),
+    );
+    this.#nextLoginAt = this.#clock.now() + waitMs;
+    this.#lastRefusal = error;
     this.#onEvent({ type: "login", ok: false, reason });
-    this.#logger.error({ reason, kind: kindOf(error) }, "palette login failed");
+    this.#logger.error(
+      { reason, kind: kindOf(error), failures: this.#failures, nextLoginInMs: waitMs },
+      "palette login failed; the next login waits",
+    );
     throw error;
   }
 }

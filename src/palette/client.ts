@@ -326,6 +326,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
     credentials.kind === "serviceAccount"
       ? new TokenKeeper({
           logger,
+          clock,
           schedule: options.tokenRefreshSchedule,
           onEvent: (event) => {
             if (event.type === "login") {
