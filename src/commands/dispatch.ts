@@ -111,11 +111,7 @@ function outsideWatchedProjects(
     return undefined;
   }
   const action: AuditAction =
-    verb === "kubeconfig" || verb === "launch"
-      ? verb
-      : verb.includes("subscri")
-        ? "subscribe"
-        : "read";
+    verb === "kubeconfig" ? "kubeconfig" : verb === "subscribe" ? "subscribe" : "read";
   ctx.audit.record({
     userId: ctx.requester.userId,
     action,

@@ -95,17 +95,9 @@ export const subscribeVerb: VerbSpec = {
       return usageReply(subscribeVerb, "A tag is letters, digits and `-_.:/`, at most 128.");
     }
     const project = command.project;
-    if (project !== undefined) {
-      if (!PROJECT_UID.test(project)) {
-        return usageReply(subscribeVerb, "`project:` wants a project UID.");
-      }
-      if (ctx.projects.length > 0 && !ctx.projects.includes(project)) {
-        return errorReply(
-          `I do not watch project \`${escapeMrkdwn(project)}\`.`,
-          `I do not watch project ${project}.`,
-          `Watched projects (PALETTE_PROJECTS): ${ctx.projects.map((p) => `\`${escapeMrkdwn(p)}\``).join(", ")}`,
-        );
-      }
+    // a project outside PALETTE_PROJECTS never gets here: dispatch refuses it for every verb
+    if (project !== undefined && !PROJECT_UID.test(project)) {
+      return usageReply(subscribeVerb, "`project:` wants a project UID.");
     }
     const refusal = await notMember(ctx);
     if (refusal) return refusal;

@@ -93,7 +93,10 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
     const { ctx } = context(true, "C1", ["p1"]);
     expect(all(await run("subscribe everything", ctx))).toContain("clusters, alerts or all");
     expect(all(await run("subscribe tag:a tag:b", ctx))).toContain("One `tag:`");
-    expect(all(await run("subscribe project:p9", ctx))).toContain("do not watch");
+    // a project outside PALETTE_PROJECTS is refused by dispatch, for subscribe as for every verb
+    const outside = await dispatch("subscribe project:p9", ctx);
+    expect(outside.kind === "message" && all(outside)).toContain("not one this bot watches");
+    expect(new SubscriptionStore(ctx.db, ctx.clock).forChannel("C1")).toEqual([]);
     expect(all(await run("unsubscribe abc", ctx))).toContain("no subscriptions");
   });
 
