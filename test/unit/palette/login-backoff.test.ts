@@ -23,16 +23,17 @@ function account() {
   return { state, source };
 }
 
+/** A keeper for a refusing account, its backoff measured on a hand-moved clock. */
+function keeperFor(loginBackoff: { baseMs: number; maxMs: number }) {
+  const clock = new ManualClock(0);
+  const { state, source } = account();
+  const keeper = new TokenKeeper({ source, logger: silentLogger, clock, loginBackoff });
+  return { clock, state, keeper };
+}
+
 describe("login backoff for a rejected credential", () => {
   it("does not log in again on every call while the credential is refused", async () => {
-    const clock = new ManualClock(0);
-    const { state, source } = account();
-    const keeper = new TokenKeeper({
-      source,
-      logger: silentLogger,
-      clock,
-      loginBackoff: { baseMs: 5_000, maxMs: 60_000 },
-    });
+    const { clock, state, keeper } = keeperFor({ baseMs: 5_000, maxMs: 60_000 });
     await expect(keeper.token()).rejects.toThrow("bad credentials");
     // ten commands and polls inside the backoff: the refusal at once, no login attempt
     for (let i = 0; i < 10; i++) {
@@ -54,14 +55,7 @@ describe("login backoff for a rejected credential", () => {
   });
 
   it("caps the wait, and a success starts over", async () => {
-    const clock = new ManualClock(0);
-    const { state, source } = account();
-    const keeper = new TokenKeeper({
-      source,
-      logger: silentLogger,
-      clock,
-      loginBackoff: { baseMs: 1_000, maxMs: 4_000 },
-    });
+    const { clock, state, keeper } = keeperFor({ baseMs: 1_000, maxMs: 4_000 });
     for (let i = 0; i < 6; i++) {
       await keeper.token().catch(() => undefined);
       clock.advance(4_000);
