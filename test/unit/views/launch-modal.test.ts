@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { providerSpec } from "../../../src/palette/providers/index.ts";
 import { PROVIDERS } from "../../../src/palette/providers-list.ts";
-import {
-  decodeLaunchMetadata,
-  readFormState,
-} from "../../../src/slack/listeners/views/launch-state.ts";
+import { decodeLaunchMetadata, readFormState } from "../../../src/slack/launch-modal-state.ts";
 import { launchCard, launchPhase } from "../../../src/views/launch-card.ts";
 import { launchView, PROJECT_FIELD, PROVIDER_FIELD } from "../../../src/views/launch-modal.ts";
 

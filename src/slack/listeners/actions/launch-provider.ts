@@ -6,7 +6,7 @@ import {
   PROVIDER_FIELD,
   providerOf,
 } from "../../../views/launch-modal.ts";
-import { projectsInView, readLaunchView } from "../views/launch-state.ts";
+import { projectsInView, readLaunchView } from "../../launch-modal-state.ts";
 
 /**
  * Picking a provider swaps in its form (views.update with the view's hash, so a stale update
@@ -20,9 +20,7 @@ export function registerProviderAction(app: App, deps: CommandDeps): void {
       await ack();
       const view = body.view;
       if (!view || view.callback_id !== LAUNCH_CALLBACK_ID) return;
-      const read = readLaunchView(view);
-      const metadata = read.metadata ?? { channel: body.user.id, requester: body.user.id };
-      const { state } = read;
+      const { metadata, state } = readLaunchView(view, body.user.id);
       const provider = providerOf(state);
       if (!provider) return;
       try {

@@ -12,7 +12,7 @@ import {
   providerOf,
 } from "../../../views/launch-modal.ts";
 import { ackWithin } from "../../ack.ts";
-import { readLaunchView } from "../views/launch-state.ts";
+import { readLaunchView } from "../../launch-modal-state.ts";
 
 /** field id → lookup source, for every look-up field of every provider form */
 export function lookupFields(): Map<string, LookupSource> {
@@ -60,7 +60,7 @@ export function registerLaunchOptions(
         await ack({ options: [] });
         return;
       }
-      const { metadata, state } = readLaunchView(view);
+      const { metadata, state } = readLaunchView(view, body.user.id);
       const project = state.raw[PROJECT_FIELD];
       const clusterGroup = state.raw.clusterGroup;
       // never rejects, so a load that outlives the budget finishes quietly in the background

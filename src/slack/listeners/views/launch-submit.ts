@@ -12,8 +12,8 @@ import {
 } from "../../../views/launch-modal.ts";
 import { ackWithin } from "../../ack.ts";
 import type { InFlight } from "../../in-flight.ts";
+import { projectsInView, readLaunchView } from "../../launch-modal-state.ts";
 import { SLOW_OPTION_VALUE } from "../options/launch-field.ts";
-import { projectsInView, readLaunchView } from "./launch-state.ts";
 
 /** Slack closes the modal with an error after 3 s; answer within this, or say we carry on. */
 export const SUBMIT_BUDGET_MS = 2_500;
@@ -83,9 +83,7 @@ export function registerLaunchSubmit(
     client,
   }: SlackViewMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
     const userId = body.user.id;
-    const read = readLaunchView(view);
-    const metadata = read.metadata ?? { channel: userId, requester: userId };
-    const { state } = read;
+    const { metadata, state } = readLaunchView(view, userId);
     const provider = providerOf(state, metadata);
     const present = blockIds(view.blocks);
     if (!provider) {

@@ -6,7 +6,7 @@ import {
   type LaunchMetadata,
   PROJECT_FIELD,
   type ProjectChoice,
-} from "../../../views/launch-modal.ts";
+} from "../views/launch-modal.ts";
 
 /**
  * Reading the launch modal back: its private_metadata, the values typed so far and the project
@@ -105,14 +105,17 @@ export function projectsInView(blocks: unknown): ProjectChoice[] {
   return [];
 }
 
-/** The metadata and the typed values of a launch modal, as a listener receives it. */
-export function readLaunchView(view: Pick<ViewOutput, "private_metadata" | "state">): {
-  metadata: LaunchMetadata | undefined;
-  state: FormState;
-} {
+/**
+ * The metadata and the typed values of a launch modal, as a listener receives it. Metadata that
+ * did not survive (a modal of an older version) falls back to the user's own DM as the channel.
+ */
+export function readLaunchView(
+  view: Pick<ViewOutput, "private_metadata" | "state">,
+  userId: string,
+): { metadata: LaunchMetadata; state: FormState } {
   const values = stateValuesSchema.safeParse(view.state?.values ?? {});
   return {
-    metadata: decodeLaunchMetadata(view.private_metadata),
+    metadata: decodeLaunchMetadata(view.private_metadata) ?? { channel: userId, requester: userId },
     state: readFormState(values.success ? values.data : {}),
   };
 }
