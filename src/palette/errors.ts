@@ -50,6 +50,8 @@ export class PaletteSchemaError extends Error {
 /** What to tell a user about any error that came out of the Palette client. */
 export function describeForUser(error: unknown): string {
   if (error instanceof PaletteError) {
+    // the bot's own refusal, not Palette's: its message already says what to do
+    if (error.code === "ResponseTooLarge") return error.message;
     switch (error.kind) {
       case "not_found":
         return "Not found in Palette. Check the name or UID (`/palette clusters` lists them).";

@@ -47,9 +47,13 @@ export function clusterLine(item: ClusterListItem, withProject: boolean): string
   return parts.join(" · ");
 }
 
+/** " tagged `a`, `b`" for the scope line; empty without tags. */
+function taggedPhrase(tags: readonly string[]): string {
+  return tags.length > 0 ? ` tagged ${tags.map((tag) => code(tag)).join(", ")}` : "";
+}
+
 export function clusterListBlocks(data: ClusterListData): KnownBlock[] {
-  const tagText =
-    data.tags.length > 0 ? ` tagged ${data.tags.map((tag) => code(tag)).join(", ")}` : "";
+  const tagText = taggedPhrase(data.tags);
   const summary =
     data.total !== undefined && data.total > data.items.length
       ? `${data.items.length} of ${data.total}`
@@ -92,8 +96,7 @@ export const MAX_GROUP_LINES = 25;
 
 /** Every watched project's first page in one message, a section per project with its own "Next 50". */
 export function clusterGroupsBlocks(data: ClusterGroupsData): KnownBlock[] {
-  const tagText =
-    data.tags.length > 0 ? ` tagged ${data.tags.map((tag) => code(tag)).join(", ")}` : "";
+  const tagText = taggedPhrase(data.tags);
   const shown = data.groups.reduce((sum, group) => sum + group.items.length, 0);
   const blocks: KnownBlock[] = [
     header(`Clusters (${shown})`),

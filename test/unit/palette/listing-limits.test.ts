@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log.ts";
 import { createPaletteClient } from "../../../src/palette/client.ts";
-import { PaletteError } from "../../../src/palette/errors.ts";
+import { describeForUser, PaletteError } from "../../../src/palette/errors.ts";
 import { createUndiciTransport, type Transport } from "../../../src/palette/http.ts";
 import { Secret } from "../../../src/secret.ts";
 
@@ -80,6 +80,10 @@ describe("Palette response bodies have a size limit", () => {
       expect(error).toBeInstanceOf(PaletteError);
       expect((error as PaletteError).code).toBe("ResponseTooLarge");
       expect((error as PaletteError).message).toMatch(/larger than the bot accepts/);
+      // what a user reads: the bot's own words, not "Palette refused the request"
+      expect(describeForUser(error)).toMatch(
+        /^Palette's answer was larger than the bot accepts; narrow/,
+      );
     } finally {
       await transport.close();
       server.closeAllConnections();
