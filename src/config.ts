@@ -67,6 +67,7 @@ const rawEnvSchema = z.object({
   STATE_DB: z.string().min(1).default("./data/palette-chatops.sqlite"),
   ALLOW_LAUNCH: slackIdList,
   ALLOW_KUBECONFIG: slackIdList,
+  ALLOW_SUBSCRIBE: slackIdList,
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { message: "wants one of debug, info, warn, error" })
     .default("info"),
@@ -100,6 +101,8 @@ export interface Config {
   stateDb: string;
   allowLaunch: string[];
   allowKubeconfig: string[];
+  /** who may change a channel's subscriptions; `*` (everyone) when unset */
+  allowSubscribe: string[];
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -187,6 +190,8 @@ export function loadConfig(
     stateDb: raw.STATE_DB,
     allowLaunch: raw.ALLOW_LAUNCH,
     allowKubeconfig: raw.ALLOW_KUBECONFIG,
+    // open by default, as before the variable existed: a channel's members manage its alerts
+    allowSubscribe: raw.ALLOW_SUBSCRIBE.length > 0 ? raw.ALLOW_SUBSCRIBE : ["*"],
     logLevel: raw.LOG_LEVEL,
   };
 }

@@ -17,6 +17,8 @@ export interface AccessPolicyOptions {
   allowLaunch: string[];
   /** ALLOW_KUBECONFIG: same */
   allowKubeconfig: string[];
+  /** ALLOW_SUBSCRIBE: same; unlike the others its default is `*` (see config.ts) */
+  allowSubscribe?: string[];
   client: UsergroupsClient;
   clock: Clock;
   /** how long a group's member list is trusted; default 5 minutes */
@@ -33,6 +35,7 @@ const usergroupUsersResponse = z.object({
 const VARIABLE: Record<Permission, string> = {
   launch: "ALLOW_LAUNCH",
   kubeconfig: "ALLOW_KUBECONFIG",
+  subscribe: "ALLOW_SUBSCRIBE",
 };
 
 const isGroupId = (id: string) => id.startsWith("S");
@@ -48,6 +51,7 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
   const lists: Record<Permission, string[]> = {
     launch: options.allowLaunch,
     kubeconfig: options.allowKubeconfig,
+    subscribe: options.allowSubscribe ?? ["*"],
   };
   const cache = new Map<string, { members: Set<string>; fetchedAt: number }>();
   const inFlight = new Map<string, Promise<Set<string> | undefined>>();

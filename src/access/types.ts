@@ -1,4 +1,5 @@
-export type Permission = "launch" | "kubeconfig";
+/** `subscribe` covers every change to a channel's subscriptions (subscribe, unsubscribe, retry) */
+export type Permission = "launch" | "kubeconfig" | "subscribe";
 
 /** Who may do what. Deny by default; `*` grants everyone. */
 export interface AccessPolicy {

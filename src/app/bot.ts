@@ -61,6 +61,7 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
   const policy = createAccessPolicy({
     allowLaunch: config.allowLaunch,
     allowKubeconfig: config.allowKubeconfig,
+    allowSubscribe: config.allowSubscribe,
     client: slackClient,
     clock,
     logger,

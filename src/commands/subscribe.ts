@@ -1,9 +1,10 @@
 import { isKnownUnhealthy } from "../model/cluster.ts";
 import type { Subscription, SubscriptionKind } from "../model/subscription.ts";
 import { matchesFilter } from "../model/subscription.ts";
+import type { AuditOutcome } from "../store/audit.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
-import { escapeMrkdwn } from "../views/mrkdwn.ts";
+import { escapeMrkdwn, mention } from "../views/mrkdwn.ts";
 import { errorReply, messageReply, notice, usageReply } from "./reply.ts";
 import type { CommandContext, MessageReply, VerbSpec } from "./types.ts";
 
@@ -53,6 +54,43 @@ function watchedNow(ctx: CommandContext, subscription: Subscription): string {
     : `\nIt covers ${clusters.length} clusters right now; not healthy: ${names}${more}.`;
 }
 
+/**
+ * ALLOW_SUBSCRIBE decides who may change what a channel hears; every change, and every refusal,
+ * leaves an audit record and a log line, because a silenced channel is how alerts get missed.
+ */
+async function refusedToChange(
+  ctx: CommandContext,
+  action: "subscribe" | "unsubscribe",
+): Promise<MessageReply | undefined> {
+  if (await ctx.policy.allows(ctx.requester.userId, "subscribe")) return undefined;
+  trail(ctx, action, ctx.requester.channelId, "denied");
+  return errorReply(
+    "You may not change this channel's subscriptions.",
+    "You may not change this channel's subscriptions.",
+    escapeMrkdwn(ctx.policy.grantHint("subscribe")),
+  );
+}
+
+function trail(
+  ctx: CommandContext,
+  action: "subscribe" | "unsubscribe",
+  target: string,
+  outcome: AuditOutcome,
+  detail?: Record<string, unknown>,
+): void {
+  ctx.audit.record({
+    userId: ctx.requester.userId,
+    action,
+    target,
+    outcome,
+    detail: detail ? JSON.stringify(detail) : undefined,
+  });
+  ctx.logger.info(
+    { userId: ctx.requester.userId, channel: ctx.requester.channelId, action, outcome, ...detail },
+    `subscription change ${outcome}`,
+  );
+}
+
 async function notMember(ctx: CommandContext): Promise<MessageReply | undefined> {
   if (!ctx.channelProbe) return undefined;
   let member: boolean | undefined;
@@ -99,7 +137,7 @@ export const subscribeVerb: VerbSpec = {
     if (project !== undefined && !PROJECT_UID.test(project)) {
       return usageReply(subscribeVerb, "`project:` wants a project UID.");
     }
-    const refusal = await notMember(ctx);
+    const refusal = (await refusedToChange(ctx, "subscribe")) ?? (await notMember(ctx));
     if (refusal) return refusal;
 
     const store = new SubscriptionStore(ctx.db, ctx.clock);
@@ -115,7 +153,7 @@ export const subscribeVerb: VerbSpec = {
     }
     if (existing) {
       store.resume(existing.id);
-      ctx.logger.info({ channel, subscription: existing.id }, "subscription resumed");
+      trail(ctx, "subscribe", channel, "granted", { subscription: existing.id, resumed: true });
       return messageReply(
         notice(
           `:arrow_forward: Resumed subscription #${existing.id}: ${describe(kind, project, tag)}.`,
@@ -125,7 +163,7 @@ export const subscribeVerb: VerbSpec = {
       );
     }
     const sub = store.add({ channel, kind, project, tag, createdBy: ctx.requester.userId });
-    ctx.logger.info({ channel, subscription: sub.id, kind }, "subscription added");
+    trail(ctx, "subscribe", channel, "created", { subscription: sub.id, kind });
     return messageReply(
       notice(
         `:bell: Subscribed (#${sub.id}): this channel gets ${describe(kind, project, tag)}.${watchedNow(ctx, sub)}`,
@@ -150,6 +188,8 @@ export const unsubscribeVerb: VerbSpec = {
       return usageReply(unsubscribeVerb, "Give one subscription id, or `all`.");
     }
     const arg = command.args[0]?.replace(/^#/, "").toLowerCase();
+    const refusal = await refusedToChange(ctx, "unsubscribe");
+    if (refusal) return refusal;
     if (subs.length === 0) {
       return messageReply(
         notice("This channel has no subscriptions.", "`/palette subscribe` adds one."),
@@ -158,11 +198,8 @@ export const unsubscribeVerb: VerbSpec = {
     }
     if (arg === "all" || (arg === undefined && subs.length === 1)) {
       const removed = store.removeAll(channel);
-      return messageReply(
-        notice(`:no_bell: Removed ${removed} subscription${removed === 1 ? "" : "s"}.`),
-        `Removed ${removed} subscriptions.`,
-        "in_channel",
-      );
+      trail(ctx, "unsubscribe", channel, "removed", { subscriptions: subs.map((sub) => sub.id) });
+      return removedReply(ctx, subs);
     }
     if (arg === undefined) {
       return messageReply(
@@ -180,20 +217,33 @@ export const unsubscribeVerb: VerbSpec = {
     if (!Number.isInteger(id) || id <= 0) {
       return usageReply(unsubscribeVerb, `"${arg}" is not a subscription id.`);
     }
-    if (!store.remove(channel, id)) {
+    const target = subs.find((sub) => sub.id === id);
+    if (!target || !store.remove(channel, id)) {
       return errorReply(
         `This channel has no subscription #${id}.`,
         `No subscription #${id} here.`,
         "`/palette subscriptions` lists them.",
       );
     }
-    return messageReply(
-      notice(`:no_bell: Removed subscription #${id}.`),
-      `Removed subscription #${id}.`,
-      "in_channel",
-    );
+    trail(ctx, "unsubscribe", channel, "removed", { subscriptions: [id] });
+    return removedReply(ctx, [target]);
   },
 };
+
+/** Said in the channel, naming who did it: nobody should wonder why the alerts went quiet. */
+function removedReply(ctx: CommandContext, removed: readonly Subscription[]): MessageReply {
+  const who = mention(ctx.requester.userId);
+  const lines = removed.map((sub) => `#${sub.id}: ${describe(sub.kind, sub.project, sub.tag)}`);
+  const count = `${removed.length} subscription${removed.length === 1 ? "" : "s"}`;
+  return messageReply(
+    notice(
+      `:no_bell: ${who} removed ${count} of this channel:\n${lines.join("\n")}`,
+      "`/palette subscribe` adds one back.",
+    ),
+    `Removed ${count}.`,
+    "in_channel",
+  );
+}
 
 export const subscriptionsVerb: VerbSpec = {
   name: "subscriptions",

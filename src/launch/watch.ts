@@ -7,8 +7,8 @@ import { inBackground } from "../palette/priority.ts";
 import type { Db } from "../store/db.ts";
 import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
 import type { KnownBlock } from "../views/block-kit.ts";
-import { isSettled, launchCard, launchPhase, mention } from "../views/launch-card.ts";
-import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { isSettled, launchCard, launchPhase } from "../views/launch-card.ts";
+import { code, escapeMrkdwn, mention } from "../views/mrkdwn.ts";
 
 /**
  * Follows launched clusters until they are Running or failed: posts the launch card where the

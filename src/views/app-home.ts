@@ -193,6 +193,7 @@ function fleetBlocks(fleet: AppHomeInput["fleet"], input: AppHomeInput): KnownBl
 const PERMISSION_LABELS: Record<Permission, string> = {
   launch: "Launch clusters",
   kubeconfig: "Download kubeconfigs",
+  subscribe: "Change channel subscriptions",
 };
 
 function permissionBlocks(permissions: AppHomeInput["permissions"]): KnownBlock[] {

@@ -4,7 +4,7 @@ import { isProvider } from "../palette/providers-list.ts";
 import { buttonRows, context, fields, section, urlButton } from "./blocks.ts";
 import { paletteClusterUrl } from "./cluster-card.ts";
 import { clampText } from "./limits.ts";
-import { code, escapeMrkdwn } from "./mrkdwn.ts";
+import { code, escapeMrkdwn, mention } from "./mrkdwn.ts";
 
 /** The launch card: one message per launch, edited in place as the cluster comes up. */
 
@@ -43,11 +43,6 @@ const ICON: Record<LaunchPhase, string> = {
   running: ":white_check_mark:",
   failed: ":x:",
 };
-
-/** A Slack user id is safe to put in `<@…>`; anything else is shown escaped, never pinged. */
-export function mention(userId: string): string {
-  return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
-}
 
 export function launchCard(input: LaunchCardInput): { text: string; blocks: KnownBlock[] } {
   const phase = launchPhase(input.state);

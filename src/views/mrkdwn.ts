@@ -25,3 +25,8 @@ export function bold(text: string): string {
 export function link(url: string, label: string): string {
   return `<${url.replace(/[<>|\s]/g, encodeURIComponent)}|${escapeMrkdwn(label.replace(/\|/g, "¦"))}>`;
 }
+
+/** A Slack user ID becomes a mention; anything else is shown escaped, never pinged. */
+export function mention(userId: string): string {
+  return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
+}

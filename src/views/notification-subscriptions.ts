@@ -2,7 +2,7 @@ import type { KnownBlock } from "@slack/types";
 import type { Subscription } from "../model/subscription.ts";
 import { context, header, section } from "./blocks.ts";
 import { LIMITS, packLines } from "./limits.ts";
-import { code, escapeMrkdwn } from "./mrkdwn.ts";
+import { code, escapeMrkdwn, mention } from "./mrkdwn.ts";
 
 /** A channel's subscriptions, one line each, paused ones with Slack's reason. */
 export function subscriptionListBlocks(subs: readonly Subscription[]): KnownBlock[] {
@@ -16,7 +16,7 @@ export function subscriptionListBlocks(subs: readonly Subscription[]): KnownBloc
     const paused = sub.pausedReason
       ? ` · :double_vertical_bar: paused (${escapeMrkdwn(sub.pausedReason)}); \`/palette subscribe\` again resumes it`
       : "";
-    return `*#${sub.id}* ${escapeMrkdwn(sub.kind)} · ${filters} · by ${/^[UW][A-Z0-9]+$/.test(sub.createdBy) ? `<@${sub.createdBy}>` : escapeMrkdwn(sub.createdBy)}${paused}`;
+    return `*#${sub.id}* ${escapeMrkdwn(sub.kind)} · ${filters} · by ${mention(sub.createdBy)}${paused}`;
   });
   return [
     header(`Subscriptions in this channel (${subs.length})`),

@@ -31,6 +31,7 @@ describe("loadConfig", () => {
     expect(config.tokenRefreshSchedule).toBe("*/10 * * * *");
     expect(config.stateDb).toBe("./data/palette-chatops.sqlite");
     expect(config.allowLaunch).toEqual([]);
+    expect(config.allowSubscribe).toEqual(["*"]);
     expect(config.logLevel).toBe("info");
   });
 
@@ -53,11 +54,13 @@ describe("loadConfig", () => {
       PALETTE_PROJECTS: " p1, p2 ,,",
       ALLOW_LAUNCH: "U123,S456",
       ALLOW_KUBECONFIG: "*",
+      ALLOW_SUBSCRIBE: "S0NCALL",
     });
     expect(config.palette.credentials.kind).toBe("serviceAccount");
     expect(config.palette.projects).toEqual(["p1", "p2"]);
     expect(config.allowLaunch).toEqual(["U123", "S456"]);
     expect(config.allowKubeconfig).toEqual(["*"]);
+    expect(config.allowSubscribe).toEqual(["S0NCALL"]);
   });
 
   it.each([
@@ -69,6 +72,7 @@ describe("loadConfig", () => {
     [{ ...base, POLL_SCHEDULE: "61 * * * * *" }, "POLL_SCHEDULE"],
     [{ ...base, TOKEN_REFRESH_SCHEDULE: "*/10 * * *" }, "TOKEN_REFRESH_SCHEDULE"],
     [{ ...base, ALLOW_LAUNCH: "alice" }, "ALLOW_LAUNCH"],
+    [{ ...base, ALLOW_SUBSCRIBE: "#oncall" }, "ALLOW_SUBSCRIBE"],
     [{ ...base, SLACK_BOT_TOKEN: undefined }, "SLACK_BOT_TOKEN"],
     [{ ...base, SLACK_SIGNING_SECRET: undefined }, "SLACK_SIGNING_SECRET"],
     [{ ...base, PALETTE_API_KEY: undefined }, "PALETTE_API_KEY"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allowAll } from "../../../src/access/types.ts";
+import { type AccessPolicy, allowAll } from "../../../src/access/types.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import { dispatch } from "../../../src/commands/dispatch.ts";
 import { parse } from "../../../src/commands/parse.ts";
@@ -11,21 +11,28 @@ import { AuditLog } from "../../../src/store/audit.ts";
 import { openDb } from "../../../src/store/db.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+import { denyAll } from "../../support/fake-palette.ts";
 import { rendered } from "../../support/reply-text.ts";
 
-function context(member?: boolean, channelId = "C1", projects: string[] = []) {
+function context(
+  member?: boolean,
+  channelId = "C1",
+  projects: string[] = [],
+  policy: AccessPolicy = allowAll,
+  userId = "U1",
+) {
   const db = openDb(":memory:");
   const clock = new ManualClock();
   const ctx: CommandContext = {
     palette: {} as PaletteApi,
     db,
     audit: new AuditLog(db, clock),
-    policy: allowAll,
+    policy,
     clock,
     logger: silentLogger,
     projects,
     consoleUrl: "https://console.example/",
-    requester: { userId: "U1", channelId },
+    requester: { userId, channelId },
     channelProbe: member === undefined ? undefined : { isMember: async () => member },
   };
   return { ctx, store: new SubscriptionStore(db, clock) };
@@ -123,5 +130,44 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
     const reply = await dispatch("subscribe clusters tag:dev", ctx);
     expect(reply.kind).toBe("message");
     expect(store.forChannel("C1")).toMatchObject([{ kind: "clusters", tag: "dev" }]);
+  });
+
+  it("tells the channel who removed what, and audits it (dispatcher path, real user IDs)", async () => {
+    const { ctx, store } = context(true, "C0123ABC", [], allowAll, "U0123ABC");
+    await dispatch("subscribe clusters", ctx);
+    await dispatch("subscribe alerts tag:env:prod", ctx);
+    const reply = await dispatch("unsubscribe all", ctx);
+    if (reply.kind !== "message") throw new Error("expected a message");
+    expect(reply.visibility).toBe("in_channel");
+    const text = all(reply);
+    expect(text).toContain("<@U0123ABC> removed 2 subscriptions");
+    expect(text).toContain("cluster state and health changes");
+    expect(text).toContain("tagged `env:prod`");
+    expect(store.forChannel("C0123ABC")).toHaveLength(0);
+    const trail = ctx.audit.recent().map((r) => `${r.action}/${r.outcome}/${r.userId}`);
+    expect(trail[0]).toBe("unsubscribe/removed/U0123ABC");
+    expect(JSON.parse(ctx.audit.recent()[0]!.detail!)).toEqual({ subscriptions: [1, 2] });
+    // the list names who subscribed as a mention, and still fits Slack's rules
+    await dispatch("subscribe", ctx);
+    expect(all(await dispatch("subscriptions", ctx))).toContain("by <@U0123ABC>");
+  });
+
+  it("ALLOW_SUBSCRIBE: anyone else is refused, nothing changes, the refusal is audited", async () => {
+    const { ctx, store } = context(true, "C1", [], denyAll("add them to ALLOW_SUBSCRIBE"));
+    const kept = store.add({ channel: "C1", kind: "all", createdBy: "U2" });
+    for (const text of ["subscribe alerts", `unsubscribe ${kept.id}`, "unsubscribe all"]) {
+      const reply = await run(text, ctx);
+      expect(all(reply), text).toContain("may not change this channel");
+      expect(all(reply), text).toContain("ALLOW_SUBSCRIBE");
+      expect(reply.visibility, text).toBe("ephemeral");
+    }
+    expect(store.forChannel("C1").map((sub) => sub.id)).toEqual([kept.id]);
+    expect(ctx.audit.recent().map((r) => `${r.action}/${r.outcome}`)).toEqual([
+      "unsubscribe/denied",
+      "unsubscribe/denied",
+      "subscribe/denied",
+    ]);
+    // reading the list needs no permission
+    expect(all(await run("subscriptions", ctx))).toContain(`#${kept.id}`);
   });
 });

@@ -92,6 +92,19 @@ describe("checkSlackLimits", () => {
     expect(problems).toMatch(/duplicate action_id/);
   });
 
+  it("accepts one user or channel by ID, never a mass mention or a malformed one", () => {
+    expect(checkSlackLimits([section("by <@U0123ABC> in <#C0123ABC>")])).toEqual([]);
+    for (const text of [
+      "<!channel>",
+      "<!here|here>",
+      "<!subteam^S1>",
+      "<@everyone>",
+      "<#general>",
+    ]) {
+      expect(checkSlackLimits([section(`hi ${text}`)])[0], text).toMatch(/unescaped mention/);
+    }
+  });
+
   it("flags a stray < but accepts links", () => {
     expect(checkSlackLimits([section("run `/palette cluster <name>`")])[0]).toMatch(/unescaped </);
     expect(
