@@ -32,6 +32,12 @@ const cronExpression = z.string().refine((value) => cron.validate(value.trim()),
   message: "wants a valid node-cron expression of 5 or 6 fields, e.g. */30 * * * * *",
 });
 
+const tcpPort = z.coerce
+  .number({ message: "wants a TCP port number" })
+  .int()
+  .min(0, "wants a TCP port number from 0 to 65535")
+  .max(65535, "wants a TCP port number from 0 to 65535");
+
 const slackIdList = csv.refine(
   (ids) => ids.every((id) => id === "*" || /^[UWS][A-Z0-9]{2,}$/.test(id)),
   {
@@ -49,12 +55,8 @@ const rawEnvSchema = z.object({
     .string()
     .regex(/^[TE][A-Z0-9]{2,}$/, { message: "wants the workspace ID, e.g. T0123ABCD" })
     .optional(),
-  PORT: z.coerce
-    .number({ message: "wants a TCP port number" })
-    .int()
-    .min(0, "wants a TCP port number from 0 to 65535")
-    .max(65535, "wants a TCP port number from 0 to 65535")
-    .default(3000),
+  PORT: tcpPort.default(3000),
+  METRICS_PORT: tcpPort.optional(),
   PALETTE_API_URL: url("the Palette API base").prefault("https://api.spectrocloud.com"),
   PALETTE_API_KEY: optionalSecret,
   PALETTE_EMAIL: z.string().optional(),
@@ -90,6 +92,11 @@ export interface SlackConfig {
 export interface Config {
   slack?: SlackConfig;
   port: number;
+  /**
+   * METRICS_PORT: /healthz, /readyz and /metrics on their own port, off the Slack ingress;
+   * undefined = on `port` beside the Slack endpoint
+   */
+  metricsPort?: number;
   palette: {
     apiUrl: string;
     credentials: PaletteCredentials;
@@ -179,6 +186,7 @@ export function loadConfig(
   return {
     slack,
     port: raw.PORT,
+    metricsPort: raw.METRICS_PORT === raw.PORT ? undefined : raw.METRICS_PORT,
     palette: {
       apiUrl: raw.PALETTE_API_URL,
       credentials,

@@ -5,6 +5,7 @@ import type { CommandDeps } from "../commands/types.ts";
 import type { Config } from "../config.ts";
 import { createHealth } from "../http/health.ts";
 import { Metrics } from "../http/metrics.ts";
+import { startHttpServer } from "../http/server.ts";
 import { intervalScheduler } from "../launch/watch.ts";
 import type { Logger } from "../log.ts";
 import { createSender } from "../notify/outbox-sender.ts";
@@ -25,6 +26,8 @@ import { paletteReadiness } from "./palette-readiness.ts";
 
 export interface RunningBot {
   port: number | undefined;
+  /** where /healthz, /readyz and /metrics are served when METRICS_PORT is set */
+  metricsPort?: number;
   /** graceful: stop taking requests, finish what is in flight, stop the jobs, close the store */
   stop(): Promise<void>;
 }
@@ -122,7 +125,8 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     slack,
     commandDeps,
     logger,
-    customRoutes: health.routes,
+    // with METRICS_PORT the probes and the scrape stay off the port Slack's ingress reaches
+    customRoutes: config.metricsPort === undefined ? health.routes : [],
     onSlackCall: countSlackCall,
     dispatch: countingDispatch(metrics),
     instrument: registerAckTiming(metrics),
@@ -144,6 +148,10 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
   });
   const { launch } = slackApp.edge;
 
+  const opsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await startHttpServer(config.metricsPort, health.routes);
   const { port } = await slackApp.start(config.port);
   slackReady = true;
   poller.start();
@@ -152,12 +160,18 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
   // a first poll now rather than at the next tick: readiness and the baseline come sooner
   void poller.runCycle();
   logger.info(
-    { port, mode: slack.mode, projects: config.palette.projects.length },
+    {
+      port,
+      metricsPort: opsServer?.port,
+      mode: slack.mode,
+      projects: config.palette.projects.length,
+    },
     "palette-chatops started",
   );
 
   return {
     port,
+    metricsPort: opsServer?.port,
     async stop() {
       health.setDraining();
       await slackApp.stop();
@@ -167,6 +181,7 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
       await poller.stop();
       await sender.stop();
       await palette.close();
+      await opsServer?.close();
       db.close();
       logger.info("palette-chatops stopped");
     },

@@ -399,6 +399,38 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
     expect(JSON.stringify(responsesTo(fake, "slow")[0]?.body)).toContain(changed.name);
     expectNoSecrets(bot, secrets);
   }, 40_000);
+
+  it("METRICS_PORT: probes and the scrape move off the Slack port; Slack requests stay", async () => {
+    for (const run of runs) await run.kill();
+    const metricsPort = await freePort();
+    const bot = spawnCli(["start"], {
+      ...env,
+      METRICS_PORT: String(metricsPort),
+      STATE_DB: join(dir, "metrics-port.sqlite"),
+    });
+    runs.push(bot);
+    const ready = await readyzWhen(
+      metricsPort,
+      "/readyz 200 on METRICS_PORT",
+      (a) => a.status === 200,
+    );
+    expect(ready.json).toMatchObject({ checks: { store: "ok", palette: "ok", slack: "ok" } });
+    expect((await get(metricsPort, "/healthz")).status).toBe(200);
+    const scrape = await get(metricsPort, "/metrics");
+    expect(scrape.status).toBe(200);
+    expect(scrape.text).toContain("palette_chatops_poll_duration_seconds");
+    const started = logged(bot, "palette-chatops started")[0];
+    expect(started).toMatchObject({ port, metricsPort });
+    // the port Slack's ingress reaches serves Slack and nothing else
+    for (const path of ["/metrics", "/readyz", "/healthz"]) {
+      expect((await get(port, path)).status, path).toBe(404);
+    }
+    expect((await slash("help", "ops-help")).status).toBe(200);
+    await until("the help answer", () => responsesTo(fake, "ops-help")[0]);
+    const exit = await bot.stop("SIGTERM");
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expectNoSecrets(bot, secrets);
+  }, 40_000);
 });
 
 describe("palette-chatops start, Socket Mode with a service account", () => {

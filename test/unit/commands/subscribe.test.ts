@@ -12,7 +12,7 @@ import { openDb } from "../../../src/store/db.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { denyAll } from "../../support/fake-palette.ts";
-import { rendered } from "../../support/reply-text.ts";
+import { asMessage, rendered } from "../../support/reply-text.ts";
 
 function context(
   member?: boolean,
@@ -149,7 +149,8 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
     expect(JSON.parse(ctx.audit.recent()[0]!.detail!)).toEqual({ subscriptions: [1, 2] });
     // the list names who subscribed as a mention, and still fits Slack's rules
     await dispatch("subscribe", ctx);
-    expect(all(await dispatch("subscriptions", ctx))).toContain("by <@U0123ABC>");
+    const list = asMessage(await dispatch("subscriptions", ctx));
+    expect(JSON.stringify(list)).toContain("by <@U0123ABC>");
   });
 
   it("ALLOW_SUBSCRIBE: anyone else is refused, nothing changes, the refusal is audited", async () => {
