@@ -48,6 +48,18 @@ export class TokenStore {
   known(token: string): boolean {
     return this.expiries.has(token);
   }
+
+  /** Every live token expires now (Palette restarted, or a session was revoked); returns how many. */
+  expireAll(): number {
+    const now = this.clock.now();
+    let expired = 0;
+    for (const [token, expiry] of this.expiries) {
+      if (expiry <= now) continue;
+      this.expiries.set(token, now);
+      expired += 1;
+    }
+    return expired;
+  }
 }
 
 export function authenticate(

@@ -196,6 +196,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     addCluster: (input) => state.view(state.addCluster(input)),
     addFault: (fault: Fault) => faults.add(fault),
     clearFaults: () => faults.clear(),
+    expireTokens: () => tokens.expireAll(),
     requests: () => requests.map((request) => ({ ...request })),
     clearRequests: () => {
       requests.length = 0;

@@ -102,6 +102,8 @@ export interface SimulatorControl {
     labels?: Record<string, string>;
   }): FleetCluster;
   addFault(fault: Fault): void;
+  /** every issued token that is still live expires now; returns how many */
+  expireTokens(): number;
   clearFaults(): void;
   /** every request served, oldest first */
   requests(): RecordedRequest[];

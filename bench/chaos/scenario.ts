@@ -1,0 +1,379 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRng } from "../../src/simulator/prng.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import { startFakeSlack } from "../../test/support/fake-slack.ts";
+import { postSigned, slashCommandBody } from "../../test/support/slack-request.ts";
+import {
+  type CliProcess,
+  freePort,
+  spawnCli,
+  until,
+} from "../../test/support/start-process-harness.ts";
+import { startPaletteFaults } from "./palette-faults.ts";
+import { type ChaosScore, type Field, type MadeChange, scoreChaos } from "./score.ts";
+import { installSlackWindows, type SlackWindow, type SlackWindowKind } from "./slack-windows.ts";
+
+/**
+ * The chaos run: the bot as its own process (HTTP mode, `bin/palette-chatops.js start`) against
+ * the Palette simulator behind a fault-injecting proxy and a fake Slack with bad windows, while
+ * the driver changes clusters, kills the bot, expires its Palette token and sends commands.
+ * Every figure in the report comes from what Slack accepted, compared with what was changed.
+ */
+
+export interface ChaosOptions {
+  clusters: number;
+  projects: number;
+  channels: number;
+  /** state/health changes; each changed cluster changes twice (away and back) */
+  changes: number;
+  /** the changes are spread over this long */
+  changePeriodMs: number;
+  kills: number;
+  tokenExpiries: number;
+  /** share of Palette requests that fail (429, 503, reset, 2 s latency in equal parts) */
+  faultRate: number;
+  /** share of cluster listings that come back one cluster short */
+  gapRate: number;
+  /** each Slack fault window lasts this long */
+  slackWindowMs: number;
+  /** after the last change, how long delivery may take before what is missing counts as lost */
+  drainTimeoutMs: number;
+  /** a `/palette cluster <name>` every so often while the changes run */
+  commandEveryMs: number;
+  seed: number;
+}
+
+/** `npm run chaos`: the issue's figures (about four minutes). */
+export const FULL_RUN: ChaosOptions = {
+  clusters: 300,
+  projects: 5,
+  channels: 10,
+  changes: 500,
+  changePeriodMs: 180_000,
+  kills: 10,
+  tokenExpiries: 10,
+  faultRate: 0.2,
+  gapRate: 0.05,
+  slackWindowMs: 12_000,
+  drainTimeoutMs: 60_000,
+  commandEveryMs: 2_000,
+  seed: 11,
+};
+
+/** The variant `npm test` runs: the same faults, fewer of everything, under a minute. */
+export const SHORT_RUN: ChaosOptions = {
+  clusters: 80,
+  projects: 5,
+  channels: 10,
+  changes: 100,
+  changePeriodMs: 24_000,
+  kills: 3,
+  tokenExpiries: 3,
+  faultRate: 0.2,
+  gapRate: 0.05,
+  slackWindowMs: 4_000,
+  drainTimeoutMs: 15_000,
+  commandEveryMs: 1_500,
+  seed: 5,
+};
+
+export interface CommandFigures {
+  sent: number;
+  answered: number;
+  /** answered with an error, or not answered, while the bot stayed up */
+  failed: number;
+  /** cut short by a kill (the request or its answer was in flight) */
+  interrupted: number;
+  /** not sent: the bot was down at that moment */
+  botDown: number;
+  answerMs: { p50: number; p99: number };
+  failures: string[];
+}
+
+export interface ChaosReport {
+  options: ChaosOptions;
+  score: ChaosScore;
+  kills: number;
+  /** exits the driver did not cause (a crash, or a start that failed in a Slack window) */
+  unexpectedExits: number;
+  /** why each of those exits happened: the bot's last log line */
+  exitNotes: string[];
+  tokenExpiries: number;
+  palette: ReturnType<Awaited<ReturnType<typeof startPaletteFaults>>["counts"]>;
+  slackRefused: Record<SlackWindowKind, number>;
+  commands: CommandFigures;
+  durationMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+interface Timed {
+  at: number;
+  run: () => void | Promise<void>;
+}
+
+/** `count` moments in [from, to), at least `gap` apart where the span allows, in order. */
+function spread(rng: ReturnType<typeof createRng>, count: number, from: number, to: number) {
+  const slot = (to - from) / Math.max(1, count);
+  return Array.from({ length: count }, (_, i) => from + slot * i + rng.next() * slot * 0.5);
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+}
+
+export async function runChaos(
+  options: ChaosOptions,
+  progress: (line: string) => void = () => {},
+): Promise<ChaosReport> {
+  const started = Date.now();
+  const rng = createRng(options.seed);
+  const dir = mkdtempSync(join(tmpdir(), "chaos-"));
+  const signingSecret = randomBytes(16).toString("hex");
+  const sim = await startSimulator({
+    clusters: options.clusters,
+    projects: options.projects,
+    seed: options.seed,
+    credentials: { password: `pw-${randomBytes(8).toString("hex")}` },
+  });
+  const palette = await startPaletteFaults({
+    target: sim.url,
+    faultRate: options.faultRate,
+    gapRate: options.gapRate,
+    seed: options.seed,
+  });
+  palette.setEnabled(false);
+  const fake = await startFakeSlack();
+  const windows: SlackWindow[] = [];
+  const slack = installSlackWindows(fake, windows);
+  const port = await freePort();
+  const projects = sim.control.projects();
+
+  // a calm fleet: every change from here on is the driver's
+  const live = sim.control.clusters();
+  for (const cluster of live) {
+    sim.control.setState(cluster.uid, "Running");
+    sim.control.setHealth(cluster.uid, "Healthy");
+  }
+
+  const env = {
+    SLACK_BOT_TOKEN: `xoxb-chaos-${randomBytes(8).toString("hex")}`,
+    SLACK_SIGNING_SECRET: signingSecret,
+    SLACK_API_URL: fake.apiUrl,
+    PALETTE_API_URL: palette.url,
+    PALETTE_EMAIL: sim.credentials.email,
+    PALETTE_ORG: sim.credentials.org,
+    PALETTE_PASSWORD: sim.credentials.password,
+    PALETTE_PROJECTS: projects.join(","),
+    PORT: String(port),
+    STATE_DB: join(dir, "chaos.sqlite"),
+    POLL_SCHEDULE: "* * * * * *",
+    LOG_LEVEL: "warn",
+  };
+
+  // the supervisor: like a container runtime, it starts the bot again whenever it exits
+  let bot: CliProcess | undefined;
+  let stopping = false;
+  let killing = false;
+  let unexpectedExits = 0;
+  const exitNotes: string[] = [];
+  let kills = 0;
+  const bots: CliProcess[] = [];
+  const launch = () => {
+    const proc = spawnCli(["start"], env);
+    bots.push(proc);
+    bot = proc;
+    void proc.exited.then(async (exit) => {
+      if (stopping || bot !== proc) return;
+      if (!killing) {
+        unexpectedExits += 1;
+        const last = proc.logs().at(-1);
+        exitNotes.push(
+          `exit ${exit.code ?? exit.signal}: ${String(last?.msg ?? proc.stderr().slice(-200))}`,
+        );
+      }
+      await sleep(300);
+      if (!stopping && bot === proc) launch();
+    });
+  };
+  const killBot = async () => {
+    const proc = bot;
+    if (!proc) return;
+    killing = true;
+    kills += 1;
+    await proc.kill();
+    killing = false;
+    if (!stopping && bot === proc) launch();
+  };
+
+  const botUrl = `http://127.0.0.1:${port}`;
+  const readyz = async () => (await fetch(`${botUrl}/readyz`)).status === 200;
+  const commands: CommandFigures = {
+    sent: 0,
+    answered: 0,
+    failed: 0,
+    interrupted: 0,
+    botDown: 0,
+    answerMs: { p50: 0, p99: 0 },
+    failures: [],
+  };
+  const answerTimes: number[] = [];
+  let responseSeq = 0;
+  const responseFor = (id: string) =>
+    fake.callsTo("response").find((call) => call.body._responseId === id);
+  const slash = (text: string, channelId: string, id: string) =>
+    postSigned(
+      `${botUrl}/slack/events`,
+      signingSecret,
+      slashCommandBody({ text, channelId, responseUrl: `${fake.url}/response/${id}` }),
+    );
+
+  try {
+    launch();
+    await until("the bot ready", readyz, 30_000);
+    const channels = new Map<string, string>();
+    for (let i = 0; i < options.channels; i++) {
+      const channel = `C0CHAOS${i}`;
+      const project = projects[i % projects.length]!;
+      channels.set(channel, project);
+      const id = `sub-${i}`;
+      await slash(`subscribe clusters project:${project}`, channel, id);
+      const answer = await until(`the subscribe answer in ${channel}`, () => responseFor(id));
+      if (!JSON.stringify(answer.body).includes("Subscribed")) {
+        throw new Error(`subscribe in ${channel} failed: ${JSON.stringify(answer.body)}`);
+      }
+    }
+    progress(`chaos: ${options.channels} channels subscribed; changes start`);
+
+    // the plan: who changes when, kills, token expiries, Slack windows, commands
+    const t0 = Date.now() + 500;
+    const end = t0 + options.changePeriodMs;
+    const pairs = Math.ceil(options.changes / 2);
+    const chosen = [...live].sort(() => rng.next() - 0.5).slice(0, pairs);
+    if (chosen.length < pairs)
+      throw new Error(`${pairs} clusters needed, the fleet has ${live.length}`);
+    const made: MadeChange[] = [];
+    const plan: Timed[] = [];
+    const half = options.changePeriodMs / 2;
+    const firstAt = spread(rng, pairs, t0, t0 + half);
+    chosen.forEach((cluster, i) => {
+      const field: Field = i % 2 === 0 ? "state" : "health";
+      const away = field === "state" ? "Upgrading" : "UnHealthy";
+      const back = field === "state" ? "Running" : "Healthy";
+      const steps = options.changes - i * 2 >= 2 ? [away, back] : [away];
+      steps.forEach((to, step) => {
+        plan.push({
+          at: firstAt[i]! + step * half,
+          run: () => {
+            if (field === "state") sim.control.setState(cluster.uid, to);
+            else sim.control.setHealth(cluster.uid, to, "chaos");
+            made.push({
+              at: Date.now(),
+              cluster: cluster.name,
+              project: cluster.projectUid,
+              field,
+              to,
+            });
+          },
+        });
+      });
+    });
+    for (const at of spread(rng, options.kills, t0 + 2_000, end)) {
+      plan.push({ at, run: killBot });
+    }
+    for (const at of spread(rng, options.tokenExpiries, t0, end)) {
+      plan.push({ at, run: () => void sim.control.expireTokens() });
+    }
+    const windowKinds: SlackWindowKind[] = ["ratelimited", "unavailable", "invalid_auth", "hang"];
+    spread(rng, windowKinds.length, t0, end - options.slackWindowMs).forEach((from, i) => {
+      windows.push({
+        kind: windowKinds[i]!,
+        from,
+        to: from + options.slackWindowMs,
+        channel: windowKinds[i] === "hang" ? "C0CHAOS0" : undefined,
+      });
+    });
+    const pending: Promise<void>[] = [];
+    for (let at = t0 + 1_000; at < end; at += options.commandEveryMs) {
+      plan.push({
+        at,
+        run: () => {
+          const target = rng.pick(chosen);
+          const id = `cmd-${++responseSeq}`;
+          const killsBefore = kills;
+          const sentAt = Date.now();
+          pending.push(
+            (async () => {
+              let status: number;
+              try {
+                status = (await slash(`cluster ${target.name}`, "C0CHAOSCMD", id)).status;
+              } catch {
+                commands.botDown += 1;
+                return;
+              }
+              commands.sent += 1;
+              const answer = await until("answer", () => responseFor(id), 20_000).catch(
+                () => undefined,
+              );
+              if (answer && status === 200 && JSON.stringify(answer.body).includes(target.uid)) {
+                commands.answered += 1;
+                answerTimes.push(answer.at - sentAt);
+              } else if (kills !== killsBefore) {
+                commands.interrupted += 1;
+              } else {
+                commands.failed += 1;
+                commands.failures.push(
+                  answer ? JSON.stringify(answer.body).slice(0, 300) : `no answer (HTTP ${status})`,
+                );
+              }
+            })(),
+          );
+        },
+      });
+    }
+    plan.sort((a, b) => a.at - b.at);
+    palette.setEnabled(true);
+    for (const step of plan) {
+      await sleep(step.at - Date.now());
+      await step.run();
+    }
+    await Promise.all(pending);
+    // faults off: what is still missing now has the drain timeout to arrive
+    palette.setEnabled(false);
+    progress(`chaos: ${made.length} changes made; draining`);
+    const drainEnd = Date.now() + options.drainTimeoutMs;
+    let score = scoreChaos({ changes: made, delivered: slack.delivered, channels });
+    while (score.lost > 0 && Date.now() < drainEnd) {
+      await sleep(500);
+      score = scoreChaos({ changes: made, delivered: slack.delivered, channels });
+    }
+    // a little longer: a duplicate or a false message can still be on its way
+    await sleep(2_000);
+    score = scoreChaos({ changes: made, delivered: slack.delivered, channels });
+    commands.answerMs = { p50: percentile(answerTimes, 50), p99: percentile(answerTimes, 99) };
+    return {
+      options,
+      score,
+      kills,
+      unexpectedExits,
+      exitNotes,
+      tokenExpiries: options.tokenExpiries,
+      palette: palette.counts(),
+      slackRefused: slack.refused,
+      commands,
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    stopping = true;
+    for (const proc of bots) await proc.kill();
+    await fake.close();
+    await palette.close();
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

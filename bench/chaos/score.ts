@@ -1,0 +1,181 @@
+/**
+ * Pure scoring of a chaos run: the changes the driver made in Palette against the messages Slack
+ * accepted from the bot. A message is read the way a person reads it: "<cluster>: State A → B".
+ */
+
+export type Field = "state" | "health";
+
+export interface MadeChange {
+  /** when the driver changed Palette (ms, wall clock) */
+  at: number;
+  cluster: string;
+  project: string;
+  field: Field;
+  to: string;
+}
+
+export interface Delivered {
+  channel: string;
+  /** when Slack accepted it (ms, wall clock) */
+  at: number;
+  /** the message's fallback text: what a notification says in one line */
+  text: string;
+}
+
+export interface ChaosScore {
+  changesMade: number;
+  /** (channel, change) pairs the subscriptions asked for */
+  expected: number;
+  announced: number;
+  lost: number;
+  duplicated: number;
+  /** "deleted"/"new" announcements, and changes to values the driver never set */
+  falseAnnouncements: number;
+  outOfOrder: number;
+  /** messages folded into a digest (each hides its changes) */
+  digests: number;
+  /** flapping/settled lines: not expected in a run that changes each cluster at most 3 times */
+  otherLines: number;
+  delayMs: { p50: number; p99: number; max: number };
+  /** a few lost (channel, cluster, field → to) for the report */
+  lostExamples: string[];
+}
+
+interface Announcement {
+  cluster: string;
+  field: Field | "deleted" | "new" | "other";
+  to: string;
+}
+
+const STATE_LINE = /^State \S+ → (\S+)$/;
+const HEALTH_LINE = /^Health(?: lost| recovered)?: \S+ → (\S+)$/;
+
+/** One message → what it announces. Undefined for messages that are not about one cluster. */
+export function readNotification(text: string): Announcement[] | undefined {
+  const unescaped = text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  const match = /^(?::warning: )?\*?([^*:]+?)\*?: ([\s\S]+)$/.exec(unescaped);
+  if (!match) return undefined;
+  const cluster = match[1]!.trim();
+  const lines = match[2]!.split("\n").map((line) => line.trim());
+  if (/^\d+ clusters changed$/.test(cluster) || /^Watching \d+ clusters/.test(unescaped)) {
+    return undefined;
+  }
+  return lines.map((line): Announcement => {
+    const state = STATE_LINE.exec(line);
+    if (state) return { cluster, field: "state", to: state[1]! };
+    const health = HEALTH_LINE.exec(line);
+    if (health) return { cluster, field: "health", to: health[1]! };
+    if (/is gone \(Deleted\)$/.test(line)) return { cluster, field: "deleted", to: "Deleted" };
+    if (/^New cluster /.test(line)) return { cluster, field: "new", to: "" };
+    return { cluster, field: "other", to: line };
+  });
+}
+
+const isDigest = (text: string) => /^\d+ clusters changed: /.test(text);
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * Per channel and cluster, the announced sequence is matched in order against the changes made:
+ * an announcement of a change already matched is a duplicate, one that matches an earlier
+ * unmatched change than the last matched is out of order, a change never matched is lost.
+ */
+export function scoreChaos(input: {
+  changes: readonly MadeChange[];
+  delivered: readonly Delivered[];
+  /** channel → the project it subscribed to */
+  channels: ReadonlyMap<string, string>;
+}): ChaosScore {
+  const made = new Map<string, { change: MadeChange; matched: boolean }[]>();
+  let expected = 0;
+  for (const [channel, project] of input.channels) {
+    for (const change of input.changes) {
+      if (change.project !== project) continue;
+      const key = `${channel} ${change.cluster}`;
+      const list = made.get(key) ?? [];
+      list.push({ change, matched: false });
+      made.set(key, list);
+      expected += 1;
+    }
+  }
+  const lastMatched = new Map<string, number>();
+  const delays: number[] = [];
+  let announced = 0;
+  let duplicated = 0;
+  let falseAnnouncements = 0;
+  let outOfOrder = 0;
+  let digests = 0;
+  let otherLines = 0;
+
+  const ordered = [...input.delivered].sort((a, b) => a.at - b.at);
+  for (const message of ordered) {
+    if (isDigest(message.text)) {
+      digests += 1;
+      continue;
+    }
+    const announcements = readNotification(message.text);
+    if (!announcements) continue;
+    for (const announcement of announcements) {
+      if (announcement.field === "deleted" || announcement.field === "new") {
+        falseAnnouncements += 1;
+        continue;
+      }
+      if (announcement.field === "other") {
+        otherLines += 1;
+        continue;
+      }
+      announced += 1;
+      const key = `${message.channel} ${announcement.cluster}`;
+      const list = made.get(key) ?? [];
+      const same = (entry: { change: MadeChange }) =>
+        entry.change.field === announcement.field && entry.change.to === announcement.to;
+      const last = lastMatched.get(key) ?? -1;
+      const next = list.findIndex((entry, index) => index > last && !entry.matched && same(entry));
+      if (next >= 0) {
+        list[next]!.matched = true;
+        lastMatched.set(key, next);
+        delays.push(message.at - list[next]!.change.at);
+        continue;
+      }
+      // a change older than one already announced, arriving now: late, so out of order
+      const earlier = list.findIndex(
+        (entry, index) => index < last && !entry.matched && same(entry),
+      );
+      if (earlier >= 0) {
+        list[earlier]!.matched = true;
+        outOfOrder += 1;
+        delays.push(message.at - list[earlier]!.change.at);
+        continue;
+      }
+      if (list.some(same)) duplicated += 1;
+      else falseAnnouncements += 1;
+    }
+  }
+
+  const lostEntries = [...made.entries()].flatMap(([key, list]) =>
+    list.filter((entry) => !entry.matched).map((entry) => ({ key, entry })),
+  );
+  delays.sort((a, b) => a - b);
+  return {
+    changesMade: input.changes.length,
+    expected,
+    announced,
+    lost: lostEntries.length,
+    duplicated,
+    falseAnnouncements,
+    outOfOrder,
+    digests,
+    otherLines,
+    delayMs: {
+      p50: Math.round(percentile(delays, 50)),
+      p99: Math.round(percentile(delays, 99)),
+      max: Math.round(delays.at(-1) ?? 0),
+    },
+    lostExamples: lostEntries
+      .slice(0, 5)
+      .map(({ key, entry }) => `${key} ${entry.change.field} → ${entry.change.to}`),
+  };
+}

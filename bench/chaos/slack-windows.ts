@@ -1,0 +1,79 @@
+import type { FakeSlack, RecordedCall } from "../../test/support/fake-slack.ts";
+import type { Delivered } from "./score.ts";
+
+/**
+ * Windows of time in which the fake Slack misbehaves: rate limits, outages, a revoked token,
+ * and one channel whose posts hang. Outside them it accepts, and what it accepts is recorded as
+ * delivered: the only messages a person in the channel would see.
+ */
+
+export type SlackWindowKind = "ratelimited" | "unavailable" | "invalid_auth" | "hang";
+
+export interface SlackWindow {
+  kind: SlackWindowKind;
+  /** wall-clock ms */
+  from: number;
+  to: number;
+  /** for "hang": the one channel whose posts get no answer */
+  channel?: string;
+}
+
+export interface SlackChaos {
+  delivered: Delivered[];
+  refused: Record<SlackWindowKind, number>;
+}
+
+const WINDOWED = ["chat.postMessage", "chat.update", "auth.test"];
+
+export function installSlackWindows(fake: FakeSlack, windows: readonly SlackWindow[]): SlackChaos {
+  const delivered: Delivered[] = [];
+  const refused: Record<SlackWindowKind, number> = {
+    ratelimited: 0,
+    unavailable: 0,
+    invalid_auth: 0,
+    hang: 0,
+  };
+
+  const activeFor = (call: RecordedCall, now: number): SlackWindow | undefined =>
+    windows.find(
+      (window) =>
+        window.from <= now &&
+        now < window.to &&
+        (window.kind !== "hang" ||
+          (call.method !== "auth.test" && call.body.channel === window.channel)),
+    );
+
+  for (const method of WINDOWED) {
+    fake.on(method, async (call) => {
+      const now = Date.now();
+      const window = activeFor(call, now);
+      if (window) refused[window.kind] += 1;
+      switch (window?.kind) {
+        case "ratelimited":
+          return {
+            status: 429,
+            headers: { "retry-after": "2" },
+            body: { ok: false, error: "ratelimited" },
+          };
+        case "unavailable":
+          return { status: 503, body: { ok: false, error: "service_unavailable" } };
+        case "invalid_auth":
+          return { body: { ok: false, error: "invalid_auth" } };
+        case "hang":
+          // no answer until the window ends; by then the bot has given up, and Slack posted nothing
+          await new Promise((resolve) => setTimeout(resolve, window.to - now));
+          return { status: 503, body: { ok: false, error: "service_unavailable" } };
+        default:
+          if (method === "chat.postMessage") {
+            delivered.push({
+              channel: String(call.body.channel),
+              at: Date.now(),
+              text: String(call.body.text ?? ""),
+            });
+          }
+          return undefined;
+      }
+    });
+  }
+  return { delivered, refused };
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import {
+  type Delivered,
+  type MadeChange,
+  readNotification,
+  scoreChaos,
+} from "../../../bench/chaos/score.ts";
+import type { CardPayload } from "../../../src/model/notification.ts";
+import { notificationCard, notificationThreadLine } from "../../../src/views/notification.ts";
+
+const channels = new Map([
+  ["C1", "p1"],
+  ["C2", "p2"],
+]);
+const change = (
+  at: number,
+  cluster: string,
+  field: "state" | "health",
+  to: string,
+): MadeChange => ({
+  at,
+  cluster,
+  project: "p1",
+  field,
+  to,
+});
+const said = (at: number, text: string, channel = "C1"): Delivered => ({ channel, at, text });
+
+function payload(lines: string[], worse = false): CardPayload {
+  return {
+    cluster: {
+      uid: "u1",
+      name: "billing-prod",
+      project: "p1",
+      state: "Upgrading",
+      health: "Healthy",
+      tags: [],
+    } as unknown as CardPayload["cluster"],
+    kinds: ["state"],
+    lines,
+    worse,
+    alerts: [],
+    at: "2026-11-23T10:00:00Z",
+  };
+}
+
+describe("reading a notification as a person does", () => {
+  it("reads the bot's own card and thread line texts", () => {
+    const card = notificationCard(payload(["State Running → Upgrading"])).text;
+    const line = notificationThreadLine(payload(["Health lost: Healthy → UnHealthy"], true)).text;
+    expect(readNotification(card)).toEqual([
+      { cluster: "billing-prod", field: "state", to: "Upgrading" },
+    ]);
+    expect(readNotification(line)).toEqual([
+      { cluster: "billing-prod", field: "health", to: "UnHealthy" },
+    ]);
+    expect(readNotification("Watching 80 clusters; 0 not healthy")).toBeUndefined();
+    expect(readNotification("*x*: Cluster x is gone (Deleted)")?.[0]?.field).toBe("deleted");
+  });
+});
+
+describe("scoring a chaos run", () => {
+  const made = [
+    change(0, "a", "state", "Upgrading"),
+    change(10, "a", "state", "Running"),
+    change(5, "b", "health", "UnHealthy"),
+  ];
+
+  it("everything once and in order: nothing lost, no duplicate, delays measured", () => {
+    const score = scoreChaos({
+      changes: made,
+      channels,
+      delivered: [
+        said(100, "a: State Running → Upgrading"),
+        said(105, "*b*: Health lost: Healthy → UnHealthy"),
+        said(200, "*a*: State Upgrading → Running"),
+      ],
+    });
+    expect(score).toMatchObject({
+      expected: 3,
+      announced: 3,
+      lost: 0,
+      duplicated: 0,
+      falseAnnouncements: 0,
+      outOfOrder: 0,
+    });
+    expect(score.delayMs.max).toBe(190);
+  });
+
+  it("counts what is lost, repeated, out of order and false", () => {
+    const score = scoreChaos({
+      changes: made,
+      channels,
+      delivered: [
+        said(100, "*a*: State Upgrading → Running"),
+        said(101, "a: State Running → Upgrading"),
+        said(102, "*a*: State Upgrading → Running"),
+        said(103, "*c*: Cluster c is gone (Deleted)"),
+        said(104, "*b*: Health lost: Healthy → Warning"),
+        said(105, "*b*: Health lost: Healthy → UnHealthy", "C2"),
+      ],
+    });
+    expect(score).toMatchObject({
+      lost: 1,
+      duplicated: 1,
+      outOfOrder: 1,
+      falseAnnouncements: 3,
+    });
+    expect(score.lostExamples).toEqual(["C1 b health → UnHealthy"]);
+  });
+});
