@@ -41,8 +41,9 @@ RUN chmod 0755 bin/palette-chatops.js \
  && chown node:node /data
 VOLUME /data
 USER node
-EXPOSE 3000
-# Slim images have no curl; Node 22 has fetch.
+# 3000: Slack (PORT); 9090: /healthz, /readyz, /metrics when METRICS_PORT=9090 is set
+EXPOSE 3000 9090
+# Slim images have no curl; Node 22 has fetch. The probe follows METRICS_PORT when it is set.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.METRICS_PORT || process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["palette-chatops", "start"]

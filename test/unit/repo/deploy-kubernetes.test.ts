@@ -113,10 +113,16 @@ describe("Kubernetes manifests", () => {
     expect(container.readinessProbe.httpGet.path).toBe("/readyz");
     expect(routes).toContain(container.livenessProbe.httpGet.path);
     expect(routes).toContain(container.readinessProbe.httpGet.path);
-    expect(portNumber(container.livenessProbe.httpGet.port)).toBe(Number(env.PORT));
-    expect(portNumber(container.readinessProbe.httpGet.port)).toBe(Number(env.PORT));
+    // the probes and the scrape are on METRICS_PORT, which the Service does not expose
+    const opsPort = loadConfig({ ...secretData, ...env }).metricsPort;
+    expect(opsPort).toBe(Number(env.METRICS_PORT));
+    expect(portNumber(container.livenessProbe.httpGet.port)).toBe(opsPort);
+    expect(portNumber(container.readinessProbe.httpGet.port)).toBe(opsPort);
+    expect(at<Json>(deployment, "spec.template.metadata.annotations")).toMatchObject({
+      "prometheus.io/port": String(opsPort),
+    });
     const dockerfile = readFileSync(join(process.cwd(), "Dockerfile"), "utf8");
-    expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${env.PORT}$`, "m"));
+    expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${env.PORT} ${opsPort}$`, "m"));
   });
 
   it("the Service targets the bot's port and selects its pods", () => {
