@@ -542,8 +542,9 @@ function summaries(
   }
   const drafts: OutboxDraft[] = [];
   for (const [channel, channelSubs] of byChannel) {
+    // a tenant-scope baseline ("") holds every project's clusters: matchesFilter picks them
     const relevant = baselines.filter((b) =>
-      channelSubs.some((s) => !s.project || s.project === b.project),
+      channelSubs.some((s) => !s.project || !b.project || s.project === b.project),
     );
     if (relevant.length === 0) continue;
     const clusters = relevant

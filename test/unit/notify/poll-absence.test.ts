@@ -133,7 +133,7 @@ describe("poller: a cluster missing from a listing", () => {
   });
 });
 
-describe("poller: deletions in tenant scope", () => {
+describe("poller: project channels in tenant scope", () => {
   it("reach the channels subscribed to the deleted cluster's project", async () => {
     const clusters = fleet();
     const s = setup(clusters, []);
@@ -149,6 +149,15 @@ describe("poller: deletions in tenant scope", () => {
     expect(s.cards("C2")).toEqual([]);
     // the GET that confirmed it was made in the cluster's own project
     expect(s.gets()).toEqual([["a", { projectUid: "p1" }]]);
+  });
+
+  it("gives a channel subscribed to project X the first poll's summary of X's clusters", async () => {
+    const s = setup(fleet(), []);
+    s.subs.add({ channel: "C1", kind: "clusters", project: "p1", createdBy: "U" });
+    await s.poll();
+    const summaries = s.rows().filter((r) => r.kind === "summary");
+    expect(summaries.map((r) => r.channel)).toEqual(["C1"]);
+    expect(JSON.parse(summaries[0]!.payload)).toMatchObject({ projects: [""], total: 2 });
   });
 
   it("learns the project of clusters remembered before it was stored", async () => {
