@@ -37,7 +37,9 @@ describe("notifications: scope and refusals", () => {
     expect(textOf(posts[1]!)).toContain(target.uid);
     expect(h.posts("C2")).toHaveLength(1);
     // confirmed by UID in the cluster's own project, and said once
-    const lookups = h.sim.control.requests().filter((r) => r.path.startsWith("/v1/spectroclusters/"));
+    const lookups = h.sim.control
+      .requests()
+      .filter((r) => r.path.startsWith("/v1/spectroclusters/"));
     expect(lookups.map((r) => `${r.method} ${r.path}`)).toEqual([
       `GET /v1/spectroclusters/${target.uid}`,
     ]);
