@@ -9,7 +9,8 @@ import type { PaletteClientEvent } from "../palette/client.ts";
  *   A bot in that state cannot answer anything useful: take it out of service.
  * - `poll` (advisory): the last poll succeeded. A blip (5xx, time-out, rate limit) reports the
  *   bot as degraded but keeps it in service, so Slack still reaches it and users hear
- *   "Palette did not answer" instead of nothing.
+ *   "Palette did not answer" instead of nothing. A project whose alert kinds Palette refuses
+ *   degrades it too: its cluster changes flow, its alerts do not, and someone should know.
  */
 export function paletteReadiness(poller: { metrics(): PollerMetrics }): {
   observe(event: PaletteClientEvent): void;
@@ -38,11 +39,16 @@ export function paletteReadiness(poller: { metrics(): PollerMetrics }): {
     },
     poll() {
       const last = poller.metrics();
-      if (last.cycles === 0 || last.lastCycleOk) return { ok: true };
-      return {
-        ok: false,
-        reason: `the last poll of Palette failed: ${last.lastError ?? "unknown"}`,
-      };
+      if (last.cycles > 0 && !last.lastCycleOk) {
+        return {
+          ok: false,
+          reason: `the last poll of Palette failed: ${last.lastError ?? "unknown"}`,
+        };
+      }
+      if (last.alertsUnavailable.length > 0) {
+        return { ok: false, reason: last.alertsUnavailable.join("; ") };
+      }
+      return { ok: true };
     },
   };
 }

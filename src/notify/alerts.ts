@@ -1,5 +1,5 @@
 import { alertKey, CLUSTER_HEALTH, type RaisedAlert } from "../model/alert.ts";
-import { isHealthy, isKnownUnhealthy } from "../model/cluster.ts";
+import { type ClusterSnap, isHealthy, isKnownUnhealthy } from "../model/cluster.ts";
 import type { AlertEvent, ClusterChange } from "../model/notification.ts";
 import type { PaletteEvent } from "../palette/schemas.ts";
 
@@ -94,4 +94,84 @@ export function evaluateAlerts(input: {
     }
   }
   return result;
+}
+
+/** Clusters `reconcileAlerts` would raise: known unhealthy with no ClusterHealth raised. */
+export function unraisedUnhealthy(
+  clusters: readonly ClusterSnap[],
+  raised: ReadonlyMap<string, RaisedAlert>,
+  supported: ReadonlySet<string>,
+): string[] {
+  if (!supported.has(CLUSTER_HEALTH)) return [];
+  return clusters
+    .filter((c) => isKnownUnhealthy(c.health) && !raised.has(alertKey(c.uid, CLUSTER_HEALTH)))
+    .map((c) => c.uid);
+}
+
+/**
+ * Pure: a project's alerts squared with its clusters' health after a spell in which they could
+ * not be evaluated (Palette refused its alert kinds). A cluster known unhealthy with no
+ * ClusterHealth raised is raised; a raised one that is Healthy again is resolved. Both are
+ * announced: nothing told the channels while alerts were unavailable. `raised` must already hold
+ * this poll's own raises and resolves, so nothing is said twice.
+ */
+export function reconcileAlerts(input: {
+  clusters: readonly ClusterSnap[];
+  raised: ReadonlyMap<string, RaisedAlert>;
+  supported: ReadonlySet<string>;
+  reasons: ReadonlyMap<string, string>;
+  now: string;
+}): AlertResult {
+  const result: AlertResult = { events: [], raise: [], resolve: [] };
+  if (!input.supported.has(CLUSTER_HEALTH)) return result;
+  const toRaise = new Set(unraisedUnhealthy(input.clusters, input.raised, input.supported));
+  for (const cluster of input.clusters) {
+    if (toRaise.has(cluster.uid)) {
+      const reason = input.reasons.get(cluster.uid) ?? `health is ${cluster.health}`;
+      result.raise.push({
+        clusterUid: cluster.uid,
+        kind: CLUSTER_HEALTH,
+        reason,
+        raisedAt: input.now,
+      });
+      result.events.push({ status: "raised", alert: CLUSTER_HEALTH, cluster, reason });
+    } else if (
+      input.raised.has(alertKey(cluster.uid, CLUSTER_HEALTH)) &&
+      isHealthy(cluster.health)
+    ) {
+      result.resolve.push({ clusterUid: cluster.uid, kind: CLUSTER_HEALTH });
+      result.events.push({
+        status: "resolved",
+        alert: CLUSTER_HEALTH,
+        cluster,
+        reason: "health is back to Healthy",
+      });
+    }
+  }
+  return result;
+}
+
+/** The raised alerts as this poll's results leave them. */
+export function afterResults(
+  raised: ReadonlyMap<string, RaisedAlert>,
+  results: readonly AlertResult[],
+): Map<string, RaisedAlert> {
+  const after = new Map(raised);
+  for (const result of results) {
+    for (const alert of result.raise) after.set(alertKey(alert.clusterUid, alert.kind), alert);
+    for (const r of result.resolve) after.delete(alertKey(r.clusterUid, r.kind));
+  }
+  return after;
+}
+
+/** Raised alerts of clusters deleted this poll, dropped without a word (alerts unavailable). */
+export function resolveDeletedSilently(
+  changes: readonly ClusterChange[],
+  raised: ReadonlyMap<string, RaisedAlert>,
+): AlertResult {
+  const resolve = changes
+    .filter((c) => c.kinds.includes("deleted"))
+    .flatMap((c) => [...raised.values()].filter((a) => a.clusterUid === c.cluster.uid))
+    .map((a) => ({ clusterUid: a.clusterUid, kind: a.kind }));
+  return { events: [], raise: [], resolve };
 }

@@ -7,6 +7,7 @@ import {
 import type { ChangeKind, ClusterChange } from "../model/notification.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
 import { tagsOf } from "../palette/tags.ts";
+import type { Absence } from "./absence.ts";
 
 /** A search result → what the bot remembers. Results without a UID are skipped. */
 export function snapOf(summary: ClusterSummary, project: string): ClusterSnap | undefined {
@@ -25,11 +26,14 @@ export function snapOf(summary: ClusterSummary, project: string): ClusterSnap | 
 /**
  * Previous snapshot + the clusters Palette lists now → one change per cluster that changed.
  * A missing health or state in the answer means "Palette did not say", never "lost": the
- * previous value is kept, so a partial answer raises no false alert.
+ * previous value is kept, so a partial answer raises no false alert. Likewise a cluster missing
+ * from the listing is gone only when `absent` says a look-up by UID found it deleted; otherwise
+ * it stays as last seen, and a change shows when the listing shows it again.
  */
 export function diffClusters(
   previous: ReadonlyMap<string, ClusterSnap>,
   current: readonly ClusterSnap[],
+  absent: ReadonlyMap<string, Absence> = new Map(),
 ): { changes: ClusterChange[]; next: ClusterSnap[] } {
   const changes: ClusterChange[] = [];
   const next: ClusterSnap[] = [];
@@ -65,6 +69,10 @@ export function diffClusters(
   }
   for (const before of previous.values()) {
     if (seen.has(before.uid)) continue;
+    if (absent.get(before.uid) !== "deleted") {
+      next.push(before);
+      continue;
+    }
     changes.push({
       cluster: { ...before, state: "Deleted" },
       previous: { state: before.state, health: before.health },

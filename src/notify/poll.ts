@@ -14,7 +14,17 @@ import type { Db } from "../store/db.ts";
 import { OutboxStore } from "../store/outbox.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
-import { type AlertResult, clustersNeedingReason, evaluateAlerts, reasonFrom } from "./alerts.ts";
+import { confirmAbsent } from "./absence.ts";
+import {
+  type AlertResult,
+  afterResults,
+  clustersNeedingReason,
+  evaluateAlerts,
+  reasonFrom,
+  reconcileAlerts,
+  resolveDeletedSilently,
+  unraisedUnhealthy,
+} from "./alerts.ts";
 import { diffClusters, snapOf } from "./diff.ts";
 import { foldChannel } from "./digest.ts";
 import { applyFlapping } from "./flapping.ts";
@@ -33,6 +43,8 @@ export interface PollerOptions {
   eventsLimit?: number;
   /** at most this many event reads per cycle (10 req/s on /v1/events); default 20 */
   maxEventCalls?: number;
+  /** GETs by UID in flight at once, confirming clusters missing from a listing; default 4 */
+  lookupParallelism?: number;
   /** called after a cycle committed outbox rows (wakes the sender) */
   onCommitted?: (rows: number) => void;
   /** called after every cycle that ran (ok or failed; not for skipped ones), e.g. for metrics */
@@ -66,6 +78,11 @@ export interface PollerMetrics {
   lastCycleOk: boolean;
   /** the last failure's message (no secrets: PaletteError messages carry none) */
   lastError?: string;
+  /**
+   * Scopes whose alert kinds Palette refuses, in words for readiness ("alerts unavailable for
+   * project X: Palette refused (403)"): their cluster changes are still reported, alerts are not.
+   */
+  alertsUnavailable: string[];
 }
 
 export interface Poller {
@@ -81,7 +98,10 @@ interface ProjectRead {
   project: string;
   clusters: ClusterSnap[];
   conditions: Map<string, string[]>;
+  /** the alert kinds Palette lists for the scope; empty while they are refused */
   supported: Set<string>;
+  /** set when Palette refused the alert kinds: the refusal, and Palette's words for the log */
+  alertsRefused?: { summary: string; detail: string };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -117,6 +137,20 @@ export function failureSummary(error: unknown): string {
   return "internal error (details in the bot's log)";
 }
 
+/**
+ * A refusal of the alert kinds that leaves the cluster listing usable: the bot's role may not read
+ * alerts in the project (403), or this Palette does not serve them there (404). Anything else
+ * (5xx, time-out, 401) fails the cycle as before, to be retried whole.
+ */
+function alertsRefusal(error: unknown): string | undefined {
+  if (!(error instanceof PaletteError)) return undefined;
+  if (error.kind === "forbidden") return `Palette refused (${error.status || 403})`;
+  if (error.kind === "not_found") return `Palette has none (${error.status || 404})`;
+  return undefined;
+}
+
+const scopeName = (scope: string) => (scope ? `project ${scope}` : "the tenant");
+
 /** The counters of a poller that has not run a cycle yet. */
 export function emptyPollerMetrics(): PollerMetrics {
   return {
@@ -129,6 +163,7 @@ export function emptyPollerMetrics(): PollerMetrics {
     changesReported: 0,
     outboxRows: 0,
     lastCycleOk: false,
+    alertsUnavailable: [],
   };
 }
 
@@ -140,6 +175,8 @@ export function createPoller(options: PollerOptions): Poller {
   const outbox = new OutboxStore(db);
   const eventsLimit = options.eventsLimit ?? 10;
   const maxEventCalls = options.maxEventCalls ?? 20;
+  /** scope → why its alerts are unavailable, as of the last committed cycle */
+  const alertsOff = new Map<string, string>();
 
   const metrics = emptyPollerMetrics();
   let running: Promise<CycleResult> | undefined;
@@ -159,11 +196,26 @@ export function createPoller(options: PollerOptions): Poller {
       const found = conditionsOf(summary);
       if (found.length > 0) conditions.set(snap.uid, found);
     }
-    const components = await palette.listAlertComponents(scope);
-    const supported = new Set(
-      components.map((c) => c.name ?? "").filter((name) => name.length > 0),
-    );
-    return { project, clusters, conditions, supported };
+    try {
+      const components = await palette.listAlertComponents(scope);
+      const supported = new Set(
+        components.map((c) => c.name ?? "").filter((name) => name.length > 0),
+      );
+      return { project, clusters, conditions, supported };
+    } catch (error) {
+      // the clusters were read: a refusal of the alert kinds costs the alerts, not the listing
+      const refusal = alertsRefusal(error);
+      if (!refusal) throw error;
+      const summary = `alerts unavailable for ${scopeName(project)}: ${refusal}`;
+      const detail = error instanceof Error ? error.message : String(error);
+      return {
+        project,
+        clusters,
+        conditions,
+        supported: new Set(),
+        alertsRefused: { summary, detail },
+      };
+    }
   }
 
   async function reasonsFor(
@@ -225,6 +277,22 @@ export function createPoller(options: PollerOptions): Poller {
     // readiness and the logs say so instead of a silent poll of nothing
     if (skipped && reads.size === 0) throw skipped;
 
+    // Clusters remembered but not listed: asked about by UID before anyone hears they are gone.
+    const previousByScope = new Map<string, Map<string, ClusterSnap>>();
+    const missing: ClusterSnap[] = [];
+    for (const [scope, projectRead] of reads) {
+      const previous = snapshots.load(scope);
+      previousByScope.set(scope, previous);
+      if (!snapshots.hasBaseline(scope)) continue;
+      const listed = new Set(projectRead.clusters.map((c) => c.uid));
+      for (const before of previous.values()) if (!listed.has(before.uid)) missing.push(before);
+    }
+    const absent = await confirmAbsent(missing, {
+      palette,
+      logger,
+      parallelism: options.lookupParallelism,
+    });
+
     const at = iso(started);
     const subs = subscriptions.all();
     const raised = snapshots.raisedAlerts();
@@ -237,14 +305,14 @@ export function createPoller(options: PollerOptions): Poller {
     >();
     const current = new Map<string, ClusterSnap>();
     for (const [scope, projectRead] of reads) {
-      const previous = snapshots.load(scope);
+      const previous = previousByScope.get(scope) ?? new Map<string, ClusterSnap>();
       if (!snapshots.hasBaseline(scope)) {
         baselines.push(projectRead);
         nextByScope.set(scope, { previous, next: projectRead.clusters });
         for (const c of projectRead.clusters) current.set(c.uid, c);
         continue;
       }
-      const { changes, next } = diffClusters(previous, projectRead.clusters);
+      const { changes, next } = diffClusters(previous, projectRead.clusters, absent);
       rawChanges.push(...changes);
       nextByScope.set(scope, { previous, next });
       for (const c of next) current.set(c.uid, c);
@@ -257,15 +325,43 @@ export function createPoller(options: PollerOptions): Poller {
       reads.get(project)?.supported ?? reads.get("")?.supported ?? new Set<string>();
     const alertResults: AlertResult[] = [];
     let eventCalls = 0;
-    for (const [scope] of reads) {
+    for (const [scope, projectRead] of reads) {
       const own = changes.filter(
         (c) => (scopes.length === 1 && scope === "") || c.cluster.project === scope,
       );
+      if (projectRead.alertsRefused) {
+        // no alert is raised or resolved while the kinds are refused, but a deleted cluster
+        // cannot keep one: its row goes, silently
+        alertResults.push(resolveDeletedSilently(own, raised));
+        continue;
+      }
       const supported = supportedFor(scope);
       const needing = clustersNeedingReason(own, raised, supported);
       const { reasons, calls } = await reasonsFor(needing, reads, current);
       eventCalls += calls;
       alertResults.push(evaluateAlerts({ changes: own, raised, supported, reasons, now: at }));
+    }
+    // Alerts readable again after a refusal: squared with health, with this poll's own say first.
+    const alertsBack = [...reads.values()].filter(
+      (r) => !r.alertsRefused && alertsOff.has(r.project),
+    );
+    if (alertsBack.length > 0) {
+      const raisedNow = afterResults(raised, alertResults);
+      for (const projectRead of alertsBack) {
+        const clusters = nextByScope.get(projectRead.project)?.next ?? [];
+        const needing = unraisedUnhealthy(clusters, raisedNow, projectRead.supported);
+        const { reasons, calls } = await reasonsFor(needing, reads, current);
+        eventCalls += calls;
+        alertResults.push(
+          reconcileAlerts({
+            clusters,
+            raised: raisedNow,
+            supported: projectRead.supported,
+            reasons,
+            now: at,
+          }),
+        );
+      }
     }
     const alertEvents = alertResults.flatMap((r) => r.events);
 
@@ -309,6 +405,7 @@ export function createPoller(options: PollerOptions): Poller {
       outbox.prune(iso(started - SENT_RETENTION_MS));
     })();
 
+    noteAlertsAvailability(reads);
     snapshotCache = { clusters: [...current.values()], at };
     const durationMs = performance.now() - startedReal;
     metrics.cycles += 1;
@@ -330,6 +427,27 @@ export function createPoller(options: PollerOptions): Poller {
       eventCalls,
       durationMs,
     };
+  }
+
+  /**
+   * After a committed cycle: a scope whose alert kinds Palette refuses is said once (log and
+   * readiness), not every cycle; its return is logged once too.
+   */
+  function noteAlertsAvailability(reads: ReadonlyMap<string, ProjectRead>): void {
+    for (const [scope, projectRead] of reads) {
+      const refused = projectRead.alertsRefused;
+      if (refused && !alertsOff.has(scope)) {
+        alertsOff.set(scope, refused.summary);
+        logger.warn(
+          { project: scope, err: refused.detail },
+          `${refused.summary}; cluster changes are still reported`,
+        );
+      } else if (!refused && alertsOff.has(scope)) {
+        alertsOff.delete(scope);
+        logger.info({ project: scope }, `alerts available again for ${scopeName(scope)}`);
+      }
+    }
+    metrics.alertsUnavailable = [...alertsOff.values()];
   }
 
   async function runCycle(): Promise<CycleResult> {
@@ -406,7 +524,7 @@ export function createPoller(options: PollerOptions): Poller {
       if (running) await running;
     },
     lastSnapshot: () => snapshotCache,
-    metrics: () => ({ ...metrics }),
+    metrics: () => ({ ...metrics, alertsUnavailable: [...metrics.alertsUnavailable] }),
   };
 }
 
@@ -424,8 +542,9 @@ function summaries(
   }
   const drafts: OutboxDraft[] = [];
   for (const [channel, channelSubs] of byChannel) {
+    // a tenant-scope baseline ("") holds every project's clusters: matchesFilter picks them
     const relevant = baselines.filter((b) =>
-      channelSubs.some((s) => !s.project || s.project === b.project),
+      channelSubs.some((s) => !s.project || !b.project || s.project === b.project),
     );
     if (relevant.length === 0) continue;
     const clusters = relevant

@@ -4,7 +4,10 @@ import type { FlapHistory } from "../model/flap-history.ts";
 import type { Db } from "./db.ts";
 
 interface SnapRow {
+  /** the poll scope: a project UID, or "" when the tenant is polled */
   project: string;
+  /** the cluster's own project; "" in rows written before it was stored */
+  project_uid: string;
   cluster_uid: string;
   name: string;
   state: string;
@@ -16,7 +19,7 @@ function toSnap(row: SnapRow): ClusterSnap {
   return {
     uid: row.cluster_uid,
     name: row.name,
-    project: row.project,
+    project: row.project_uid || row.project,
     state: row.state,
     health: row.health,
     tags: parseTags(row.tags),
@@ -57,25 +60,31 @@ export class SnapshotStore {
     return rows.map(toSnap);
   }
 
-  load(project: string): Map<string, ClusterSnap> {
+  /** The clusters last seen in one poll scope (a project UID, or "" for the tenant). */
+  load(scope: string): Map<string, ClusterSnap> {
     const rows = this.db
       .prepare("SELECT * FROM notify_snapshots WHERE project = ? ORDER BY rowid")
-      .all(project) as SnapRow[];
+      .all(scope) as SnapRow[];
     return new Map(rows.map((row) => [row.cluster_uid, toSnap(row)]));
   }
 
-  /** Replace a project's snapshot with `clusters`, touching only rows that changed. */
+  /**
+   * Replace a scope's snapshot with `clusters`, touching only rows that changed. Each cluster keeps
+   * its own project, so a tenant-scope row still routes to the project's channels.
+   */
   replace(
-    project: string,
+    scope: string,
     previous: ReadonlyMap<string, ClusterSnap>,
     clusters: ClusterSnap[],
     at: string,
   ) {
     const upsert = this.db.prepare(
-      `INSERT INTO notify_snapshots (project, cluster_uid, name, state, health, tags, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (project, cluster_uid) DO UPDATE SET name = excluded.name, state = excluded.state,
-         health = excluded.health, tags = excluded.tags, updated_at = excluded.updated_at`,
+      `INSERT INTO notify_snapshots
+         (project, cluster_uid, project_uid, name, state, health, tags, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (project, cluster_uid) DO UPDATE SET project_uid = excluded.project_uid,
+         name = excluded.name, state = excluded.state, health = excluded.health,
+         tags = excluded.tags, updated_at = excluded.updated_at`,
     );
     const remove = this.db.prepare(
       "DELETE FROM notify_snapshots WHERE project = ? AND cluster_uid = ?",
@@ -87,6 +96,7 @@ export class SnapshotStore {
       const tags = JSON.stringify(c.tags);
       if (
         before &&
+        before.project === c.project &&
         before.name === c.name &&
         before.state === c.state &&
         before.health === c.health &&
@@ -94,9 +104,9 @@ export class SnapshotStore {
       ) {
         continue;
       }
-      upsert.run(project, c.uid, c.name, c.state, c.health, tags, at);
+      upsert.run(scope, c.uid, c.project, c.name, c.state, c.health, tags, at);
     }
-    for (const uid of previous.keys()) if (!seen.has(uid)) remove.run(project, uid);
+    for (const uid of previous.keys()) if (!seen.has(uid)) remove.run(scope, uid);
   }
 
   hasBaseline(project: string): boolean {

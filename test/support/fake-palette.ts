@@ -49,6 +49,8 @@ export interface FakeCluster {
   pools?: Array<{ name: string; controlPlane?: boolean; size?: number; machines: FakeMachine[] }>;
   workloads?: Workloads;
   kubeconfig?: string;
+  /** `metadata.deletionTimestamp` of GET by UID: Palette marked the cluster for deletion */
+  deletionTimestamp?: string;
 }
 
 export interface FakeCall {
@@ -66,6 +68,8 @@ export class FakePalette implements PaletteApi {
   gate: Promise<void> | undefined;
   /** told of every call as it is made (before any failure), for tests that watch the order */
   onCall: ((call: FakeCall) => void) | undefined;
+  /** UIDs every search leaves out while GET by UID still finds them (a listing that skips one) */
+  readonly hiddenFromSearch = new Set<string>();
   /** what listClusterEvents answers, by cluster UID */
   events: Record<string, PaletteEvent[]> = {};
   alertComponents: AlertComponent[] = [
@@ -156,6 +160,7 @@ export class FakePalette implements PaletteApi {
       !wanted?.values.length || wanted.values.includes(value ?? "") !== (wanted.negate === true);
     const matching = this.inScope(query).filter(
       (cluster) =>
+        !this.hiddenFromSearch.has(cluster.uid) &&
         (query.name === undefined || cluster.name === query.name) &&
         within(cluster.state, query.state) &&
         within(cluster.health, query.health) &&
@@ -193,6 +198,7 @@ export class FakePalette implements PaletteApi {
         name: cluster.name,
         labels: cluster.labels ?? {},
         creationTimestamp: cluster.createdAt ?? null,
+        deletionTimestamp: cluster.deletionTimestamp ?? null,
       },
       spec: {
         cloudType: cluster.provider,
@@ -491,6 +497,8 @@ export interface PollCluster {
   state: string;
   health: string;
   conditions?: Array<{ type: string; message: string }>;
+  /** what GET by UID says in `metadata.deletionTimestamp` */
+  deletionTimestamp?: string;
 }
 
 /**
@@ -509,6 +517,7 @@ export function pollPalette(clusters: PollCluster[]): FakePalette {
         health: c.health,
         healthConditions: c.conditions ?? [],
         provider: "aws",
+        deletionTimestamp: c.deletionTimestamp,
       }),
     ),
   );

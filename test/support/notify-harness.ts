@@ -33,7 +33,11 @@ export interface NotifyHarness {
 }
 
 export async function startNotifyHarness(
-  options: SimulatorOptions & { dbPath?: string } = {},
+  options: SimulatorOptions & {
+    dbPath?: string;
+    /** PALETTE_PROJECTS for the poller; default every simulated project, [] = tenant scope */
+    pollProjects?: string[];
+  } = {},
 ): Promise<NotifyHarness> {
   const sim = await startSimulator({ clusters: 24, projects: 2, seed: 11, ...options });
   const palette = createPaletteClient({
@@ -52,7 +56,7 @@ export async function startNotifyHarness(
     db,
     clock,
     logger: silentLogger,
-    projects: sim.control.projects(),
+    projects: options.pollProjects ?? sim.control.projects(),
   });
   const sender = createSender({
     db,

@@ -124,4 +124,12 @@ export const notify: Migration[] = [
     // a card another part of the bot owns (the launch card): notifications only add thread lines
     up: "ALTER TABLE notify_cards ADD COLUMN owner TEXT;",
   },
+  {
+    id: 18,
+    name: "notify_snapshots_project_uid",
+    // `project` is the poll scope a row belongs to ('' when the tenant is polled); a deletion is
+    // routed by the cluster's own project, which a tenant-scope row could not hold. Rows written
+    // before this step get it from the next listing that names them.
+    up: "ALTER TABLE notify_snapshots ADD COLUMN project_uid TEXT NOT NULL DEFAULT '';",
+  },
 ];

@@ -33,12 +33,16 @@ const sub = (id: number, channel: string, over: Partial<Subscription> = {}): Sub
 describe("diffClusters", () => {
   it("reports state changes, health lost/recovered, new and gone clusters", () => {
     const previous = mapOf(snap("a"), snap("b"), snap("c", { health: "UnHealthy" }), snap("d"));
-    const { changes, next } = diffClusters(previous, [
-      snap("a", { state: "Deleting" }),
-      snap("b", { health: "UnHealthy" }),
-      snap("c", { health: "Healthy" }),
-      snap("e", { state: "Pending", health: "" }),
-    ]);
+    const { changes, next } = diffClusters(
+      previous,
+      [
+        snap("a", { state: "Deleting" }),
+        snap("b", { health: "UnHealthy" }),
+        snap("c", { health: "Healthy" }),
+        snap("e", { state: "Pending", health: "" }),
+      ],
+      new Map([["d", "deleted"]]),
+    );
     const byUid = new Map(changes.map((c) => [c.cluster.uid, c]));
     expect(byUid.get("a")?.kinds).toEqual(["state"]);
     expect(byUid.get("b")?.kinds).toEqual(["health-lost"]);
@@ -48,6 +52,23 @@ describe("diffClusters", () => {
     expect(byUid.get("d")?.kinds).toEqual(["deleted"]);
     expect(byUid.get("d")?.cluster.state).toBe("Deleted");
     expect(next.map((c) => c.uid)).toEqual(["a", "b", "c", "e"]);
+  });
+
+  it("keeps a cluster missing from the listing unless a look-up found it deleted", () => {
+    const previous = mapOf(snap("a"), snap("b"), snap("c"), snap("d"));
+    const { changes, next } = diffClusters(
+      previous,
+      [snap("a")],
+      new Map([
+        ["b", "present"],
+        ["c", "unknown"],
+        ["d", "deleted"],
+      ] as const),
+    );
+    expect(changes.map((c) => [c.cluster.uid, c.kinds])).toEqual([["d", ["deleted"]]]);
+    expect(next).toEqual([snap("a"), snap("b"), snap("c")]);
+    // not looked up at all: not gone either
+    expect(diffClusters(previous, []).changes).toEqual([]);
   });
 
   it("treats a missing health as 'not said', never as lost", () => {

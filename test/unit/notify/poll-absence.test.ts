@@ -1,0 +1,177 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../../src/clock.ts";
+import { silentLogger } from "../../../src/log.ts";
+import type { CardPayload } from "../../../src/model/notification.ts";
+import { createPoller } from "../../../src/notify/poll.ts";
+import { PaletteError } from "../../../src/palette/errors.ts";
+import { openDb } from "../../../src/store/db.ts";
+import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
+
+/**
+ * Absence is not deletion: a cluster the listing leaves out is announced as deleted only when a
+ * GET by UID says so. The FakePalette's `hiddenFromSearch` leaves a cluster out of the listing
+ * while GET by UID still finds it; removing it from the array makes the GET answer 404.
+ */
+function setup(clusters: PollCluster[], projects: string[]) {
+  const db = openDb(":memory:");
+  const clock = new ManualClock();
+  const palette = pollPalette(clusters);
+  palette.alertComponents = [{ name: "ClusterHealth" }];
+  const poller = createPoller({ palette, db, clock, logger: silentLogger, projects });
+  const subs = new SubscriptionStore(db, clock);
+  const rows = () =>
+    db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+      channel: string;
+      kind: string;
+      payload: string;
+    }>;
+  const cards = (channel: string) =>
+    rows()
+      .filter((r) => r.kind === "card" && r.channel === channel)
+      .map((r) => JSON.parse(r.payload) as CardPayload);
+  const snapshot = () => new Map(new SnapshotStore(db).all().map((c) => [c.uid, c]));
+  const gets = () => palette.callsTo("getCluster").map((call) => call.args);
+  const poll = async () => {
+    clock.advance(30_000);
+    const result = await poller.runCycle();
+    expect(result.ok).toBe(true);
+    return result;
+  };
+  return { db, palette, poller, subs, rows, cards, snapshot, gets, poll };
+}
+
+const fleet = (): PollCluster[] => [
+  { uid: "a", project: "p1", state: "Running", health: "Healthy" },
+  { uid: "b", project: "p1", state: "Running", health: "Healthy" },
+  { uid: "c", project: "p2", state: "Running", health: "Healthy" },
+];
+
+const serverError = () =>
+  new PaletteError("server", 503, undefined, "down", undefined, "GET /v1/spectroclusters/{uid}");
+
+describe("poller: a cluster missing from a listing", () => {
+  it("is announced neither as deleted nor as new when one listing leaves it out", async () => {
+    const s = setup(fleet(), ["p1", "p2"]);
+    s.subs.add({ channel: "C1", kind: "all", createdBy: "U" });
+    await s.poll(); // baseline
+    s.palette.hiddenFromSearch.add("a");
+    await s.poll();
+    s.palette.hiddenFromSearch.clear();
+    await s.poll();
+    await s.poll();
+    expect(s.rows().map((r) => r.kind)).toEqual(["summary"]);
+    expect(s.snapshot().get("a")).toMatchObject({ project: "p1", state: "Running" });
+    // only the absent cluster was looked up, in its own project, once
+    expect(s.gets()).toEqual([["a", { projectUid: "p1" }]]);
+  });
+
+  it("keeps its last known state while GET finds it; a change shows once it is listed again", async () => {
+    const clusters = fleet();
+    const s = setup(clusters, ["p1", "p2"]);
+    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    await s.poll();
+    s.palette.hiddenFromSearch.add("a");
+    clusters[0]!.state = "Upgrading";
+    await s.poll();
+    expect(s.cards("C1")).toEqual([]);
+    expect(s.snapshot().get("a")?.state).toBe("Running");
+    s.palette.hiddenFromSearch.clear();
+    await s.poll();
+    await s.poll();
+    expect(s.cards("C1").map((c) => c.lines)).toEqual([["State Running → Upgrading"]]);
+  });
+
+  it("stays, unannounced, while GET by UID fails, and is asked about again next cycle", async () => {
+    const clusters = fleet();
+    const s = setup(clusters, ["p1", "p2"]);
+    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    await s.poll();
+    s.palette.hiddenFromSearch.add("a");
+    s.palette.failOn("getCluster", serverError());
+    await s.poll();
+    await s.poll();
+    expect(s.cards("C1")).toEqual([]);
+    expect(s.snapshot().has("a")).toBe(true);
+    // now it really is gone: the GET answers 404
+    s.palette.failOn("getCluster", undefined);
+    clusters.splice(0, 1);
+    await s.poll();
+    await s.poll();
+    expect(s.cards("C1").map((c) => c.kinds)).toEqual([["deleted"]]);
+    expect(s.cards("C1")[0]!.cluster).toMatchObject({ uid: "a", state: "Deleted" });
+    expect(s.snapshot().has("a")).toBe(false);
+    expect(s.gets().map(([uid]) => uid)).toEqual(["a", "a", "a"]);
+  });
+
+  it("is announced deleted once when GET answers 404, state Deleted or a deletion timestamp", async () => {
+    const clusters: PollCluster[] = [
+      { uid: "gone", project: "p1", state: "Running", health: "Healthy" },
+      { uid: "soft", project: "p1", state: "Running", health: "Healthy" },
+      { uid: "marked", project: "p1", state: "Running", health: "Healthy" },
+      { uid: "stays", project: "p1", state: "Running", health: "Healthy" },
+    ];
+    const s = setup(clusters, ["p1"]);
+    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    await s.poll();
+    clusters.splice(0, 1); // 404
+    clusters[0]!.state = "Deleted";
+    clusters[1]!.state = "Deleting";
+    clusters[1]!.deletionTimestamp = "2026-01-01T00:00:00Z";
+    s.palette.hiddenFromSearch.add("soft").add("marked");
+    await s.poll();
+    await s.poll();
+    const cards = s.cards("C1");
+    expect(cards.map((c) => [c.cluster.uid, c.kinds])).toEqual([
+      ["gone", ["deleted"]],
+      ["soft", ["deleted"]],
+      ["marked", ["deleted"]],
+    ]);
+    expect([...s.snapshot().keys()]).toEqual(["stays"]);
+    expect(s.gets().map(([uid]) => uid)).toEqual(["gone", "soft", "marked"]);
+  });
+});
+
+describe("poller: project channels in tenant scope", () => {
+  it("reach the channels subscribed to the deleted cluster's project", async () => {
+    const clusters = fleet();
+    const s = setup(clusters, []);
+    s.subs.add({ channel: "C1", kind: "clusters", project: "p1", createdBy: "U" });
+    s.subs.add({ channel: "C2", kind: "clusters", project: "p2", createdBy: "U" });
+    await s.poll();
+    expect(s.snapshot().get("a")?.project).toBe("p1");
+    clusters.splice(0, 1);
+    await s.poll();
+    expect(s.cards("C1").map((c) => [c.cluster.uid, c.cluster.project, c.kinds])).toEqual([
+      ["a", "p1", ["deleted"]],
+    ]);
+    expect(s.cards("C2")).toEqual([]);
+    // the GET that confirmed it was made in the cluster's own project
+    expect(s.gets()).toEqual([["a", { projectUid: "p1" }]]);
+  });
+
+  it("gives a channel subscribed to project X the first poll's summary of X's clusters", async () => {
+    const s = setup(fleet(), []);
+    s.subs.add({ channel: "C1", kind: "clusters", project: "p1", createdBy: "U" });
+    await s.poll();
+    const summaries = s.rows().filter((r) => r.kind === "summary");
+    expect(summaries.map((r) => r.channel)).toEqual(["C1"]);
+    expect(JSON.parse(summaries[0]!.payload)).toMatchObject({ projects: [""], total: 2 });
+  });
+
+  it("learns the project of clusters remembered before it was stored", async () => {
+    const clusters = fleet();
+    const s = setup(clusters, []);
+    s.subs.add({ channel: "C1", kind: "clusters", project: "p1", createdBy: "U" });
+    await s.poll();
+    // rows as an older build wrote them: no project of their own
+    s.db.prepare("UPDATE notify_snapshots SET project_uid = ''").run();
+    expect(s.snapshot().get("a")?.project).toBe("");
+    await s.poll(); // nothing changed, but the listing names each cluster's project
+    expect(s.snapshot().get("a")?.project).toBe("p1");
+    clusters.splice(0, 1);
+    await s.poll();
+    expect(s.cards("C1").map((c) => [c.cluster.uid, c.kinds])).toEqual([["a", ["deleted"]]]);
+  });
+});

@@ -1,0 +1,164 @@
+import { describe, expect, it } from "vitest";
+import { paletteReadiness } from "../../../src/app/palette-readiness.ts";
+import { ManualClock } from "../../../src/clock.ts";
+import type { CardPayload } from "../../../src/model/notification.ts";
+import { createPoller } from "../../../src/notify/poll.ts";
+import type { Scope } from "../../../src/palette/api.ts";
+import { PaletteError } from "../../../src/palette/errors.ts";
+import { openDb } from "../../../src/store/db.ts";
+import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
+import { collectingLogger } from "../../support/palette-client-helpers.ts";
+
+/**
+ * A project whose alert kinds Palette refuses (403) still has its cluster changes reported; its
+ * alerts are said to be unavailable once (log and readiness), and come back silently.
+ */
+const BODY = "role spectro-viewer lacks alert.read on project p2";
+
+function refusal() {
+  return new PaletteError("forbidden", 403, "Forbidden", BODY, "ref-9", "GET /v1/projects/alerts");
+}
+
+function setup(clusters: PollCluster[], projects: string[]) {
+  const db = openDb(":memory:");
+  const clock = new ManualClock();
+  const palette = pollPalette(clusters);
+  palette.alertComponents = [{ name: "ClusterHealth" }];
+  const refused = new Set<string>();
+  palette.failOn("listAlertComponents", (args: unknown[]) =>
+    refused.has((args[0] as Scope).projectUid ?? "") ? refusal() : undefined,
+  );
+  const { logger, lines } = collectingLogger("info");
+  const poller = createPoller({ palette, db, clock, logger, projects });
+  const readiness = paletteReadiness(poller);
+  const subs = new SubscriptionStore(db, clock);
+  const rows = () =>
+    db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+      channel: string;
+      kind: string;
+      payload: string;
+    }>;
+  const cards = (channel: string) =>
+    rows()
+      .filter((r) => r.kind === "card" && r.channel === channel)
+      .map((r) => JSON.parse(r.payload) as CardPayload);
+  const raised = () =>
+    [...new SnapshotStore(db).raisedAlerts().values()].map((a) => a.clusterUid).sort();
+  const poll = async () => {
+    clock.advance(30_000);
+    const result = await poller.runCycle();
+    expect(result.ok).toBe(true);
+    return result;
+  };
+  const logged = (text: string) => lines.filter((line) => line.includes(text));
+  return { palette, refused, poller, readiness, subs, rows, cards, raised, poll, lines, logged };
+}
+
+const fleet = (): PollCluster[] => [
+  { uid: "a", project: "p1", state: "Running", health: "Healthy" },
+  { uid: "c", project: "p2", state: "Running", health: "Healthy" },
+  { uid: "d", project: "p2", state: "Running", health: "Healthy" },
+];
+
+describe("poller: alert kinds refused for a project", () => {
+  it("still reports that project's clusters and their changes", async () => {
+    const clusters = fleet();
+    const s = setup(clusters, ["p1", "p2"]);
+    s.refused.add("p2");
+    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    await s.poll();
+    const [summary] = s.rows();
+    expect(JSON.parse(summary!.payload)).toMatchObject({ projects: ["p1", "p2"], total: 3 });
+    clusters[1]!.state = "Upgrading";
+    await s.poll();
+    expect(s.cards("C1").map((c) => [c.cluster.uid, c.kinds])).toEqual([["c", ["state"]]]);
+  });
+
+  it("says once, in the log and in readiness, that the project's alerts are unavailable", async () => {
+    const s = setup(fleet(), ["p1", "p2"]);
+    s.refused.add("p2");
+    for (let i = 0; i < 3; i++) await s.poll();
+    const expected = "alerts unavailable for project p2: Palette refused (403)";
+    expect(s.poller.metrics().alertsUnavailable).toEqual([expected]);
+    const probe = s.readiness.poll();
+    expect(probe).toEqual({ ok: false, reason: expected });
+    expect(s.logged("alerts unavailable")).toHaveLength(1);
+    // Palette's own words stay out of what readiness repeats
+    expect(JSON.stringify(probe)).not.toContain("spectro-viewer");
+
+    s.refused.clear();
+    await s.poll();
+    await s.poll();
+    expect(s.poller.metrics().alertsUnavailable).toEqual([]);
+    expect(s.readiness.poll()).toEqual({ ok: true });
+    expect(s.logged("alerts available again")).toHaveLength(1);
+    expect(s.logged("alerts unavailable")).toHaveLength(1);
+  });
+
+  it("raises nothing while refused; when alerts come back, says once what changed meanwhile", async () => {
+    const clusters = fleet();
+    const s = setup(clusters, ["p1", "p2"]);
+    s.subs.add({ channel: "CA", kind: "alerts", createdBy: "U" });
+    await s.poll();
+    clusters[2]!.health = "UnHealthy"; // d: raised while alerts are readable
+    await s.poll();
+    expect(s.raised()).toEqual(["d"]);
+
+    s.refused.add("p2");
+    clusters[1]!.health = "UnHealthy"; // c is lost while refused: no alert
+    clusters[2]!.health = "Healthy"; // d recovers while refused: no resolve either
+    await s.poll();
+    const heard = s.cards("CA").length;
+    expect(heard).toBe(1);
+
+    s.refused.clear();
+    await s.poll();
+    // the alert channel heard nothing of c's loss nor d's recovery: now it does, once each
+    const back = s.cards("CA").slice(heard);
+    expect(back.map((c) => [c.cluster.uid, c.alerts.map((a) => a.status)])).toEqual([
+      ["c", ["raised"]],
+      ["d", ["resolved"]],
+    ]);
+    expect(s.raised()).toEqual(["c"]);
+    await s.poll();
+    expect(s.cards("CA")).toHaveLength(heard + 2);
+    clusters[1]!.health = "Healthy";
+    await s.poll();
+    const last = s.cards("CA").at(-1)!;
+    expect(last.cluster.uid).toBe("c");
+    expect(last.alerts.map((a) => a.status)).toEqual(["resolved"]);
+  });
+
+  it("drops the alert of a cluster deleted while refused, without a word", async () => {
+    const clusters = fleet();
+    const s = setup(clusters, ["p1", "p2"]);
+    s.subs.add({ channel: "CA", kind: "alerts", createdBy: "U" });
+    await s.poll();
+    clusters[2]!.health = "UnHealthy";
+    await s.poll();
+    expect(s.raised()).toEqual(["d"]);
+    s.refused.add("p2");
+    clusters.splice(2, 1);
+    await s.poll();
+    expect(s.raised()).toEqual([]);
+    s.refused.clear();
+    await s.poll();
+    expect(s.cards("CA").map((c) => c.alerts.map((a) => a.status))).toEqual([["raised"]]);
+  });
+
+  it("in tenant scope keeps polling instead of failing every cycle", async () => {
+    const clusters = fleet();
+    const s = setup(clusters, []);
+    s.refused.add("");
+    s.subs.add({ channel: "C1", kind: "clusters", project: "p2", createdBy: "U" });
+    await s.poll();
+    clusters[1]!.state = "Upgrading";
+    await s.poll();
+    expect(s.cards("C1").map((c) => c.cluster.uid)).toEqual(["c"]);
+    expect(s.poller.metrics().alertsUnavailable).toEqual([
+      "alerts unavailable for the tenant: Palette refused (403)",
+    ]);
+  });
+});
