@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { runAckBench } from "./ack.ts";
 import { runClientBench } from "./client.ts";
 import { runPollBench } from "./poll.ts";
+import { runScaleBench } from "./scale.ts";
 import { runSimulatorBench } from "./simulator.ts";
 
 const only = process.argv.slice(2);
@@ -17,6 +18,8 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["ack", runAckBench],
   ["poll", runPollBench],
   ["simulator", runSimulatorBench],
+  // minutes, not seconds: run it alone with `npm run bench -- scale`
+  ["scale", () => runScaleBench()],
 ];
 
 // a run of some figures keeps the others' last results, so the README table stays whole

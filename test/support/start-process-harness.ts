@@ -83,9 +83,13 @@ export interface CliProcess {
 export function spawnCli(
   args: string[],
   env: Record<string, string>,
-  options: { stdin?: "pipe" | "ignore" } = {},
+  options: {
+    stdin?: "pipe" | "ignore";
+    /** another entry point, e.g. a compiled `main.js` (benchmarks measure what the image runs) */
+    script?: string;
+  } = {},
 ): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [options.script ?? BIN, ...args], {
     env: { ...cleanEnv(), ...env },
     stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
   });

@@ -1,0 +1,225 @@
+/**
+ * Fleet scale (`npm run bench -- scale`): the bot as its own process (`bin/palette-chatops.js
+ * start`, HTTP mode) against the simulator with 10,000 and 50,000 clusters in 3 projects, 1% not
+ * Running and Healthy, 20 changes a minute of churn, Palette's documented rate limits enforced,
+ * and POLL_SCHEDULE every 30 s. The simulator, the fake Slack and the load live in this process;
+ * the bot's memory and latency are its own. Prints JSON.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { startSimulator } from "../src/simulator/server.ts";
+import { startFakeSlack } from "../test/support/fake-slack.ts";
+import { sampleValue } from "../test/support/prometheus.ts";
+import { postSigned, slashCommandBody } from "../test/support/slack-request.ts";
+import { freePort, spawnCli, until } from "../test/support/start-process-harness.ts";
+
+const PROJECTS = 3;
+const PAGE = 50;
+const DASHBOARD_PER_SECOND = 10;
+const SIGNING_SECRET = "scale-bench-signing-secret";
+const STEADY_CYCLES = 3;
+
+export interface ScaleFigures {
+  clusters: number;
+  projects: number;
+  /** first poll after start: the full listing (a reconciliation) */
+  reconcileMs: number;
+  /** search pages over the documented /v1/dashboard limit: the least time a full listing takes */
+  rateLimitFloorMs: number;
+  reconcileToFloor: number;
+  /** Palette requests per steady poll cycle, mean of STEADY_CYCLES */
+  callsPerSteadyCycle: number;
+  /** a change in Palette → its message at the fake Slack */
+  changeToSlackMs: { p50: number; p99: number; max: number; changes: number; seen: number };
+  /** `/palette cluster <name>`: Palette requests it made (no poll running), answer time during polls */
+  command: { paletteCalls: number; answerP50Ms: number; answerP99Ms: number; samples: number };
+  botPeakRssMb: number;
+  palette429s: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0);
+};
+
+/** VmHWM: the most resident memory the process ever had. */
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+/**
+ * The bot compiled as the image runs it (node dist/main.js), not through tsx, whose compiler would
+ * count against the bot's memory. Built under node_modules/.cache so packages resolve.
+ */
+function buildBot(): string {
+  const root = join(import.meta.dirname, "..");
+  const outDir = join(root, "node_modules", ".cache", "palette-chatops-bench");
+  execFileSync(
+    process.execPath,
+    [
+      join(root, "node_modules", "typescript", "bin", "tsc"),
+      "-p",
+      "tsconfig.build.json",
+      "--outDir",
+      outDir,
+    ],
+    { cwd: root, stdio: "inherit" },
+  );
+  return join(outDir, "main.js");
+}
+
+async function measure(clusters: number, script: string): Promise<ScaleFigures> {
+  const dir = mkdtempSync(join(tmpdir(), "scale-"));
+  const sim = await startSimulator({
+    clusters,
+    projects: PROJECTS,
+    seed: 42,
+    enforceRateLimits: true,
+    unhealthy: 0.01,
+    churnPerMinute: 20,
+  });
+  const fake = await startFakeSlack();
+  const port = await freePort();
+  const projects = sim.control.projects();
+  const bot = spawnCli(
+    ["start"],
+    {
+      SLACK_BOT_TOKEN: "xoxb-scale-bench",
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: fake.apiUrl,
+      PALETTE_API_URL: sim.url,
+      PALETTE_API_KEY: sim.credentials.apiKey,
+      PALETTE_PROJECTS: projects.join(","),
+      PORT: String(port),
+      STATE_DB: join(dir, "scale.sqlite"),
+      POLL_SCHEDULE: "*/30 * * * * *",
+      LOG_LEVEL: "warn",
+    },
+    { script },
+  );
+  const botUrl = `http://127.0.0.1:${port}`;
+  const metric = async (name: string) =>
+    sampleValue(await (await fetch(`${botUrl}/metrics`)).text(), name) ?? 0;
+  const pollsDone = () => metric('palette_chatops_poll_duration_seconds_count{outcome="ok"}');
+  let sequence = 0;
+  const command = async (text: string) => {
+    const id = `scale-${++sequence}`;
+    const sent = performance.now();
+    await postSigned(
+      `${botUrl}/slack/events`,
+      SIGNING_SECRET,
+      slashCommandBody({ text, channelId: "C0SCALE", responseUrl: `${fake.url}/response/${id}` }),
+    );
+    await until(
+      "the answer",
+      () => fake.callsTo("response").find((call) => call.body._responseId === id),
+      30_000,
+    );
+    return performance.now() - sent;
+  };
+
+  try {
+    const started = performance.now();
+    await until("the first poll", async () => (await pollsDone()) >= 1, 600_000);
+    const reconcileMs = Math.round(performance.now() - started);
+    const pages = projects.reduce(
+      (sum, project) => sum + Math.max(1, Math.ceil(sim.control.clusters(project).length / PAGE)),
+      0,
+    );
+    const rateLimitFloorMs = Math.round((pages / DASHBOARD_PER_SECOND) * 1000);
+    await command(`subscribe clusters`);
+
+    // steady cycles: Palette requests between consecutive poll completions
+    const perCycle: number[] = [];
+    let polls = await pollsDone();
+    let requestsAt = sim.control.requests().length;
+    const names = sim.control.clusters().map((cluster) => cluster.name);
+    const commandCalls: number[] = [];
+    const answerTimes: number[] = [];
+    const changes: Array<{ uid: string; name: string; at: number }> = [];
+    while (perCycle.length < STEADY_CYCLES) {
+      await sleep(500);
+      const now = await pollsDone();
+      if (now === polls) continue;
+      perCycle.push(sim.control.requests().length - requestsAt);
+      polls = now;
+      // between polls: one command's own Palette calls, and a change the next poll must carry
+      const before = sim.control.requests().length;
+      await command(`cluster ${names[perCycle.length * 97]}`);
+      commandCalls.push(sim.control.requests().length - before);
+      const target = sim.control.clusters().find((c) => c.state === "Running")!;
+      sim.control.setState(target.uid, "Upgrading");
+      changes.push({ uid: target.uid, name: target.name, at: Date.now() });
+      requestsAt = sim.control.requests().length;
+    }
+    // commands while a poll runs: fire as the next cycle starts
+    const pollAt = Date.now() + ((30_000 - (Date.now() % 30_000)) % 30_000);
+    await sleep(pollAt - Date.now() + 200);
+    for (let i = 0; i < 5; i++) {
+      answerTimes.push(await command(`cluster ${names[(i + 1) * 131]}`));
+    }
+    await sleep(31_000);
+    const delays = changes.flatMap((change) => {
+      const post = fake
+        .callsTo("chat.postMessage")
+        .find((call) => call.at >= change.at && String(call.body.text).includes(change.name));
+      return post ? [post.at - change.at] : [];
+    });
+    const requests = sim.control.requests();
+    return {
+      clusters,
+      projects: PROJECTS,
+      reconcileMs,
+      rateLimitFloorMs,
+      reconcileToFloor: Math.round((reconcileMs / rateLimitFloorMs) * 100) / 100,
+      callsPerSteadyCycle: Math.round(perCycle.reduce((a, b) => a + b, 0) / perCycle.length),
+      changeToSlackMs: {
+        p50: percentile(delays, 50),
+        p99: percentile(delays, 99),
+        max: percentile(delays, 100),
+        changes: changes.length,
+        seen: delays.length,
+      },
+      command: {
+        paletteCalls: Math.max(...commandCalls),
+        answerP50Ms: percentile(answerTimes, 50),
+        answerP99Ms: percentile(answerTimes, 99),
+        samples: answerTimes.length,
+      },
+      botPeakRssMb: peakRssMb(bot.child.pid!),
+      palette429s: requests.filter((request) => request.status === 429).length,
+    };
+  } finally {
+    await bot.kill();
+    await fake.close();
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runScaleBench(fleets = [10_000, 50_000]) {
+  const runs: ScaleFigures[] = [];
+  const script = buildBot();
+  for (const clusters of fleets) {
+    process.stderr.write(`bench scale: ${clusters} clusters…\n`);
+    runs.push(await measure(clusters, script));
+  }
+  return {
+    bench: "scale",
+    node: process.version,
+    setup:
+      "bot as its own process (compiled, node dist/main.js start, HTTP mode); simulator (rate limits enforced, 1% unhealthy, churn 20/min), fake Slack and load in the bench process; POLL_SCHEDULE */30 s",
+    runs,
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const fleets = process.argv.slice(2).map(Number).filter(Number.isFinite);
+  console.log(JSON.stringify(await runScaleBench(fleets.length ? fleets : undefined), null, 2));
+}
