@@ -24,8 +24,11 @@ export const clusterVerb: VerbSpec = {
     const found = await resolveCluster(ref, readScopes(command, ctx), ctx, replayWith("cluster"));
     if (found.kind === "reply") return found.reply;
     const { cluster: resolved, scope } = found;
+    // found by name, the search result already says what the full object would (name, labels,
+    // age, provider, cloud config): the card costs the search and the overview, two calls
     const [cluster, overview] = await Promise.all([
-      resolved.cluster ?? ctx.palette.getCluster(resolved.uid, scope),
+      resolved.cluster ??
+        (resolved.summary ? undefined : ctx.palette.getCluster(resolved.uid, scope)),
       // health lives only on the overview; a card without it beats no card
       ctx.palette.getClusterOverview(resolved.uid, scope).catch((error: unknown) => {
         ctx.logger.warn({ err: errorSummary(error), uid: resolved.uid }, "cluster overview failed");
@@ -47,12 +50,19 @@ export const clusterVerb: VerbSpec = {
 
 export function cardData(
   resolved: ResolvedCluster,
-  cluster: Cluster,
+  cluster: Cluster | undefined,
   overview: ClusterOverview | undefined,
   summary: ClusterSummary | undefined,
 ): ClusterCardData {
-  const endpoint = overview?.status?.apiEndpoints?.[0] ?? cluster.status?.apiEndpoints?.[0];
-  const ref = cluster.spec?.cloudConfigRef;
+  const endpoint = overview?.status?.apiEndpoints?.[0] ?? cluster?.status?.apiEndpoints?.[0];
+  const summaryConfig = summary?.specSummary?.cloudConfig;
+  const ref =
+    cluster?.spec?.cloudConfigRef ??
+    (summaryConfig?.cloudType && summaryConfig.uid
+      ? // Palette's cloudConfigRef.kind is the cloud type, as the Terraform provider reads it
+        { kind: summaryConfig.cloudType, uid: summaryConfig.uid }
+      : undefined);
+  const meta = cluster?.metadata ?? summary?.metadata;
   const reasons = (
     overview?.status?.health?.conditions ??
     summary?.status?.health?.conditions ??
@@ -62,20 +72,20 @@ export function cardData(
     .filter((reason) => reason.length > 0);
   return {
     uid: resolved.uid,
-    name: cluster.metadata?.name ?? resolved.name,
+    name: meta?.name ?? resolved.name,
     projectUid: resolved.projectUid,
     projectName: resolved.projectName,
-    state: overview?.status?.state ?? cluster.status?.state ?? summary?.status?.state ?? undefined,
+    state: overview?.status?.state ?? cluster?.status?.state ?? summary?.status?.state ?? undefined,
     health: overview?.status?.health?.state ?? summary?.status?.health?.state ?? undefined,
     healthReasons: reasons,
-    provider: cluster.spec?.cloudType ?? summary?.specSummary?.cloudConfig?.cloudType ?? undefined,
+    provider: cluster?.spec?.cloudType ?? summaryConfig?.cloudType ?? undefined,
     kubernetesVersion: overview?.status?.kubeMeta?.kubernetesVersion ?? undefined,
-    createdAt: cluster.metadata?.creationTimestamp ?? undefined,
+    createdAt: meta?.creationTimestamp ?? undefined,
     apiEndpoint: endpoint?.host
       ? `${endpoint.host}${endpoint.port ? `:${endpoint.port}` : ""}`
       : undefined,
     cloudConfig: ref?.kind && ref.uid ? { kind: ref.kind, uid: ref.uid } : undefined,
-    tags: tagsOf(cluster.metadata?.labels ?? summary?.metadata?.labels),
+    tags: tagsOf(meta?.labels),
     scope: {},
   };
 }

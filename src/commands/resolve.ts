@@ -44,9 +44,10 @@ export async function resolveCluster(
     const found = byUid.find((resolution) => resolution !== undefined);
     if (found) return found;
   }
-  // One name search per scope answers the usual case; only a miss walks the scopes, for names
-  // that differ in case and for the "did you mean" hint.
-  let found = await namedLike(ref, scopes, ctx, ref);
+  // One name search answers the usual case (one for all watched projects when Palette allows,
+  // else one per project); only a miss walks the scopes, for names that differ in case and for
+  // the "did you mean" hint.
+  let found = (await namedInTenant(ref, scopes, ctx)) ?? (await namedLike(ref, scopes, ctx, ref));
   if (found.exact.length === 0) found = await namedLike(ref, scopes, ctx, undefined);
   const { exact, folded, names } = found;
   const matches = exact.length > 0 ? exact : folded;
@@ -106,6 +107,41 @@ async function clusterByUid(
   }
 }
 
+interface NameMatches {
+  exact: ClusterSummary[];
+  folded: ClusterSummary[];
+  names: Set<string>;
+}
+
+/**
+ * With several watched projects, one tenant-wide name search asks them all at once (Palette's
+ * search without a project scope spans the tenant's projects) and keeps the watched ones.
+ * Undefined, so the caller asks project by project, when it finds nothing there or the bot's
+ * account may not search the tenant: an account that sees only its projects still gets answers.
+ */
+async function namedInTenant(
+  ref: string,
+  scopes: readonly Scope[],
+  ctx: CommandContext,
+): Promise<NameMatches | undefined> {
+  const watched = new Set(scopes.map((scope) => scope.projectUid));
+  if (scopes.length < 2 || watched.has(undefined)) return undefined;
+  try {
+    const found = await namedLike(ref, [{}], ctx, ref);
+    const inWatched = (summary: ClusterSummary) =>
+      watched.has(summary.specSummary?.projectMeta?.uid ?? undefined);
+    const exact = found.exact.filter(inWatched);
+    return exact.length > 0
+      ? { ...found, exact, folded: found.folded.filter(inWatched) }
+      : undefined;
+  } catch (error) {
+    if (error instanceof PaletteError && error.kind === "forbidden") {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
 /**
  * The clusters of every scope whose name is `ref` (exactly, or case-folded), and every name seen.
  * With `name`, each scope is asked for that name only; without, each scope is walked.
@@ -115,7 +151,7 @@ async function namedLike(
   scopes: readonly Scope[],
   ctx: CommandContext,
   name: string | undefined,
-): Promise<{ exact: ClusterSummary[]; folded: ClusterSummary[]; names: Set<string> }> {
+): Promise<NameMatches> {
   const exact: ClusterSummary[] = [];
   const folded: ClusterSummary[] = [];
   const names = new Set<string>();

@@ -130,7 +130,12 @@ export class FakePalette implements PaletteApi {
 
   private summary(cluster: FakeCluster): ClusterSummary {
     return {
-      metadata: { uid: cluster.uid, name: cluster.name, labels: cluster.labels ?? {} },
+      metadata: {
+        uid: cluster.uid,
+        name: cluster.name,
+        labels: cluster.labels ?? {},
+        creationTimestamp: cluster.createdAt ?? null,
+      },
       specSummary: {
         cloudConfig: { cloudType: cluster.provider, uid: `cc-${cluster.uid}` },
         projectMeta: cluster.projectUid
@@ -228,6 +233,8 @@ export class FakePalette implements PaletteApi {
             }
           : null,
         kubeMeta: { kubernetesVersion: cluster.kubernetesVersion ?? "1.30.4" },
+        // as the real overview (v1SpectroClusterUidSummary) and the simulator carry them
+        apiEndpoints: [{ host: `${cluster.name}.example.com`, port: 6443 }],
       },
     };
   }

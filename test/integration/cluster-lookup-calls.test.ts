@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dispatch } from "../../src/commands/dispatch.ts";
+import { silentLogger } from "../../src/log.ts";
+import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
+import { PaletteError } from "../../src/palette/errors.ts";
+import { Secret } from "../../src/secret.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { FakePalette, sampleFleet, testContext } from "../support/fake-palette.ts";
+import { asMessage } from "../support/reply-text.ts";
+
+/**
+ * What `/palette cluster <name>` costs on Palette with several watched projects: one tenant-wide
+ * name search kept to the watched projects, then the overview; two calls, however big the fleet.
+ */
+
+let sim: RunningSimulator;
+let palette: PaletteClient;
+
+beforeAll(async () => {
+  sim = await startSimulator({ clusters: 300, projects: 3, seed: 9 });
+  palette = createPaletteClient({
+    baseUrl: sim.url,
+    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
+    logger: silentLogger,
+  });
+});
+
+afterAll(async () => {
+  await palette?.close();
+  await sim?.close();
+});
+
+describe("a cluster looked up by name across the watched projects", () => {
+  it("costs one search and one overview, and answers with the card", async () => {
+    const projects = sim.control.projects();
+    const target = sim.control.clusters(projects[2])[7]!;
+    const ctx = testContext({ palette, projects });
+    sim.control.clearRequests();
+    const reply = asMessage(await dispatch(`cluster ${target.name}`, ctx));
+    expect(JSON.stringify(reply)).toContain(target.uid);
+    const calls = sim.control.requests().map((r) => `${r.method} ${r.path}`);
+    expect(calls).toEqual([
+      "POST /v1/dashboard/spectroclusters/search",
+      `GET /v1/dashboard/spectroclusters/${target.uid}/overview`,
+    ]);
+  });
+
+  it("ignores a same-named cluster of a project the bot does not watch", async () => {
+    const [watched, unwatched] = sim.control.projects();
+    const inWatched = sim.control.clusters(watched)[3]!;
+    const twin = sim.control.addCluster({
+      name: inWatched.name,
+      projectUid: unwatched!,
+      provider: "aws",
+    });
+    const reply = asMessage(
+      await dispatch(
+        `cluster ${inWatched.name}`,
+        testContext({ palette, projects: [watched!, sim.control.projects()[2]!] }),
+      ),
+    );
+    const text = JSON.stringify(reply);
+    expect(text).toContain(inWatched.uid);
+    expect(text).not.toContain(twin.uid);
+  });
+});
+
+describe("an account that may not search the whole tenant", () => {
+  it("falls back to one name search per watched project", async () => {
+    const fake = new FakePalette(sampleFleet());
+    const projects = [
+      ...new Set(
+        sampleFleet()
+          .map((c) => c.projectUid)
+          .filter(Boolean),
+      ),
+    ] as string[];
+    fake.failOn("searchClusters", (args) =>
+      (args[0] as { projectUid?: string }).projectUid === undefined
+        ? new PaletteError("forbidden", 403, "Forbidden", "tenant scope refused")
+        : undefined,
+    );
+    const target = sampleFleet().find((c) => c.projectUid === projects[0])!;
+    const reply = asMessage(
+      await dispatch(
+        `cluster ${target.name}`,
+        testContext({ palette: fake, projects: [...projects, "p-other"] }),
+      ),
+    );
+    expect(JSON.stringify(reply)).toContain(target.uid);
+    const scopes = fake
+      .callsTo("searchClusters")
+      .map((call) => (call.args[0] as { projectUid?: string }).projectUid);
+    expect(scopes[0]).toBeUndefined();
+    expect(scopes.slice(1).sort()).toEqual([...projects, "p-other"].sort());
+  });
+});
