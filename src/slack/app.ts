@@ -5,6 +5,7 @@ import { dispatch as defaultDispatch } from "../commands/dispatch.ts";
 import type { SlackConfig } from "../config.ts";
 import { type RunningHttpServer, startHttpServer } from "../http/server.ts";
 import type { Logger } from "../log.ts";
+import { createAnswerGate, watchRequests } from "./answer-gate.ts";
 import { boltLogger } from "./bolt-logger.ts";
 import { countingFetch, type SlackCallObserver } from "./call-counter.ts";
 import { InFlight } from "./in-flight.ts";
@@ -110,6 +111,8 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
   });
 
   deps.instrument?.(app);
+  const answerGate = createAnswerGate();
+  watchRequests(app, answerGate);
   const launch = createLaunchRuntime(app.client, deps.commandDeps);
   const hooks: SlackHooks = {
     // `/palette launch` answers with a ModalReply; the edge turns it into this call
@@ -138,6 +141,7 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
       logger,
       inFlight,
       maxConcurrent: deps.maxConcurrentCommands,
+      answerGate,
     }),
   };
   registerListeners(app, edge);

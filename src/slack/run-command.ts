@@ -1,6 +1,7 @@
 import type { CommandDeps, Reply } from "../commands/types.ts";
 import type { Logger } from "../log.ts";
 import { code } from "../views/mrkdwn.ts";
+import type { AnswerGate } from "./answer-gate.ts";
 import { deliverReply, notice } from "./deliver.ts";
 import type { InFlight } from "./in-flight.ts";
 import type { CommandTarget, Dispatch, SlackEdge, SlackHooks } from "./types.ts";
@@ -39,9 +40,13 @@ export function createRunCommand(deps: {
    * compete with a bounded amount of work on the event loop, so they stay fast.
    */
   maxConcurrent?: number;
+  /** answer work waits its turn behind the acks of a burst (src/slack/answer-gate.ts) */
+  answerGate?: AnswerGate;
 }): SlackEdge["runCommand"] {
+  const turn = () => deps.answerGate?.turn() ?? Promise.resolve();
   const limit = concurrencyLimit(deps.maxConcurrent ?? 8);
   const run = async (text: string, target: CommandTarget) => {
+    await turn();
     const started = performance.now();
     const verb = text.trim().split(/\s+/)[0]?.toLowerCase() || "help";
     let reply: Reply;
@@ -60,6 +65,7 @@ export function createRunCommand(deps: {
         `:warning: ${code(verb)} failed on our side; the details are in the bot's log.`,
       );
     }
+    await turn();
     await deliverReply(reply, target, {
       logger: deps.logger,
       audit: deps.commandDeps.audit,

@@ -76,9 +76,16 @@ describe("an account that may not search the whole tenant", () => {
           .filter(Boolean),
       ),
     ] as string[];
-    fake.failOn("searchClusters", (args) =>
+    fake.failOn("searchClusters", (args: unknown[]) =>
       (args[0] as { projectUid?: string }).projectUid === undefined
-        ? new PaletteError("forbidden", 403, "Forbidden", "tenant scope refused")
+        ? new PaletteError(
+            "forbidden",
+            403,
+            "Forbidden",
+            "tenant scope refused",
+            undefined,
+            "POST /v1/dashboard/spectroclusters/search",
+          )
         : undefined,
     );
     const target = sampleFleet().find((c) => c.projectUid === projects[0])!;
