@@ -8,7 +8,7 @@ import { slackClientOptions } from "../../src/slack/app.ts";
 import { slackCardSink } from "../../src/slack/launch-card-sink.ts";
 import { type Db, openDb } from "../../src/store/db.ts";
 import { LaunchStore } from "../../src/store/launches.ts";
-import { FakePalette, type FakeCluster } from "../support/fake-palette.ts";
+import { type FakeCluster, FakePalette } from "../support/fake-palette.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
 import { type LaunchHarness, startLaunchHarness, stateFor } from "../support/launch-harness.ts";
@@ -52,7 +52,13 @@ describe("launch follower: bounded card retries, and the 3 h limit always applie
     fake.reset();
     clock = new ManualClock(Date.UTC(2026, 2, 1));
     db = openDb(":memory:");
-    cluster = { uid: "uid-1", name: "web-1", projectUid: "p1", state: "Provisioning", provider: "aws" };
+    cluster = {
+      uid: "uid-1",
+      name: "web-1",
+      projectUid: "p1",
+      state: "Provisioning",
+      provider: "aws",
+    };
     palette = new FakePalette([cluster]);
     store = new LaunchStore(db, clock);
     const claim = store.reserve({
@@ -124,7 +130,12 @@ describe("launch follower: bounded card retries, and the 3 h limit always applie
 
   it("a card Slack refuses to edit is tried at most 5 times; the follow still ends at 3 h", async () => {
     fake.on("chat.update", () => ({ body: { ok: false, error: "message_not_found" } }));
+    cluster.state = "Pending";
     const t = tracker();
+    await follow(t, TICK_MS);
+    expect(fake.callsTo("chat.postMessage")).toHaveLength(1);
+    // the cluster moves on; its card cannot be edited (someone deleted the message)
+    cluster.state = "Provisioning";
     await follow(t, 2 * HOUR);
     expect(fake.callsTo("chat.postMessage")).toHaveLength(1);
     const edits = fake.callsTo("chat.update").length;

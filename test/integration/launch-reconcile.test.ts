@@ -16,9 +16,9 @@ import { createLaunchRuntime, type LaunchRuntime } from "../../src/slack/launch-
 import { AuditLog } from "../../src/store/audit.ts";
 import { type Db, openDb } from "../../src/store/db.ts";
 import { LaunchStore } from "../../src/store/launches.ts";
+import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
 import { type LaunchHarness, startLaunchHarness, stateFor } from "../support/launch-harness.ts";
-import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 
 /**
  * A crash between "name reserved" and "Palette answered, recorded" leaves a reservation
@@ -114,7 +114,11 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
   it("Palette has the cluster: recorded as created, followed, and its card posted once", async () => {
     const { file, id } = crashAfterReserve("crash-made");
     // the create reached Palette before the crash
-    const cluster = sim.control.addCluster({ name: "crash-made", projectUid: project, provider: "aws" });
+    const cluster = sim.control.addCluster({
+      name: "crash-made",
+      projectUid: project,
+      provider: "aws",
+    });
     clock.advance(30_000);
 
     const { store, runtime } = restart(file);
@@ -163,7 +167,11 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
     const { file, id } = crashAfterReserve("crash-offline");
     sim.control.addCluster({ name: "crash-offline", projectUid: project, provider: "aws" });
     clock.advance(5 * 60_000);
-    sim.control.addFault({ pathPrefix: "/v1/dashboard/spectroclusters", kind: "status", status: 503 });
+    sim.control.addFault({
+      pathPrefix: "/v1/dashboard/spectroclusters",
+      kind: "status",
+      status: 503,
+    });
 
     const { store, runtime } = restart(file);
     await runtime.tracker.tick();
@@ -247,6 +255,8 @@ describe("launch: Palette created the cluster but the store could not record it"
     const record = store.get(kept!.id);
     expect(record?.status).toBe("created");
     expect(record?.clusterUid).toBe(created!.uid);
-    expect(h.bot.fake.callsTo("chat.postMessage").filter(isCardOf("unrecorded-one"))).toHaveLength(1);
+    expect(h.bot.fake.callsTo("chat.postMessage").filter(isCardOf("unrecorded-one"))).toHaveLength(
+      1,
+    );
   });
 });
