@@ -186,6 +186,20 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
     expect(fake.callsTo("chat.postMessage").filter(isCardOf("crash-offline"))).toHaveLength(1);
   });
 
+  it("a cluster of that name Palette had long before the reservation is not taken for the launch", async () => {
+    // someone made "old-namesake" in Palette an hour before; the crash came before the name check
+    sim.control.addCluster({ name: "old-namesake", projectUid: project, provider: "aws" });
+    clock.advance(3600_000);
+    const { file, id } = crashAfterReserve("old-namesake");
+    clock.advance(5 * 60_000);
+
+    const { store, runtime } = restart(file);
+    await runtime.tracker.tick();
+
+    expect(store.get(id)).toBeUndefined();
+    expect(fake.callsTo("chat.postMessage")).toHaveLength(0);
+  });
+
   it("a reservation made after start (a submit still talking to Palette) is left alone", async () => {
     const { file } = crashAfterReserve("crash-other");
     clock.advance(5 * 60_000);

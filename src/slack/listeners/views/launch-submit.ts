@@ -131,7 +131,7 @@ export function registerLaunchSubmit(
       const outcome = await work;
       if (outcome.kind === "unrecorded" || outcome.kind === "unconfirmed") {
         await client.views
-          .update({ view_id: view.id, view: unsettledView(outcome) })
+          .update({ view_id: view.id, view: handOverUnsettled(outcome) })
           .catch((error: unknown) => deps.logger.warn({ err: String(error) }, "notice not shown"));
       } else if (outcome.kind === "created") {
         await tracker.follow(outcome.record.id);
@@ -172,13 +172,18 @@ export function registerLaunchSubmit(
         return;
       case "unrecorded":
       case "unconfirmed":
-        await ack({ response_action: "update", view: unsettledView(first) });
+        await ack({ response_action: "update", view: handOverUnsettled(first) });
         return;
     }
   }
 
-  /** Palette's answer is not in the store: the tracker looks the cluster up, and the user hears so */
-  function unsettledView(outcome: Extract<LaunchOutcome, { kind: "unrecorded" | "unconfirmed" }>) {
+  /**
+   * Palette's answer is not in the store: hands the reservation to the tracker, which looks the
+   * cluster up by name, and returns the notice that tells the user so
+   */
+  function handOverUnsettled(
+    outcome: Extract<LaunchOutcome, { kind: "unrecorded" | "unconfirmed" }>,
+  ) {
     // a stopped tracker (shutting down) leaves it to the next start
     const soon = tracker.lookFor(outcome.record.id);
     const notice = launchUnsettledNotice({
