@@ -11,7 +11,7 @@ import {
   type RawValues,
 } from "../palette/providers/index.ts";
 import { isProvider, type Provider } from "../palette/providers-list.ts";
-import { launchCard } from "../views/launch-card.ts";
+import { launchCard, launchUnsettledNotice } from "../views/launch-card.ts";
 import { renderBlocks } from "./render.ts";
 
 /**
@@ -31,6 +31,8 @@ export interface LaunchPromptsOptions {
 
 export type LaunchPromptsResult =
   | { kind: "created"; clusterUid: string; launchId: number }
+  /** Palette's answer is not in the store (see LaunchOutcome); the name stays reserved */
+  | { kind: "unsettled"; launchId: number; message: string }
   | { kind: "cancelled"; reason: string };
 
 class Cancelled extends Error {}
@@ -139,6 +141,17 @@ export async function runLaunchPrompts(
           return { kind: "cancelled", reason: outcome.message };
         case "duplicate":
           return { kind: "cancelled", reason: "already submitted" };
+        case "unrecorded":
+        case "unconfirmed": {
+          // the console follows nothing: the bot, started on this store, looks the cluster up
+          const notice = launchUnsettledNotice({
+            kind: outcome.kind,
+            name: outcome.record.name,
+            pickup: "the next time it starts with this state file",
+          });
+          print(`⚠ ${notice.text}`);
+          return { kind: "unsettled", launchId: outcome.record.id, message: notice.text };
+        }
       }
     }
   } catch (error) {

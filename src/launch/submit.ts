@@ -32,7 +32,17 @@ export type LaunchOutcome =
   | { kind: "duplicate"; record: LaunchRecord }
   /** Palette said no; `errors` is keyed by the field the refusal is about */
   | { kind: "refused"; errors: Record<string, string>; message: string }
-  | { kind: "created"; record: LaunchRecord; body: CreateBody };
+  | { kind: "created"; record: LaunchRecord; body: CreateBody }
+  /**
+   * Palette created the cluster, but the store refused to record it: the reservation stays (the
+   * name stays taken) until the tracker finds the cluster by name and follows it
+   */
+  | { kind: "unrecorded"; record: LaunchRecord; clusterUid: string }
+  /**
+   * the create went out and no answer says whether Palette acted (lost connection, time-out,
+   * 5xx): the reservation stays until the tracker has asked Palette by name
+   */
+  | { kind: "unconfirmed"; record: LaunchRecord };
 
 /** the form field a Palette refusal is shown on when it is not about the name */
 export const GENERAL_ERROR_FIELD = "provider";
@@ -94,30 +104,31 @@ export async function submitLaunch(
   }
   const { record } = claim;
 
+  let asked = false;
+  let uid: string;
   try {
     if (await nameTaken(deps, name, scope)) {
-      store.release(record.id);
+      releaseQuietly(store, record, deps);
       return {
         kind: "invalid",
         errors: { name: `A cluster named “${name}” already exists in this project.` },
       };
     }
-    const uid = await deps.palette.createCluster(provider, body, scope);
-    store.created(record.id, uid);
-    deps.audit.record({
-      userId: requester.userId,
-      action: "launch",
-      target,
-      outcome: "created",
-      detail: detail({ clusterUid: uid }),
-    });
-    deps.logger.info({ provider, name, clusterUid: uid, projectUid }, "cluster launched");
-    return { kind: "created", record: store.get(record.id)!, body };
+    asked = true;
+    uid = await deps.palette.createCluster(provider, body, scope);
   } catch (error) {
-    store.release(record.id);
+    if (asked && !createRefused(error)) {
+      // Palette may well have made it: keep the name reserved and let the tracker look it up
+      deps.logger.warn(
+        { err: String(error), provider, name, launchId: record.id },
+        "launch outcome unknown: Palette's answer to the create did not arrive",
+      );
+      return { kind: "unconfirmed", record };
+    }
+    releaseQuietly(store, record, deps);
     const message = describeForUser(error);
     const rejected = error instanceof PaletteError && error.status >= 400 && error.status < 500;
-    deps.audit.record({
+    auditQuietly(deps, {
       userId: requester.userId,
       action: "launch",
       target,
@@ -131,6 +142,62 @@ export async function submitLaunch(
     const field =
       error instanceof PaletteError && error.kind === "conflict" ? "name" : GENERAL_ERROR_FIELD;
     return { kind: "refused", errors: { [field]: message }, message };
+  }
+
+  // From here on Palette has the cluster: whatever the store does, nobody hears "failed".
+  try {
+    // the launch and its audit record land together, or neither does
+    deps.db.transaction(() => {
+      if (!store.created(record.id, uid)) throw new Error("the reservation was no longer pending");
+      deps.audit.record({
+        userId: requester.userId,
+        action: "launch",
+        target,
+        outcome: "created",
+        detail: detail({ clusterUid: uid }),
+      });
+    })();
+  } catch (error) {
+    deps.logger.error(
+      { err: String(error), provider, name, clusterUid: uid, launchId: record.id },
+      "Palette created the cluster but the store did not record it; it will be found by name",
+    );
+    return { kind: "unrecorded", record, clusterUid: uid };
+  }
+  deps.logger.info({ provider, name, clusterUid: uid, projectUid }, "cluster launched");
+  return { kind: "created", record: store.get(record.id) ?? record, body };
+}
+
+/**
+ * Whether an error of the create call says Palette did not act: a 4xx refusal (429 included:
+ * rate-limited before handling) or 503 (not serving), as in palette/retry.ts. Anything else
+ * after the request went out (lost connection, time-out, 500/502/504, an unreadable 2xx) may
+ * hide a created cluster.
+ */
+export function createRefused(error: unknown): boolean {
+  if (!(error instanceof PaletteError)) return false;
+  if (error.status === 503) return true;
+  return error.status >= 400 && error.status < 500 && error.status !== 408;
+}
+
+/** a refused launch frees its name; if the store cannot, the tracker settles it later */
+function releaseQuietly(store: LaunchStore, record: LaunchRecord, deps: CommandDeps): void {
+  try {
+    store.release(record.id);
+  } catch (error) {
+    deps.logger.warn(
+      { err: String(error), launchId: record.id },
+      "launch reservation not released; it is settled against Palette later",
+    );
+  }
+}
+
+/** the refusal is what the user needs to hear; an audit write failing is the log's business */
+function auditQuietly(deps: CommandDeps, entry: Parameters<CommandDeps["audit"]["record"]>[0]) {
+  try {
+    deps.audit.record(entry);
+  } catch (error) {
+    deps.logger.error({ err: String(error), target: entry.target }, "audit record not written");
   }
 }
 

@@ -10,15 +10,19 @@ export const DRAIN_CAP_MS = 5_000;
 /** What the launch listeners share with the wiring, which starts and stops it. */
 export interface LaunchRuntime {
   /**
-   * follows launched clusters; call `tracker.start(scheduler)` once the app runs, and
-   * `await tracker.stop()` on exit (it waits for a check in progress)
+   * follows launched clusters and posts their one card; call `tracker.start(scheduler)` once the
+   * app runs (it looks at once, settling reservations an earlier run left against Palette), and
+   * `await tracker.stop()` on exit (it waits for work in progress). Built here, before the app
+   * takes requests: reservations older than the tracker are an earlier run's.
    */
   tracker: LaunchTracker;
   /** modal submissions still talking to Palette */
   inFlight: InFlight;
   /**
    * On shutdown, after the Slack app stopped taking requests and before the store closes:
-   * waits (at most `capMs`, default 5 s) for modal submissions still talking to Palette.
+   * waits (at most `capMs`, default 5 s) for modal submissions still talking to Palette. One
+   * that ends later is never told "Not launched" unless Palette refused: a create it cannot
+   * record stays reserved for the next start to look up.
    */
   drain(capMs?: number): Promise<void>;
 }
@@ -40,7 +44,7 @@ export function createLaunchRuntime(client: webApi.WebClient, deps: CommandDeps)
       if (!(await inFlight.drain(capMs))) {
         deps.logger.warn(
           { pending: inFlight.size, capMs },
-          "launch submissions still running at shutdown; their outcome may not be recorded",
+          "launch submissions still running at shutdown; the next start settles them against Palette",
         );
       }
     },

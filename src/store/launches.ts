@@ -104,12 +104,17 @@ export class LaunchStore {
     this.db.prepare("DELETE FROM launches WHERE id = ? AND status = 'submitting'").run(id);
   }
 
-  created(id: number, clusterUid: string): void {
-    this.db
+  /**
+   * Palette created the cluster: the reservation becomes a launch to follow. False when there
+   * was no reservation left to turn (it was released meanwhile): the caller must not claim it.
+   */
+  created(id: number, clusterUid: string): boolean {
+    const result = this.db
       .prepare(
-        "UPDATE launches SET status = 'created', cluster_uid = ?, last_state = 'Pending', updated_at = ? WHERE id = ?",
+        "UPDATE launches SET status = 'created', cluster_uid = ?, last_state = 'Pending', updated_at = ? WHERE id = ? AND status = 'submitting'",
       )
       .run(clusterUid, this.clock.now(), id);
+    return result.changes > 0;
   }
 
   setCard(id: number, channel: string, ts: string): void {
@@ -141,6 +146,23 @@ export class LaunchStore {
         .prepare("SELECT * FROM launches WHERE status = 'created' AND done = 0 ORDER BY id")
         .all() as Row[]
     ).map(toRecord);
+  }
+
+  /** reservations whose create is not settled yet, oldest first */
+  submitting(): LaunchRecord[] {
+    return (
+      this.db
+        .prepare("SELECT * FROM launches WHERE status = 'submitting' ORDER BY id")
+        .all() as Row[]
+    ).map(toRecord);
+  }
+
+  /** the highest launch id so far (0 for none): ids only grow, so later reservations are above it */
+  lastId(): number {
+    const row = this.db.prepare("SELECT MAX(id) AS id FROM launches").get() as {
+      id: number | null;
+    };
+    return row.id ?? 0;
   }
 
   all(): LaunchRecord[] {

@@ -80,3 +80,25 @@ export function launchCard(input: LaunchCardInput): { text: string; blocks: Know
     : `Launching cluster ${name} (${escapeMrkdwn(label)}): ${escapeMrkdwn(state)}`;
   return { text: clampText(text, 3000), blocks };
 }
+
+/**
+ * What the requester hears when Palette's answer to a launch is not in the store: true in every
+ * case, never "failed". `pickup` says when the bot looks the cluster up by name, e.g.
+ * "within a minute" or "when it starts again".
+ */
+export function launchUnsettledNotice(input: {
+  kind: "unrecorded" | "unconfirmed";
+  name: string;
+  pickup: string;
+}): { title: string; text: string } {
+  if (input.kind === "unrecorded") {
+    return {
+      title: "Launched",
+      text: `Palette created cluster “${input.name}”, but the bot could not record it. It will pick the cluster up from Palette by its name ${input.pickup} and post its card.`,
+    };
+  }
+  return {
+    title: "Launch unconfirmed",
+    text: `Palette's answer to the launch of “${input.name}” did not arrive, so the bot does not know yet whether the cluster was created. It will look for it in Palette by its name ${input.pickup} and post its card if it is there; until then the name stays reserved.`,
+  };
+}

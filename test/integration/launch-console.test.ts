@@ -10,6 +10,7 @@ import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
 import { openDb } from "../../src/store/db.ts";
+import { LaunchStore } from "../../src/store/launches.ts";
 
 describe("console launch prompts", () => {
   let sim: RunningSimulator;
@@ -82,6 +83,49 @@ describe("console launch prompts", () => {
     const created = sim.control.clusters().find((c) => c.name === "console-aws");
     expect(created?.provider).toBe("aws");
     expect(created?.labels).toMatchObject({ env: "dev" });
+  });
+
+  it("a create whose answer does not arrive is reported as unsettled, not as failed", async () => {
+    sim.control.addFault({
+      pathPrefix: "/v1/spectroclusters/aws",
+      method: "POST",
+      kind: "status",
+      status: 502,
+      times: 1,
+    });
+    const answers = [
+      "aws",
+      "console-unsure",
+      "1",
+      "1",
+      "us-east-1",
+      "",
+      "my-key",
+      "",
+      "2",
+      "2",
+      "env:dev",
+    ];
+    const printed: string[] = [];
+    const result = await runLaunchPrompts({
+      ask: async (q) => {
+        const next = answers.shift();
+        if (next === undefined) throw new Error(`unexpected question: ${q}`);
+        return next;
+      },
+      print: (t) => printed.push(t),
+      deps,
+    });
+    expect(result.kind).toBe("unsettled");
+    const out = printed.join("\n");
+    expect(out).toContain("console-unsure");
+    expect(out).toContain("did not arrive");
+    expect(out).not.toMatch(/✗|failed|refused/);
+    // the name stays reserved until Palette has been asked for it by name
+    const kept = new LaunchStore(deps.db, deps.clock)
+      .all()
+      .find((r) => r.name === "console-unsure");
+    expect(kept?.status).toBe("submitting");
   });
 
   it("cancel stops without creating anything", async () => {

@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs } from "@slack/bol
 import type { CommandDeps } from "../../../commands/types.ts";
 import { GENERAL_ERROR_FIELD, type LaunchOutcome, submitLaunch } from "../../../launch/submit.ts";
 import type { LaunchTracker } from "../../../launch/watch.ts";
+import { launchUnsettledNotice } from "../../../views/launch-card.ts";
 import {
   LAUNCH_CALLBACK_ID,
   launchNoticeView,
@@ -128,7 +129,11 @@ export function registerLaunchSubmit(
         ),
       });
       const outcome = await work;
-      if (outcome.kind === "created") {
+      if (outcome.kind === "unrecorded" || outcome.kind === "unconfirmed") {
+        await client.views
+          .update({ view_id: view.id, view: handOverUnsettled(outcome) })
+          .catch((error: unknown) => deps.logger.warn({ err: String(error) }, "notice not shown"));
+      } else if (outcome.kind === "created") {
         await tracker.follow(outcome.record.id);
         await client.views
           .update({
@@ -165,6 +170,27 @@ export function registerLaunchSubmit(
         await ack();
         await tracker.follow(first.record.id);
         return;
+      case "unrecorded":
+      case "unconfirmed":
+        await ack({ response_action: "update", view: handOverUnsettled(first) });
+        return;
     }
+  }
+
+  /**
+   * Palette's answer is not in the store: hands the reservation to the tracker, which looks the
+   * cluster up by name, and returns the notice that tells the user so
+   */
+  function handOverUnsettled(
+    outcome: Extract<LaunchOutcome, { kind: "unrecorded" | "unconfirmed" }>,
+  ) {
+    // a stopped tracker (shutting down) leaves it to the next start
+    const soon = tracker.lookFor(outcome.record.id);
+    const notice = launchUnsettledNotice({
+      kind: outcome.kind,
+      name: outcome.record.name,
+      pickup: soon ? "within a minute" : "when it starts again",
+    });
+    return launchNoticeView(notice.title, notice.text);
   }
 }
