@@ -1,8 +1,8 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
 import { webApi } from "@slack/bolt";
+import { afterEach, describe, expect, it } from "vitest";
 import { Secret } from "../../src/secret.ts";
 import { sendFileToDm } from "../../src/slack/file-upload.ts";
 import { createChannelProbe, createSlackPoster } from "../../src/slack/notify-poster.ts";

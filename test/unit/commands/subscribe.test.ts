@@ -8,11 +8,11 @@ import type { CommandContext, MessageReply } from "../../../src/commands/types.t
 import { silentLogger } from "../../../src/log.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
-import { OutboxStore } from "../../../src/store/outbox.ts";
 import { openDb } from "../../../src/store/db.ts";
+import { OutboxStore } from "../../../src/store/outbox.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
-import { rendered } from "../../support/reply-text.ts";
+import { blocksText, rendered } from "../../support/reply-text.ts";
 
 function context(member?: boolean, channelId = "C1", projects: string[] = []) {
   const db = openDb(":memory:");
@@ -157,10 +157,10 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
     const ids = ["a", "b", "c", "d"].map((text) =>
       outbox.add({ channel: "C1", kind: "post", payload: { text } }, "t"),
     );
-    outbox.deadLetter(ids[0]!, "Slack: <!channel> invalid_blocks");
-    outbox.deadLetter(ids[2]!, "Slack: timeout after 8 attempts");
-    outbox.deadLetter(ids[3]!, "Slack: timeout after 8 attempts");
-    const listing = all(await run("subscriptions", ctx));
+    outbox.deadLetter(ids[0]!, "Slack: <!channel> invalid_blocks", "t");
+    outbox.deadLetter(ids[2]!, "Slack: timeout after 8 attempts", "t");
+    outbox.deadLetter(ids[3]!, "Slack: timeout after 8 attempts", "t");
+    const listing = blocksText(rendered(await run("subscriptions", ctx)).blocks);
     expect(listing).toContain("3 notifications could not be delivered");
     expect(listing).toContain("2 × Slack: timeout after 8 attempts");
     expect(listing).toContain("&lt;!channel&gt;");
@@ -182,6 +182,7 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
     outbox.deadLetter(
       outbox.add({ channel: "C1", kind: "post", payload: { text: "a" } }, "t"),
       "Slack: msg_too_long",
+      "t",
     );
     const listing = all(await run("subscriptions", ctx));
     expect(listing).toContain("no subscriptions");

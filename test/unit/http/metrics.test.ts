@@ -131,9 +131,9 @@ describe("Metrics", () => {
     });
     metrics.senderPaused("invalid_auth");
     let text = await metrics.render();
-    expect(sampleValue(text, 'palette_chatops_slack_sender_paused_total{reason="invalid_auth"}')).toBe(
-      1,
-    );
+    expect(
+      sampleValue(text, 'palette_chatops_slack_sender_paused_total{reason="invalid_auth"}'),
+    ).toBe(1);
     expect(sampleValue(text, "palette_chatops_slack_sender_paused")).toBe(1);
     expect(sampleValue(text, "palette_chatops_outbox_dead_letters")).toBe(5);
     expect(sampleValue(text, "palette_chatops_outbox_parked")).toBe(3);

@@ -131,8 +131,11 @@ describe("sender", () => {
 
 /** rows still waiting, parked or dead: anything not sent (raw SQL, so it reads any schema) */
 const unsent = (db: ReturnType<typeof openDb>) =>
-  (db.prepare("SELECT COUNT(*) AS n FROM notify_outbox WHERE sent_at IS NULL").get() as { n: number })
-    .n;
+  (
+    db.prepare("SELECT COUNT(*) AS n FROM notify_outbox WHERE sent_at IS NULL").get() as {
+      n: number;
+    }
+  ).n;
 
 /** the cluster a logged post or update names (cards render `n-<uid>: …`) */
 const named = (line: string) => /n-(\w+)/.exec(line)?.[1];
@@ -256,11 +259,10 @@ describe("sender: capped retries and dead letters (hole 5)", () => {
 
   it("re-sends a channel's dead letters in their original order once re-queued, before its newer rows", async () => {
     let refuse = true;
-    const s = setup(
-      (_m, _c, _n, call) =>
-        refuse && /n-[ab]\b/.test(call.text)
-          ? new SlackSendError("rejected", "invalid_blocks")
-          : undefined,
+    const s = setup((_m, _c, _n, call) =>
+      refuse && /n-[ab]\b/.test(call.text)
+        ? new SlackSendError("rejected", "invalid_blocks")
+        : undefined,
     );
     for (const uid of ["a", "b", "c"]) {
       s.outbox.add({ channel: "C", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
