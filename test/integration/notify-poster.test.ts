@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Secret } from "../../src/secret.ts";
 import { sendFileToDm } from "../../src/slack/file-upload.ts";
 import { createChannelProbe, createSlackPoster } from "../../src/slack/notify-poster.ts";
+import { describeSlackError } from "../../src/slack/slack-errors.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 
 let fake: FakeSlack | undefined;
@@ -157,7 +158,10 @@ describe("other Slack calls on the notification path have a timeout too", () => 
         ),
       ),
     );
-    expect(outcome).toMatchObject({ ok: false });
+    expect(outcome).toMatchObject({ ok: false, error: { name: "UploadTimeoutError" } });
+    // what the requester reads: Slack could not be reached, try again
+    const error = (outcome as { error: unknown }).error;
+    expect(describeSlackError(error).code).toBe("network");
     expect(fake.callsTo("files.completeUploadExternal")).toHaveLength(0);
   });
 });
