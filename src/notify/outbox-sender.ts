@@ -146,8 +146,15 @@ export function createSender(options: SenderOptions): Sender {
   /** the last time Slack accepted any call: proof it answers */
   let lastAcceptedAt = Number.NEGATIVE_INFINITY;
 
+  /** channels whose last round failed in the store itself: not before this (in memory only) */
+  const holdUntil = new Map<string, number>();
+
   const readyAt = (row: OutboxRow) =>
-    Math.max(row.nextAttemptAt, (lastPost.get(row.channel) ?? -Infinity) + minGapMs);
+    Math.max(
+      row.nextAttemptAt,
+      (lastPost.get(row.channel) ?? -Infinity) + minGapMs,
+      holdUntil.get(row.channel) ?? -Infinity,
+    );
   const exponential = (n: number) => Math.min(backoffMaxMs, backoffBaseMs * 2 ** Math.min(n, 16));
 
   function accepted(): void {
@@ -377,7 +384,8 @@ export function createSender(options: SenderOptions): Sender {
         }
       })
       .catch((error: unknown) => {
-        // the store failed under us: the row stays pending and is tried again
+        // the store failed under us: the row stays pending and is tried again, not at once
+        holdUntil.set(row.channel, clock.now() + backoffBaseMs);
         logger.error({ err: String(error), channel: row.channel }, "notification round failed");
       })
       .finally(() => {
