@@ -23,6 +23,7 @@ import {
   registerAckTiming,
 } from "./instrument.ts";
 import { paletteReadiness } from "./palette-readiness.ts";
+import { senderReadiness } from "./sender-readiness.ts";
 
 export interface RunningBot {
   port: number | undefined;
@@ -90,6 +91,8 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     clock,
     logger: logger.child({ component: "notify" }),
     consoleUrl: config.palette.consoleUrl,
+    onPauseChange: (state) =>
+      state.paused ? metrics.senderPaused(state.reason) : metrics.senderResumed(),
   });
   const poller = createPoller({
     palette,
@@ -107,7 +110,8 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
   let slackReady = false;
   const health = createHealth({
     metrics,
-    advisory: ["palette_poll"],
+    // a paused sender (Slack refuses the token) shows here, but commands may still be answered
+    advisory: ["palette_poll", "notify_sender"],
     logger,
     probes: {
       store: () => {
@@ -118,6 +122,7 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
       palette_poll: () => paletteHealth.poll(),
       slack: () =>
         slackReady ? { ok: true } : { ok: false, reason: "Slack auth.test not passed yet" },
+      notify_sender: senderReadiness(sender, clock),
     },
   });
 

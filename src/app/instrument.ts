@@ -26,8 +26,9 @@ export function paletteMetricsHook(metrics: Metrics): (event: PaletteClientEvent
 }
 
 /**
- * The notification sender's Slack calls (`chat.postMessage`, `chat.update`) counted by outcome:
- * the bulk of the bot's Slack traffic, and the first place a revoked token or a rate limit shows.
+ * The notification sender's Slack calls (`chat.postMessage`, `chat.update`, and the `auth.test`
+ * it asks before giving a message up) counted by outcome: the bulk of the bot's Slack traffic,
+ * and the first place a revoked token or a rate limit shows.
  */
 export function countingPoster(metrics: Metrics, poster: SlackPoster): SlackPoster {
   async function counted<T>(method: string, call: Promise<T>): Promise<T> {
@@ -44,6 +45,8 @@ export function countingPoster(metrics: Metrics, poster: SlackPoster): SlackPost
   return {
     postMessage: (message) => counted("chat.postMessage", poster.postMessage(message)),
     update: (message) => counted("chat.update", poster.update(message)),
+    // kept absent when the inner poster has none: the sender then counts Slack as reachable
+    ...(poster.ping ? { ping: () => counted("auth.test", poster.ping!()) } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { isKnownUnhealthy } from "../model/cluster.ts";
 import type { Subscription, SubscriptionKind } from "../model/subscription.ts";
 import { matchesFilter } from "../model/subscription.ts";
 import type { AuditOutcome } from "../store/audit.ts";
+import { OutboxStore } from "../store/outbox.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import { escapeMrkdwn, mention } from "../views/mrkdwn.ts";
@@ -107,6 +108,40 @@ async function notMember(ctx: CommandContext): Promise<MessageReply | undefined>
   );
 }
 
+const notifications = (n: number) => `${n} notification${n === 1 ? "" : "s"}`;
+
+/**
+ * The bot may post here again (the membership probe did not say otherwise): the channel's paused
+ * subscriptions resume, and the messages held while it was closed go out, in their old order.
+ */
+function reopenChannel(ctx: CommandContext, channel: string): { resumed: number; held: number } {
+  const store = new SubscriptionStore(ctx.db, ctx.clock);
+  const outbox = new OutboxStore(ctx.db);
+  const reopened = ctx.db.transaction(() => ({
+    resumed: store.resumeChannel(channel),
+    held: outbox.requeue(channel, { heldOnly: true }),
+  }))();
+  if (reopened.resumed + reopened.held > 0) {
+    ctx.logger.info(
+      { channel, ...reopened },
+      "channel reopened: subscriptions resumed, held re-queued",
+    );
+  }
+  return reopened;
+}
+
+function reopenedNote(reopened: { resumed: number; held: number }, resumedHere: boolean): string {
+  const others = reopened.resumed - (resumedHere ? 1 : 0);
+  return [
+    others > 0
+      ? ` Also resumed ${others} other paused subscription${others === 1 ? "" : "s"} here.`
+      : "",
+    reopened.held > 0
+      ? ` ${reopened.held} held notification${reopened.held === 1 ? "" : "s"} (kept while I could not post here) go out now, oldest first.`
+      : "",
+  ].join("");
+}
+
 export const subscribeVerb: VerbSpec = {
   name: "subscribe",
   usage: "subscribe [clusters|alerts|all] [project:<uid>] [tag:<t>]",
@@ -143,20 +178,22 @@ export const subscribeVerb: VerbSpec = {
     const store = new SubscriptionStore(ctx.db, ctx.clock);
     const channel = ctx.requester.channelId;
     const existing = store.find(channel, kind, project, tag);
-    if (existing && !existing.pausedReason) {
+    const wasPaused = existing?.pausedReason !== undefined;
+    const reopened = reopenChannel(ctx, channel);
+    if (existing && !wasPaused) {
       return messageReply(
         notice(
-          `This channel already gets ${describe(kind, project, tag)} (subscription #${existing.id}).`,
+          `This channel already gets ${describe(kind, project, tag)} (subscription #${existing.id}).${reopenedNote(reopened, false)}`,
         ),
         `Already subscribed (#${existing.id}).`,
+        reopened.resumed + reopened.held > 0 ? "in_channel" : "ephemeral",
       );
     }
     if (existing) {
-      store.resume(existing.id);
       trail(ctx, "subscribe", channel, "granted", { subscription: existing.id, resumed: true });
       return messageReply(
         notice(
-          `:arrow_forward: Resumed subscription #${existing.id}: ${describe(kind, project, tag)}.`,
+          `:arrow_forward: Resumed subscription #${existing.id}: ${describe(kind, project, tag)}.${reopenedNote(reopened, true)}`,
         ),
         `Resumed subscription #${existing.id}.`,
         "in_channel",
@@ -166,7 +203,7 @@ export const subscribeVerb: VerbSpec = {
     trail(ctx, "subscribe", channel, "created", { subscription: sub.id, kind });
     return messageReply(
       notice(
-        `:bell: Subscribed (#${sub.id}): this channel gets ${describe(kind, project, tag)}.${watchedNow(ctx, sub)}`,
+        `:bell: Subscribed (#${sub.id}): this channel gets ${describe(kind, project, tag)}.${reopenedNote(reopened, false)}${watchedNow(ctx, sub)}`,
         "Each change is posted once; a cluster's later changes edit its card and add a line to its thread. `/palette unsubscribe` stops them.",
       ),
       `Subscribed (#${sub.id}).`,
@@ -245,21 +282,54 @@ function removedReply(ctx: CommandContext, removed: readonly Subscription[]): Me
   );
 }
 
+/** `subscriptions retry`: the channel's dead letters and held messages, pending again. */
+async function retryUndelivered(ctx: CommandContext): Promise<MessageReply> {
+  const refusal = await notMember(ctx);
+  if (refusal) return refusal;
+  const channel = ctx.requester.channelId;
+  const requeued = new OutboxStore(ctx.db).requeue(channel);
+  if (requeued === 0) {
+    return messageReply(
+      notice(
+        "Nothing to re-send here: every notification for this channel went out or is on its way.",
+      ),
+      "Nothing to re-send here.",
+    );
+  }
+  ctx.logger.info({ channel, requeued }, "undelivered notifications re-queued");
+  return messageReply(
+    notice(
+      `:repeat: Re-queued ${notifications(requeued)} for this channel: they go out oldest first, before newer ones.`,
+      "If Slack refuses one again, `/palette subscriptions` says why.",
+    ),
+    `Re-queued ${notifications(requeued)}.`,
+    "in_channel",
+  );
+}
+
 export const subscriptionsVerb: VerbSpec = {
   name: "subscriptions",
-  usage: "subscriptions",
-  summary: "list this channel's subscriptions",
-  examples: ["/palette subscriptions"],
-  run: async (_command, ctx) => {
-    const subs = new SubscriptionStore(ctx.db, ctx.clock).forChannel(ctx.requester.channelId);
-    if (subs.length === 0) {
+  usage: "subscriptions [retry]",
+  summary:
+    "list this channel's subscriptions and what could not be delivered; `retry` sends that again",
+  examples: ["/palette subscriptions", "/palette subscriptions retry"],
+  run: async (command, ctx) => {
+    const arg = command.args[0]?.toLowerCase();
+    if (command.args.length > 1 || (arg !== undefined && arg !== "retry")) {
+      return usageReply(subscriptionsVerb, "The only word `subscriptions` takes is `retry`.");
+    }
+    if (arg === "retry") return retryUndelivered(ctx);
+    const channel = ctx.requester.channelId;
+    const subs = new SubscriptionStore(ctx.db, ctx.clock).forChannel(channel);
+    const undelivered = new OutboxStore(ctx.db).undelivered(channel);
+    if (subs.length === 0 && undelivered.length === 0) {
       return messageReply(
         notice("This channel has no subscriptions.", "`/palette subscribe` adds one."),
         "This channel has no subscriptions.",
       );
     }
     return messageReply(
-      { screen: "subscriptions", data: { subscriptions: subs } },
+      { screen: "subscriptions", data: { subscriptions: subs, undelivered } },
       `${subs.length} subscriptions.`,
     );
   },

@@ -15,6 +15,10 @@ export interface OutboxStats {
   depth: number;
   /** age in seconds of the oldest waiting message; 0 when the outbox is empty */
   oldestAgeSeconds: number;
+  /** messages given up (retries spent, or refused even as plain text) */
+  deadLetters?: number;
+  /** messages held while their channel is closed to the bot */
+  parked?: number;
 }
 
 export interface MetricsOptions {
@@ -61,6 +65,8 @@ export class Metrics {
   readonly #pollDuration: Histogram<"outcome">;
   readonly #pollClusters: Gauge;
   readonly #slackCalls: Counter<"method" | "outcome">;
+  readonly #senderPauses: Counter<"reason">;
+  readonly #senderPaused: Gauge;
   readonly #knownVerbs: Set<string> | undefined;
   #outbox: (() => OutboxStats) | undefined;
 
@@ -134,6 +140,19 @@ export class Metrics {
       registers,
     });
 
+    this.#senderPauses = new Counter({
+      name: `${prefix}slack_sender_paused_total`,
+      help: "Times the notification sender paused because Slack refused the bot itself, by Slack's code (invalid_auth, missing_scope…)",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.#senderPaused = new Gauge({
+      name: `${prefix}slack_sender_paused`,
+      help: "1 while the notification sender is paused on a workspace-level Slack refusal (it retries by itself), else 0",
+      registers,
+    });
+    this.#senderPaused.set(0);
+
     const outboxStats = (): OutboxStats | undefined => {
       try {
         return this.#outbox?.();
@@ -158,6 +177,25 @@ export class Metrics {
       collect() {
         const stats = outboxStats();
         if (stats) this.set(stats.oldestAgeSeconds);
+      },
+    });
+
+    new Gauge({
+      name: `${prefix}outbox_dead_letters`,
+      help: "Notifications given up (retries spent, or refused even as plain text); /palette subscriptions retry re-sends them",
+      registers,
+      collect() {
+        const stats = outboxStats();
+        if (stats?.deadLetters !== undefined) this.set(stats.deadLetters);
+      },
+    });
+    new Gauge({
+      name: `${prefix}outbox_parked`,
+      help: "Notifications held while the conversation they go to is closed to the bot; subscribing again there re-sends them",
+      registers,
+      collect() {
+        const stats = outboxStats();
+        if (stats?.parked !== undefined) this.set(stats.parked);
       },
     });
 
@@ -209,6 +247,17 @@ export class Metrics {
   /** One Slack Web API call (`chat.postMessage`, `views.publish`…) and how it went. */
   slackCall(method: string, outcome: "ok" | "error" | "rate_limited" | string): void {
     this.#slackCalls.inc({ method: label(method), outcome: label(outcome) });
+  }
+
+  /** The notification sender paused: Slack refused the bot itself with `reason`. */
+  senderPaused(reason: string): void {
+    this.#senderPauses.inc({ reason: label(reason) });
+    this.#senderPaused.set(1);
+  }
+
+  /** Slack accepts the bot again; the sender goes on. */
+  senderResumed(): void {
+    this.#senderPaused.set(0);
   }
 
   /** Where the outbox gauges read from at scrape time (set once the outbox exists). */

@@ -68,3 +68,15 @@ export interface OutboxDraft {
   clusterUid?: string;
   payload: CardPayload | DigestPayload | SummaryPayload | { text: string };
 }
+
+/**
+ * Messages of one channel that did not reach Slack, grouped by why: `dead` ones were given up
+ * (retries spent, or Slack refused their content even as plain text); `held` ones wait for the
+ * channel to take the bot back (it was archived, or the bot removed).
+ */
+export interface UndeliveredGroup {
+  status: "dead" | "held";
+  /** e.g. "Slack: invalid_blocks"; plain text, escaped when rendered */
+  reason: string;
+  count: number;
+}

@@ -13,6 +13,18 @@ export class UploadHttpError extends Error {
   }
 }
 
+/** The upload URL did not answer in time; shaped like a WebClient request error. */
+export class UploadTimeoutError extends Error {
+  readonly code = "slack_webapi_request_error";
+  constructor(readonly timeoutMs: number) {
+    super(`Slack's upload URL did not answer within ${timeoutMs} ms`);
+    this.name = "UploadTimeoutError";
+  }
+}
+
+/** A kubeconfig is a few kB: a minute covers the slowest link; longer means the upload hung. */
+export const UPLOAD_TIMEOUT_MS = 60_000;
+
 export interface DmFile {
   userId: string;
   fileName: string;
@@ -30,6 +42,7 @@ export async function sendFileToDm(
   client: WebClient,
   file: DmFile,
   fetchFn: typeof fetch = fetch,
+  timeoutMs = UPLOAD_TIMEOUT_MS,
 ): Promise<{ channelId: string; fileId: string }> {
   const dm = openedDm.parse(await client.conversations.open({ users: file.userId }));
   const ticket = uploadTicket.parse(
@@ -38,11 +51,20 @@ export async function sendFileToDm(
       length: file.content.byteLength,
     }),
   );
-  const uploaded = await fetchFn(ticket.upload_url, {
-    method: "POST",
-    headers: { "content-type": "application/octet-stream" },
-    body: new Uint8Array(file.content),
-  });
+  // one signal for the request and its answer's body, both of which can hang
+  const signal = AbortSignal.timeout(timeoutMs);
+  let uploaded: Response;
+  try {
+    uploaded = await fetchFn(ticket.upload_url, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: new Uint8Array(file.content),
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) throw new UploadTimeoutError(timeoutMs);
+    throw error;
+  }
   await uploaded.arrayBuffer().catch(() => undefined);
   if (!uploaded.ok) throw new UploadHttpError(uploaded.status);
   await client.files.completeUploadExternal({

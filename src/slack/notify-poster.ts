@@ -1,6 +1,11 @@
 import { webApi } from "@slack/bolt";
 import type { ChannelProbe } from "../commands/types.ts";
-import { classifySlackError, type SlackPoster, SlackSendError } from "../notify/slack-port.ts";
+import {
+  classifyHttpStatus,
+  classifySlackError,
+  type SlackPoster,
+  SlackSendError,
+} from "../notify/slack-port.ts";
 import type { Secret } from "../secret.ts";
 
 // through Bolt, which re-exports the Web API client: one declared dependency, one version
@@ -14,15 +19,32 @@ const {
 } = webApi;
 
 /**
+ * How long one notification call may take. Slack answers in well under a second; a call still
+ * open after this is treated as lost (transient) and retried, so one hung connection cannot hold
+ * its channel's queue.
+ */
+export const NOTIFY_CALL_TIMEOUT_MS = 10_000;
+/** `/palette subscribe` waits on the membership probe before it answers: keep it short */
+export const CHANNEL_PROBE_TIMEOUT_MS = 3_000;
+
+export interface SlackCallOptions {
+  token: Secret;
+  apiUrl?: string;
+  /** per call, in ms */
+  timeoutMs?: number;
+}
+
+/**
  * SlackPoster over @slack/web-api. WebClient's own retries and rate-limit queueing are off: the
  * outbox sender owns retries (it must keep order per channel and survive restarts), so every
- * failure comes back at once as a SlackSendError.
+ * failure, a time-out included, comes back at once as a SlackSendError.
  */
-export function createSlackPoster(options: { token: Secret; apiUrl?: string }): SlackPoster {
+export function createSlackPoster(options: SlackCallOptions): SlackPoster {
   const client = new WebClient(options.token.reveal(), {
     slackApiUrl: options.apiUrl,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
+    timeout: options.timeoutMs ?? NOTIFY_CALL_TIMEOUT_MS,
     // WebClient would print every failed attempt; the sender logs what matters, once
     logLevel: LogLevel.ERROR,
   });
@@ -63,7 +85,20 @@ export function createSlackPoster(options: { token: Secret; apiUrl?: string }): 
         throw toSendError(error);
       }
     },
+    async ping() {
+      try {
+        await client.auth.test();
+      } catch (error) {
+        throw toSendError(error);
+      }
+    },
   };
+}
+
+/** fetch's abort on `AbortSignal.timeout`, whether WebClient wrapped it or not */
+function isTimeout(error: unknown): boolean {
+  const cause = error instanceof WebAPIRequestError ? error.original : (error as Error | undefined);
+  return cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError");
 }
 
 export function toSendError(error: unknown): SlackSendError {
@@ -84,11 +119,9 @@ export function toSendError(error: unknown): SlackSendError {
         (Number.isFinite(seconds) ? seconds : 1) * 1000,
       );
     }
-    return new SlackSendError(
-      error.statusCode >= 500 ? "transient" : "rejected",
-      `http_${error.statusCode}`,
-    );
+    return new SlackSendError(classifyHttpStatus(error.statusCode), `http_${error.statusCode}`);
   }
+  if (isTimeout(error)) return new SlackSendError("transient", "timeout");
   if (error instanceof WebAPIRequestError) return new SlackSendError("transient", "network");
   return new SlackSendError("transient", error instanceof Error ? error.name : "unknown");
 }
@@ -96,11 +129,13 @@ export function toSendError(error: unknown): SlackSendError {
 /**
  * `ChannelProbe` (src/commands/types.ts) over conversations.info: `/palette subscribe` warns when
  * the bot is not in the channel. A private channel the bot is not in answers channel_not_found.
+ * No answer in time means "cannot tell", like any other failure.
  */
-export function createChannelProbe(options: { token: Secret; apiUrl?: string }): ChannelProbe {
+export function createChannelProbe(options: SlackCallOptions): ChannelProbe {
   const client = new WebClient(options.token.reveal(), {
     slackApiUrl: options.apiUrl,
     retryConfig: { retries: 1 },
+    timeout: options.timeoutMs ?? CHANNEL_PROBE_TIMEOUT_MS,
     logLevel: LogLevel.ERROR,
   });
   return {

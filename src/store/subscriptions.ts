@@ -109,4 +109,13 @@ export class SubscriptionStore {
   resume(id: number): void {
     this.db.prepare("UPDATE notify_subscriptions SET paused_reason = NULL WHERE id = ?").run(id);
   }
+
+  /** The bot is back in the channel: every subscription there hears news again. */
+  resumeChannel(channel: string): number {
+    return this.db
+      .prepare(
+        "UPDATE notify_subscriptions SET paused_reason = NULL WHERE channel = ? AND paused_reason IS NOT NULL",
+      )
+      .run(channel).changes;
+  }
 }

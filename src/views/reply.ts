@@ -1,4 +1,5 @@
 import type { KnownBlock } from "@slack/types";
+import type { UndeliveredGroup } from "../model/notification.ts";
 import type { Subscription } from "../model/subscription.ts";
 import { type AlertsData, alertGroupsBlocks, alertsBlocks } from "./alerts.ts";
 import { type CardEnv, type ClusterCardData, clusterCardBlocks } from "./cluster-card.ts";
@@ -34,9 +35,14 @@ const SCREENS = {
     ...(data.preface ? noticeBlocks(data.preface) : []),
     ...helpBlocks(data.entries),
   ],
-  subscriptions: (data: { subscriptions: readonly Subscription[]; preface?: string }) => [
+  subscriptions: (data: {
+    subscriptions: readonly Subscription[];
+    /** what did not reach the channel, by why */
+    undelivered?: readonly UndeliveredGroup[];
+    preface?: string;
+  }) => [
     ...(data.preface ? noticeBlocks(data.preface) : []),
-    ...subscriptionListBlocks(data.subscriptions),
+    ...subscriptionListBlocks(data.subscriptions, data.undelivered),
   ],
   error: (data: { mrkdwn: string; hint?: string }) => errorBlocks(data.mrkdwn, data.hint),
   notice: (data: { mrkdwn: string; hint?: string }) => noticeBlocks(data.mrkdwn, data.hint),

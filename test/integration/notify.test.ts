@@ -187,3 +187,55 @@ describe("notifications against the simulator", () => {
     expect(h.posts("C1")).toHaveLength(2);
   });
 });
+
+describe("a channel whose posts hang, against the real poster", () => {
+  it("does not hold up the other channel; the hung row times out, is retried, becomes a dead letter that blocks nothing, and goes out once re-queued", async () => {
+    h = await startNotifyHarness({ sender: { maxAttempts: 3 }, slackTimeoutMs: 1_000 });
+    h.subs.add({ channel: "CHUNG", kind: "all", createdBy: "U1" });
+    h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await h.cycle();
+    const [first, second] = healthyRunning(h);
+    const held: Array<() => void> = [];
+    let hang = true;
+    const isCardOf = (body: Record<string, unknown>, uid: string) =>
+      !body.thread_ts && JSON.stringify(body.blocks).includes(uid);
+    h.fake.on("chat.postMessage", (call) =>
+      hang && call.body.channel === "CHUNG" && isCardOf(call.body, first!.uid)
+        ? new Promise((resolve) => held.push(() => resolve(undefined)))
+        : undefined,
+    );
+    try {
+      h.sim.control.setState(first!.uid, "Upgrading");
+      h.sim.control.setState(second!.uid, "Upgrading");
+      await h.cycle();
+      const calls = h.fake.callsTo("chat.postMessage");
+      const hungCalls = calls.filter(
+        (c) => c.body.channel === "CHUNG" && isCardOf(c.body, first!.uid),
+      );
+      expect(hungCalls).toHaveLength(3);
+      // C1's second card went out while CHUNG's first call was still open (before its retry)
+      const c1Second = calls.findIndex(
+        (c) => c.body.channel === "C1" && isCardOf(c.body, second!.uid),
+      );
+      expect(c1Second).toBeGreaterThan(-1);
+      expect(c1Second).toBeLessThan(calls.indexOf(hungCalls[1]!));
+      const { OutboxStore } = await import("../../src/store/outbox.ts");
+      const outbox = new OutboxStore(h.db);
+      expect(outbox.undelivered("CHUNG")).toEqual([
+        { status: "dead", reason: "Slack: timeout after 3 attempts", count: 1 },
+      ]);
+      // the dead letter blocks nothing: CHUNG's next card went out after it
+      expect(h.posts("CHUNG").filter((b) => isCardOf(b, second!.uid))).toHaveLength(1);
+      expect(h.sender.outboxStats()).toMatchObject({ depth: 0, deadLetters: 1 });
+
+      hang = false;
+      expect(outbox.requeue("CHUNG")).toBe(1);
+      await h.sender.drainAll();
+      expect(outbox.undelivered("CHUNG")).toEqual([]);
+      expect(h.posts("CHUNG").filter((b) => isCardOf(b, first!.uid))).toHaveLength(4);
+    } finally {
+      hang = false;
+      for (const release of held) release();
+    }
+  }, 20_000);
+});

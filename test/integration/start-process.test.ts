@@ -387,6 +387,50 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
     expect(card).toContain("Upgrading");
     expect(card).not.toContain("Watching");
 
+    // Slack refuses the token for a while: notifications pause (readiness says why, a metric
+    // counts it) and resume by themselves once Slack accepts it again; nothing lost, nothing twice
+    let revoked = true;
+    const accepted: Array<Record<string, unknown>> = [];
+    fake.on("chat.postMessage", (call) => {
+      if (revoked) return { body: { ok: false, error: "invalid_auth" } };
+      accepted.push(call.body);
+      return undefined;
+    });
+    const second = sim.control.clusters().find((c) => c.state === "Running")!;
+    sim.control.setState(second.uid, "Upgrading");
+    const paused = await readyzWhen(
+      port,
+      "/readyz degraded while Slack refuses the token",
+      (answer) => answer.status === 200 && answer.json?.status === "degraded",
+    );
+    const checks = paused.json?.checks as Record<string, unknown> | undefined;
+    expect(String(checks?.notify_sender)).toContain("invalid_auth");
+    const pausedMetrics = (await get(port, "/metrics")).text;
+    expect(sampleValue(pausedMetrics, "palette_chatops_slack_sender_paused")).toBe(1);
+    expect(
+      sampleValue(
+        pausedMetrics,
+        'palette_chatops_slack_sender_paused_total{reason="invalid_auth"}',
+      ),
+    ).toBe(1);
+    revoked = false;
+    const cardsFor = (uid: string) =>
+      accepted.filter((body) => !body.thread_ts && JSON.stringify(body.blocks).includes(uid));
+    await until(
+      "the held card once Slack accepts the token",
+      () => cardsFor(second.uid).length >= 1,
+      15_000,
+    );
+    await readyzWhen(
+      port,
+      "/readyz ready again",
+      (answer) => answer.status === 200 && answer.json?.status === "ready",
+    );
+    const resumedMetrics = (await get(port, "/metrics")).text;
+    expect(sampleValue(resumedMetrics, "palette_chatops_slack_sender_paused")).toBe(0);
+    expect(sampleValue(resumedMetrics, "palette_chatops_outbox_dead_letters")).toBe(0);
+    expect(cardsFor(second.uid)).toHaveLength(1);
+
     // SIGTERM while a command waits on a slow Palette: the answer still goes out, then exit 0
     sim.control.addFault({ pathPrefix: "/v1/dashboard", kind: "latency", latencyMs: 1_200 });
     const slow = await slash("clusters", "slow");

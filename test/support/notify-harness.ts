@@ -1,6 +1,6 @@
 import { ManualClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
-import { createSender, type Sender } from "../../src/notify/outbox-sender.ts";
+import { createSender, type Sender, type SenderOptions } from "../../src/notify/outbox-sender.ts";
 import { createPoller, type Poller } from "../../src/notify/poll.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
@@ -37,9 +37,20 @@ export async function startNotifyHarness(
     dbPath?: string;
     /** PALETTE_PROJECTS for the poller; default every simulated project, [] = tenant scope */
     pollProjects?: string[];
+    /** sender settings beyond the harness's own (retry cap, in-flight cap…) */
+    sender?: Partial<Omit<SenderOptions, "db" | "slack" | "clock" | "logger">>;
+    /** per Slack call, real milliseconds (the poster's time-out) */
+    slackTimeoutMs?: number;
   } = {},
 ): Promise<NotifyHarness> {
-  const sim = await startSimulator({ clusters: 24, projects: 2, seed: 11, ...options });
+  const {
+    dbPath,
+    sender: senderOptions,
+    slackTimeoutMs,
+    pollProjects,
+    ...simulatorOptions
+  } = options;
+  const sim = await startSimulator({ clusters: 24, projects: 2, seed: 11, ...simulatorOptions });
   const palette = createPaletteClient({
     baseUrl: sim.url,
     credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
@@ -49,22 +60,27 @@ export async function startNotifyHarness(
     backoff: { baseMs: 1, maxMs: 5 },
   });
   const fake = await startFakeSlack();
-  const db = openDb(options.dbPath ?? ":memory:");
+  const db = openDb(dbPath ?? ":memory:");
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
   const poller = createPoller({
     palette,
     db,
     clock,
     logger: silentLogger,
-    projects: options.pollProjects ?? sim.control.projects(),
+    projects: pollProjects ?? sim.control.projects(),
   });
   const sender = createSender({
     db,
-    slack: createSlackPoster({ token: new Secret("xoxb-test"), apiUrl: fake.apiUrl }),
+    slack: createSlackPoster({
+      token: new Secret("xoxb-test"),
+      apiUrl: fake.apiUrl,
+      timeoutMs: slackTimeoutMs,
+    }),
     clock,
     logger: silentLogger,
     sleep: async (ms) => clock.advance(ms),
     random: () => 0.5,
+    ...senderOptions,
   });
   const subs = new SubscriptionStore(db, clock);
   const inChannel = (method: string, channel: string) =>

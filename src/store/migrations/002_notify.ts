@@ -132,4 +132,17 @@ export const notify: Migration[] = [
     // before this step get it from the next listing that names them.
     up: "ALTER TABLE notify_snapshots ADD COLUMN project_uid TEXT NOT NULL DEFAULT '';",
   },
+  {
+    id: 19,
+    name: "notify_outbox_dead_letters",
+    // A row's fate stays readable from its columns, by this build and by an older one rolled back
+    // onto the same file: pending (sent_at and parked_reason NULL), sent (sent_at), held while its
+    // channel is paused (parked_reason), dead letter (parked_reason says why, dead_at since when:
+    // an older build just sees it parked). `plain_text`: Slack refused the blocks once, so the
+    // row goes out as text only.
+    up: `
+      ALTER TABLE notify_outbox ADD COLUMN dead_at TEXT;
+      ALTER TABLE notify_outbox ADD COLUMN plain_text INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

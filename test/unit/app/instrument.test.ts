@@ -216,4 +216,23 @@ describe("countingPoster", () => {
     expect(await calls("chat.postmessage", "error")).toBe(1);
     expect(await calls("chat.update", "error")).toBe(1);
   });
+
+  it("passes the sender's reachability ping through, counted as auth.test, and adds none", async () => {
+    const m = metrics();
+    let pings = 0;
+    const inner: SlackPoster = {
+      postMessage: async () => ({ ts: "1.2" }),
+      update: async () => undefined,
+      ping: async () => {
+        pings += 1;
+      },
+    };
+    await countingPoster(m, inner).ping!();
+    expect(pings).toBe(1);
+    expect(
+      await sample(m, 'palette_chatops_slack_calls_total{method="auth.test",outcome="ok"}'),
+    ).toBe(1);
+    const { ping: _none, ...withoutPing } = inner;
+    expect(countingPoster(m, withoutPing).ping).toBeUndefined();
+  });
 });

@@ -9,10 +9,11 @@ import { silentLogger } from "../../../src/log.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
 import { openDb } from "../../../src/store/db.ts";
+import { OutboxStore } from "../../../src/store/outbox.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { denyAll } from "../../support/fake-palette.ts";
-import { asMessage, rendered } from "../../support/reply-text.ts";
+import { asMessage, blocksText, rendered } from "../../support/reply-text.ts";
 
 function context(
   member?: boolean,
@@ -170,5 +171,74 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
     ]);
     // reading the list needs no permission
     expect(all(await run("subscriptions", ctx))).toContain(`#${kept.id}`);
+  });
+
+  it("subscribing again in a paused channel resumes it and re-queues its held notifications in order", async () => {
+    const { ctx, store } = context(true);
+    await run("subscribe clusters", ctx);
+    await run("subscribe alerts", ctx);
+    const outbox = new OutboxStore(ctx.db);
+    const ids = ["a", "b", "c"].map((text) =>
+      outbox.add({ channel: "C1", kind: "post", payload: { text } }, "t"),
+    );
+    const elsewhere = outbox.add({ channel: "C9", kind: "post", payload: { text: "x" } }, "t");
+    // what the sender does on not_in_channel
+    store.pauseChannel("C1", "Slack: not_in_channel");
+    outbox.parkChannel("C1", "Slack: not_in_channel");
+    outbox.park(elsewhere, "Slack: not_in_channel");
+    expect(outbox.pendingCount("C1")).toBe(0);
+
+    const reply = all(await run("subscribe clusters", ctx));
+    expect(reply).toContain("Resumed");
+    expect(reply).toContain("3 held notifications");
+    expect(store.forChannel("C1").map((s) => s.pausedReason)).toEqual([undefined, undefined]);
+    expect(outbox.heads().map((row) => row.id)).toEqual([ids[0]]);
+    expect(outbox.pendingCount("C1")).toBe(3);
+    expect(outbox.pendingCount("C9")).toBe(0);
+  });
+
+  it("lists what could not be delivered and why; `subscriptions retry` re-queues it in order and says how many", async () => {
+    const { ctx } = context(true);
+    await run("subscribe", ctx);
+    const outbox = new OutboxStore(ctx.db);
+    const ids = ["a", "b", "c", "d"].map((text) =>
+      outbox.add({ channel: "C1", kind: "post", payload: { text } }, "t"),
+    );
+    outbox.deadLetter(ids[0]!, "Slack: <!channel> invalid_blocks", "t");
+    outbox.deadLetter(ids[2]!, "Slack: timeout after 8 attempts", "t");
+    outbox.deadLetter(ids[3]!, "Slack: timeout after 8 attempts", "t");
+    const listing = blocksText(rendered(await run("subscriptions", ctx)).blocks);
+    expect(listing).toContain("3 notifications could not be delivered");
+    expect(listing).toContain("2 × Slack: timeout after 8 attempts");
+    expect(listing).toContain("&lt;!channel&gt;");
+    expect(listing).not.toContain("<!channel>");
+    expect(listing).toContain("/palette subscriptions retry");
+
+    const retried = await run("subscriptions retry", ctx);
+    expect(all(retried)).toContain("Re-queued 3 notifications");
+    expect(outbox.heads().map((row) => row.id)).toEqual([ids[0]]);
+    expect(outbox.pendingCount("C1")).toBe(4);
+    expect(all(await run("subscriptions", ctx))).not.toContain("could not be delivered");
+    expect(all(await run("subscriptions retry", ctx))).toContain("Nothing to re-send");
+    expect(all(await run("subscriptions again", ctx))).toContain("subscriptions [retry]");
+  });
+
+  it("lists undelivered notifications even when the channel has no subscriptions left", async () => {
+    const { ctx } = context(true);
+    const outbox = new OutboxStore(ctx.db);
+    outbox.deadLetter(
+      outbox.add({ channel: "C1", kind: "post", payload: { text: "a" } }, "t"),
+      "Slack: msg_too_long",
+      "t",
+    );
+    const listing = all(await run("subscriptions", ctx));
+    expect(listing).toContain("no subscriptions");
+    expect(listing).toContain("1 notification could not be delivered");
+  });
+
+  it("help names the retry", async () => {
+    const { ctx } = context(true);
+    const help = await dispatch("help subscriptions", ctx);
+    expect(help.kind === "message" && all(help)).toContain("subscriptions retry");
   });
 });

@@ -124,6 +124,27 @@ describe("Metrics", () => {
     expect(text).toContain("palette_chatops_outbox_depth");
   });
 
+  it("counts sender pauses by reason, shows whether it is paused, and how many dead letters wait", async () => {
+    const metrics = new Metrics({
+      defaultMetrics: false,
+      outbox: () => ({ depth: 2, oldestAgeSeconds: 1, deadLetters: 5, parked: 3 }),
+    });
+    metrics.senderPaused("invalid_auth");
+    let text = await metrics.render();
+    expect(
+      sampleValue(text, 'palette_chatops_slack_sender_paused_total{reason="invalid_auth"}'),
+    ).toBe(1);
+    expect(sampleValue(text, "palette_chatops_slack_sender_paused")).toBe(1);
+    expect(sampleValue(text, "palette_chatops_outbox_dead_letters")).toBe(5);
+    expect(sampleValue(text, "palette_chatops_outbox_parked")).toBe(3);
+    metrics.senderResumed();
+    metrics.senderPaused("Not A <Code>");
+    metrics.senderResumed();
+    text = await metrics.render();
+    expect(sampleValue(text, "palette_chatops_slack_sender_paused")).toBe(0);
+    expect(sampleValue(text, 'palette_chatops_slack_sender_paused_total{reason="other"}')).toBe(1);
+  });
+
   it("keeps two instances apart and adds process metrics to its own registry only", async () => {
     const a = new Metrics();
     const b = new Metrics({ defaultMetrics: false });
