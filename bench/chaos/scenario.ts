@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRng } from "../../src/simulator/prng.ts";
@@ -69,13 +69,15 @@ export const SHORT_RUN: ChaosOptions = {
   projects: 5,
   channels: 10,
   changes: 100,
-  changePeriodMs: 24_000,
-  kills: 3,
+  // each cluster's second change comes half a period after its first: long enough that a
+  // restart (a second or two) never hides both from the poll
+  changePeriodMs: 30_000,
+  kills: 2,
   tokenExpiries: 3,
   faultRate: 0.2,
   gapRate: 0.05,
-  slackWindowMs: 4_000,
-  drainTimeoutMs: 15_000,
+  slackWindowMs: 3_000,
+  drainTimeoutMs: 20_000,
   commandEveryMs: 1_500,
   seed: 5,
 };
@@ -173,7 +175,7 @@ export async function runChaos(
     PORT: String(port),
     STATE_DB: join(dir, "chaos.sqlite"),
     POLL_SCHEDULE: "* * * * * *",
-    LOG_LEVEL: "warn",
+    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? "warn",
   };
 
   // the supervisor: like a container runtime, it starts the bot again whenever it exits
@@ -223,6 +225,7 @@ export async function runChaos(
     failures: [],
   };
   const answerTimes: number[] = [];
+  const made: MadeChange[] = [];
   let responseSeq = 0;
   const responseFor = (id: string) =>
     fake.callsTo("response").find((call) => call.body._responseId === id);
@@ -257,7 +260,6 @@ export async function runChaos(
     const chosen = [...live].sort(() => rng.next() - 0.5).slice(0, pairs);
     if (chosen.length < pairs)
       throw new Error(`${pairs} clusters needed, the fleet has ${live.length}`);
-    const made: MadeChange[] = [];
     const plan: Timed[] = [];
     const half = options.changePeriodMs / 2;
     const firstAt = spread(rng, pairs, t0, t0 + half);
@@ -371,6 +373,14 @@ export async function runChaos(
   } finally {
     stopping = true;
     for (const proc of bots) await proc.kill();
+    // CHAOS_LOG_DIR=…: each bot process's output, for reading what it did
+    const logDir = process.env.CHAOS_LOG_DIR;
+    if (logDir) {
+      mkdirSync(logDir, { recursive: true });
+      bots.forEach((proc, i) => writeFileSync(join(logDir, `bot-${i}.log`), proc.output()));
+      writeFileSync(join(logDir, "slack-delivered.json"), JSON.stringify(slack.delivered, null, 1));
+      writeFileSync(join(logDir, "changes.json"), JSON.stringify(made, null, 1));
+    }
     await fake.close();
     await palette.close();
     await sim.close();

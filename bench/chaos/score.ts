@@ -20,6 +20,8 @@ export interface Delivered {
   at: number;
   /** the message's fallback text: what a notification says in one line */
   text: string;
+  /** its section blocks' text (a digest names its clusters there) */
+  sections?: string[];
 }
 
 export interface ChaosScore {
@@ -32,7 +34,7 @@ export interface ChaosScore {
   /** "deleted"/"new" announcements, and changes to values the driver never set */
   falseAnnouncements: number;
   outOfOrder: number;
-  /** messages folded into a digest (each hides its changes) */
+  /** one-poll digests (a flood folded into one message); the changes they name count as announced */
   digests: number;
   /** flapping/settled lines: not expected in a run that changes each cluster at most 3 times */
   otherLines: number;
@@ -73,6 +75,16 @@ export function readNotification(text: string): Announcement[] | undefined {
 
 const isDigest = (text: string) => /^\d+ clusters changed: /.test(text);
 
+/** A digest's "• name: State A → B (now X/Y)" lines, read as the cards they stand for. */
+function readDigest(sections: readonly string[]): Announcement[] {
+  return sections
+    .flatMap((section) => section.split("\n"))
+    .flatMap((line) => {
+      const match = /^• (.+?): (.+) \(now [^)]*\)$/.exec(line.trim());
+      return match ? (readNotification(`${match[1]}: ${match[2]}`) ?? []) : [];
+    });
+}
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -112,11 +124,13 @@ export function scoreChaos(input: {
 
   const ordered = [...input.delivered].sort((a, b) => a.at - b.at);
   for (const message of ordered) {
+    let announcements: Announcement[] | undefined;
     if (isDigest(message.text)) {
       digests += 1;
-      continue;
+      announcements = readDigest(message.sections ?? []);
+    } else {
+      announcements = readNotification(message.text);
     }
-    const announcements = readNotification(message.text);
     if (!announcements) continue;
     for (const announcement of announcements) {
       if (announcement.field === "deleted" || announcement.field === "new") {

@@ -25,6 +25,17 @@ export interface SlackChaos {
 
 const WINDOWED = ["chat.postMessage", "chat.update", "auth.test"];
 
+/** The mrkdwn of a message's section blocks: where a digest names its clusters. */
+function sectionTexts(blocks: unknown): string[] {
+  if (!Array.isArray(blocks)) return [];
+  return blocks.flatMap((block) => {
+    const text = (block as { type?: string; text?: { text?: unknown } }).text?.text;
+    return (block as { type?: string }).type === "section" && typeof text === "string"
+      ? [text]
+      : [];
+  });
+}
+
 export function installSlackWindows(fake: FakeSlack, windows: readonly SlackWindow[]): SlackChaos {
   const delivered: Delivered[] = [];
   const refused: Record<SlackWindowKind, number> = {
@@ -69,6 +80,7 @@ export function installSlackWindows(fake: FakeSlack, windows: readonly SlackWind
               channel: String(call.body.channel),
               at: Date.now(),
               text: String(call.body.text ?? ""),
+              sections: sectionTexts(call.body.blocks),
             });
           }
           return undefined;

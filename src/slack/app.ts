@@ -67,6 +67,47 @@ export interface RunningSlackApp {
   stop(): Promise<void>;
 }
 
+/** Waits between auth.test attempts at start when Slack is down or busy: about a minute in all. */
+const START_RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
+
+/** Slack answering 5xx, rate-limiting or unreachable: worth waiting for. A bad token is not. */
+function isPassingTrouble(code: string): boolean {
+  return (
+    /^http_5\d\d$/.test(code) ||
+    ["network", "ratelimited", "internal_error", "fatal_error", "service_unavailable"].includes(
+      code,
+    )
+  );
+}
+
+/**
+ * Bolt's auth.test at start. A Slack outage during a deploy or a restart must not crash-loop the
+ * bot (its poll would stop, and changes that come and go meanwhile would never be told), so
+ * passing trouble is waited out; a refused token still fails start-up at once, with the reason.
+ */
+async function initWithRetries(
+  app: App,
+  logger: Logger,
+  delaysMs: readonly number[],
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await app.init();
+      return;
+    } catch (error) {
+      const code = describeSlackError(error).code;
+      const delay = delaysMs[attempt];
+      if (!isPassingTrouble(code) || delay === undefined) {
+        throw new Error(
+          `SLACK_BOT_TOKEN: Slack's auth.test failed (${code}); check the token and SLACK_API_URL`,
+        );
+      }
+      logger.warn({ code, retryInMs: delay }, "Slack's auth.test failed at start; trying again");
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
 export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
   const { slack } = deps;
   const logger = deps.logger.child({ component: "slack" });
@@ -153,13 +194,7 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
     app,
     edge,
     async start(port) {
-      try {
-        await app.init();
-      } catch (error) {
-        throw new Error(
-          `SLACK_BOT_TOKEN: Slack's auth.test failed (${describeSlackError(error).code}); check the token and SLACK_API_URL`,
-        );
-      }
+      await initWithRetries(app, logger, deps.startRetryDelaysMs ?? START_RETRY_DELAYS_MS);
       if (socketMode) {
         await app.start();
         started = true;

@@ -54,6 +54,8 @@ export interface SlackAppDeps {
   maxConcurrentCommands?: number;
   /** the command dispatcher; default src/commands/dispatch.ts (tests may swap it) */
   dispatch?: Dispatch;
+  /** waits between auth.test attempts at start while Slack is down; tests shorten them */
+  startRetryDelaysMs?: readonly number[];
 }
 
 /** What every listener of the edge works with. */

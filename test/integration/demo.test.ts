@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { type CliProcess, spawnCli } from "../support/start-process-harness.ts";
+import { startFakeSlack } from "../support/fake-slack.ts";
+import { type CliProcess, logged, spawnCli, until } from "../support/start-process-harness.ts";
 
 /**
  * The command line as a user meets it: `echo "/palette clusters" | npm run demo`, the launch
@@ -156,18 +157,58 @@ describe("palette-chatops with a bad invocation", () => {
   });
 
   it("start whose Slack token is refused exits 1 with one line, not a stack trace", async () => {
-    // nothing listens on port 9: auth.test cannot pass
-    const result = await run(["start"], [], {
-      SLACK_BOT_TOKEN: "xoxb-unreachable",
+    const fake = await startFakeSlack();
+    fake.on("auth.test", () => ({ body: { ok: false, error: "invalid_auth" } }));
+    try {
+      const result = await run(["start"], [], {
+        SLACK_BOT_TOKEN: "xoxb-refused",
+        SLACK_SIGNING_SECRET: "secret",
+        SLACK_API_URL: fake.apiUrl,
+        PALETTE_API_KEY: "pk",
+        PORT: "0",
+        STATE_DB: ":memory:",
+      });
+      expect(result.code).toBe(1);
+      const lines = result.stderr.split("\n").filter((line) => line.length > 0);
+      expect(lines.at(-1)).toBe(
+        "palette-chatops: SLACK_BOT_TOKEN: Slack's auth.test failed (invalid_auth); check the token and SLACK_API_URL",
+      );
+      expect(result.stderr).not.toContain("    at ");
+      // a refused token is not waited out: one try
+      expect(fake.callsTo("auth.test")).toHaveLength(1);
+    } finally {
+      await fake.close();
+    }
+  }, 30_000);
+
+  it("start waits out a Slack outage at start (503) instead of crash-looping", async () => {
+    const fake = await startFakeSlack();
+    const palette = await startSimulator({ clusters: 3, projects: 1, seed: 2 });
+    // more than the WebClient's own retries (three tries per auth.test)
+    let refusals = 5;
+    fake.on("auth.test", () =>
+      refusals-- > 0
+        ? { status: 503, body: { ok: false, error: "service_unavailable" } }
+        : undefined,
+    );
+    const bot = spawnCli(["start"], {
+      SLACK_BOT_TOKEN: "xoxb-patient",
       SLACK_SIGNING_SECRET: "secret",
-      SLACK_API_URL: "http://127.0.0.1:9/api/",
-      PALETTE_API_KEY: "pk",
+      SLACK_API_URL: fake.apiUrl,
+      PALETTE_API_URL: palette.url,
+      PALETTE_API_KEY: palette.credentials.apiKey,
       PORT: "0",
       STATE_DB: ":memory:",
     });
-    expect(result.code).toBe(1);
-    const lines = result.stderr.split("\n").filter((line) => line.length > 0);
-    expect(lines.at(-1)).toMatch(/^palette-chatops: SLACK_BOT_TOKEN: Slack's auth.test failed/);
-    expect(result.stderr).not.toContain("    at ");
+    try {
+      await until("the started log line", () => logged(bot, "palette-chatops started")[0], 20_000);
+      expect(logged(bot, "Slack's auth.test failed at start; trying again").length).toBeGreaterThan(
+        0,
+      );
+    } finally {
+      await bot.kill();
+      await fake.close();
+      await palette.close();
+    }
   }, 30_000);
 });

@@ -109,3 +109,24 @@ describe("scoring a chaos run", () => {
     expect(score.lostExamples).toEqual(["C1 b health → UnHealthy"]);
   });
 });
+
+describe("a digest", () => {
+  it("counts the changes it names, and only those", () => {
+    const score = scoreChaos({
+      changes: [change(0, "a", "state", "Upgrading"), change(1, "b", "health", "UnHealthy")],
+      channels: new Map([["C1", "p1"]]),
+      delivered: [
+        {
+          channel: "C1",
+          at: 10,
+          text: "12 clusters changed: 1 state changed, 1 health lost",
+          sections: [
+            "1 state changed, 1 health lost",
+            "• a: State Running → Upgrading (now Upgrading/Healthy)\n_…and 1 more clusters_",
+          ],
+        },
+      ],
+    });
+    expect(score).toMatchObject({ digests: 1, announced: 1, lost: 1 });
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { runChaos, SHORT_RUN } from "../../bench/chaos/scenario.ts";
+
+/**
+ * The short chaos run (under a minute): the bot as its own process under Palette faults, listing
+ * gaps, Slack windows (429, 503, invalid_auth, a hanging channel), SIGKILLs and token expiries.
+ * `npm run chaos` is the long one; its figures are in the README.
+ */
+describe("chaos, short run", () => {
+  it("loses nothing, announces nothing false, keeps order, answers every command", async () => {
+    const report = await runChaos(SHORT_RUN);
+    const { score, commands } = report;
+    const summary = JSON.stringify({ score, commands, exits: report.exitNotes });
+    expect(score.changesMade, summary).toBe(SHORT_RUN.changes);
+    expect(score.lost, summary).toBe(0);
+    expect(score.falseAnnouncements, summary).toBe(0);
+    expect(score.outOfOrder, summary).toBe(0);
+    expect(score.duplicated, summary).toBeLessThanOrEqual(report.kills);
+    expect(score.digests, summary).toBe(0);
+    expect(commands.failed, summary).toBe(0);
+    expect(commands.answered, summary).toBeGreaterThan(0);
+    // the faults really happened
+    expect(report.kills).toBe(SHORT_RUN.kills);
+    expect(
+      report.palette.gaps + report.palette.resets + report.palette.rateLimited,
+    ).toBeGreaterThan(0);
+    expect(
+      Object.values(report.slackRefused).every((count) => count > 0),
+      summary,
+    ).toBe(true);
+  }, 90_000);
+});
