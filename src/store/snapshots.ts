@@ -1,9 +1,9 @@
 import { alertKey, type RaisedAlert } from "../model/alert.ts";
-import type { ClusterSnap } from "../model/cluster.ts";
+import { type ClusterSnap, isKnownUnhealthy } from "../model/cluster.ts";
 import type { FlapHistory } from "../model/flap-history.ts";
 import type { Db } from "./db.ts";
 
-interface SnapRow {
+export interface SnapRow {
   /** the poll scope: a project UID, or "" when the tenant is polled */
   project: string;
   /** the cluster's own project; "" in rows written before it was stored */
@@ -15,7 +15,20 @@ interface SnapRow {
   tags: string;
 }
 
-function toSnap(row: SnapRow): ClusterSnap {
+/** Uids per `IN (…)` list: well under SQLite's bound on parameters. */
+const IN_CHUNK = 500;
+
+/** SQL pre-filter of a known bad health (isKnownUnhealthy decides; this only narrows the rows). */
+export const MAYBE_UNHEALTHY_SQL =
+  "trim(health) <> '' AND lower(health) NOT IN ('healthy', 'unknown')";
+
+export function chunks<T>(items: readonly T[], size = IN_CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export function toSnap(row: SnapRow): ClusterSnap {
   return {
     uid: row.cluster_uid,
     name: row.name,
@@ -66,6 +79,76 @@ export class SnapshotStore {
       .prepare("SELECT * FROM notify_snapshots WHERE project = ? ORDER BY rowid")
       .all(scope) as SnapRow[];
     return new Map(rows.map((row) => [row.cluster_uid, toSnap(row)]));
+  }
+
+  /** The clusters of these poll scopes (the App Home reads them when it opens, not kept). */
+  inScopes(scopes: readonly string[]): ClusterSnap[] {
+    const select = this.db.prepare(
+      "SELECT * FROM notify_snapshots WHERE project = ? ORDER BY rowid",
+    );
+    return scopes.flatMap((scope) => (select.all(scope) as SnapRow[]).map(toSnap));
+  }
+
+  /** How many clusters the poller remembers in these poll scopes. */
+  count(scopes: readonly string[]): number {
+    const select = this.db.prepare("SELECT COUNT(*) AS n FROM notify_snapshots WHERE project = ?");
+    return scopes.reduce((sum, scope) => sum + (select.get(scope) as { n: number }).n, 0);
+  }
+
+  /** Some clusters of one scope by UID; UIDs it does not hold are left out. */
+  byUids(scope: string, uids: readonly string[]): Map<string, ClusterSnap> {
+    const found = new Map<string, ClusterSnap>();
+    for (const part of chunks(uids)) {
+      const rows = this.db
+        .prepare(
+          `SELECT * FROM notify_snapshots WHERE project = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
+        )
+        .all(scope, ...part) as SnapRow[];
+      for (const row of rows) found.set(row.cluster_uid, toSnap(row));
+    }
+    return found;
+  }
+
+  /**
+   * Where these clusters stand in the order the poller first stored them (which is the order
+   * Palette listed them): a position per UID it holds.
+   */
+  positions(scope: string, uids: readonly string[]): Map<string, number> {
+    const found = new Map<string, number>();
+    for (const part of chunks(uids)) {
+      const rows = this.db
+        .prepare(
+          `SELECT cluster_uid, rowid AS position FROM notify_snapshots
+           WHERE project = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
+        )
+        .all(scope, ...part) as Array<{ cluster_uid: string; position: number }>;
+      for (const row of rows) found.set(row.cluster_uid, row.position);
+    }
+    return found;
+  }
+
+  /**
+   * The clusters of one scope last seen not Running and Healthy (`isSteady`): the ones an
+   * incremental poll expects Palette to list, in the order they were first stored.
+   */
+  unsteady(scope: string): Map<string, ClusterSnap> {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM notify_snapshots
+         WHERE project = ? AND NOT (state = 'Running' AND health = 'Healthy') ORDER BY rowid`,
+      )
+      .all(scope) as SnapRow[];
+    return new Map(rows.map((row) => [row.cluster_uid, toSnap(row)]));
+  }
+
+  /** The clusters of one scope whose health is known and not Healthy. */
+  unhealthy(scope: string): ClusterSnap[] {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM notify_snapshots WHERE project = ? AND ${MAYBE_UNHEALTHY_SQL} ORDER BY rowid`,
+      )
+      .all(scope) as SnapRow[];
+    return rows.map(toSnap).filter((c) => isKnownUnhealthy(c.health));
   }
 
   /**

@@ -132,4 +132,27 @@ export const notify: Migration[] = [
     // before this step get it from the next listing that names them.
     up: "ALTER TABLE notify_snapshots ADD COLUMN project_uid TEXT NOT NULL DEFAULT '';",
   },
+  {
+    id: 19,
+    name: "notify_reconcile_staging",
+    // A reconciliation streams the full listing here page by page (memory stays flat however
+    // large the fleet), then moves what changed into notify_snapshots in the same transaction as
+    // its outbox rows. Rows left by a crash are cleared by the next reconciliation. The partial
+    // index finds the clusters an incremental poll expects to see: those not Running and Healthy.
+    up: `
+      CREATE TABLE notify_reconcile_staging (
+        scope TEXT NOT NULL,
+        cluster_uid TEXT NOT NULL,
+        project_uid TEXT NOT NULL,
+        name TEXT NOT NULL,
+        state TEXT NOT NULL,
+        health TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        changed INTEGER NOT NULL,
+        PRIMARY KEY (scope, cluster_uid)
+      );
+      CREATE INDEX notify_snapshots_unsteady ON notify_snapshots (project)
+        WHERE NOT (state = 'Running' AND health = 'Healthy');
+    `,
+  },
 ];
