@@ -153,7 +153,9 @@ export class SnapshotStore {
 
   /**
    * Replace a scope's snapshot with `clusters`, touching only rows that changed. Each cluster keeps
-   * its own project, so a tenant-scope row still routes to the project's channels.
+   * its own project, so a tenant-scope row still routes to the project's channels. `previous` may
+   * be part of the scope (an incremental poll's): only its clusters missing from `clusters` are
+   * removed, rows outside it stay as they are.
    */
   replace(
     scope: string,
