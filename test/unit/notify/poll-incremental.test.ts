@@ -216,6 +216,16 @@ describe("poller: reconciliation", () => {
     expect(s.cards()).toHaveLength(2);
   });
 
+  it("keeps no copy of the fleet: the App Home's snapshot is read from the store when asked", async () => {
+    const s = setup(fleet());
+    expect(s.poller.lastSnapshot()).toEqual({ clusters: [] });
+    await s.poll();
+    expect(s.poller.lastSnapshot().clusters.map((c) => c.uid)).toEqual(["a", "b", "c", "d"]);
+    s.db.prepare("DELETE FROM notify_snapshots WHERE cluster_uid IN ('a', 'b')").run();
+    expect(s.poller.lastSnapshot().clusters.map((c) => c.uid)).toEqual(["c", "d"]);
+    expect(s.poller.lastSnapshot().at).toBeDefined();
+  });
+
   it("learns tag changes of steady clusters, which no incremental search can see", async () => {
     const s = setup(fleet());
     await s.poll();
