@@ -1,3 +1,4 @@
+import type { Statement } from "better-sqlite3";
 import { alertKey, type RaisedAlert } from "../model/alert.ts";
 import { type ClusterSnap, isKnownUnhealthy } from "../model/cluster.ts";
 import type { FlapHistory } from "../model/flap-history.ts";
@@ -39,6 +40,44 @@ export function toSnap(row: SnapRow): ClusterSnap {
   };
 }
 
+/** The columns a snapshot is read from (not `updated_at`: nobody reads it back). */
+const SNAP_COLUMNS = "project, project_uid, cluster_uid, name, state, health, tags";
+
+/**
+ * Rows → snapshots, one row at a time (no array of raw rows beside the result), sharing what
+ * repeats across a fleet: each distinct tags text is parsed once into one frozen array, and
+ * project, state and health strings are shared. A whole-fleet read (the subscribe answer, the App
+ * Home) then costs about the fleet's UIDs and names, not every column of every row twice.
+ */
+function readSnaps(statement: Statement, ...params: unknown[]): ClusterSnap[] {
+  const tagLists = new Map<string, string[]>();
+  const shared = new Map<string, string>();
+  const share = (value: string): string => {
+    const known = shared.get(value);
+    if (known !== undefined) return known;
+    shared.set(value, value);
+    return value;
+  };
+  const snaps: ClusterSnap[] = [];
+  for (const raw of statement.iterate(...params)) {
+    const row = raw as SnapRow;
+    let tags = tagLists.get(row.tags);
+    if (!tags) {
+      tags = Object.freeze(parseTags(row.tags)) as string[];
+      tagLists.set(row.tags, tags);
+    }
+    snaps.push({
+      uid: row.cluster_uid,
+      name: row.name,
+      project: share(row.project_uid || row.project),
+      state: share(row.state),
+      health: share(row.health),
+      tags,
+    });
+  }
+  return snaps;
+}
+
 function parseTags(raw: string): string[] {
   try {
     const value: unknown = JSON.parse(raw);
@@ -67,10 +106,9 @@ export class SnapshotStore {
 
   /** Every cluster the poller last saw, in every scope (for the subscribe answer). */
   all(): ClusterSnap[] {
-    const rows = this.db
-      .prepare("SELECT * FROM notify_snapshots ORDER BY rowid")
-      .all() as SnapRow[];
-    return rows.map(toSnap);
+    return readSnaps(
+      this.db.prepare(`SELECT ${SNAP_COLUMNS} FROM notify_snapshots ORDER BY rowid`),
+    );
   }
 
   /** The clusters last seen in one poll scope (a project UID, or "" for the tenant). */
@@ -84,9 +122,9 @@ export class SnapshotStore {
   /** The clusters of these poll scopes (the App Home reads them when it opens, not kept). */
   inScopes(scopes: readonly string[]): ClusterSnap[] {
     const select = this.db.prepare(
-      "SELECT * FROM notify_snapshots WHERE project = ? ORDER BY rowid",
+      `SELECT ${SNAP_COLUMNS} FROM notify_snapshots WHERE project = ? ORDER BY rowid`,
     );
-    return scopes.flatMap((scope) => (select.all(scope) as SnapRow[]).map(toSnap));
+    return scopes.flatMap((scope) => readSnaps(select, scope));
   }
 
   /** How many clusters the poller remembers in these poll scopes. */
