@@ -6,6 +6,7 @@
  * the bot's memory and latency are its own. Prints JSON.
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,8 +31,10 @@ export interface ScaleFigures {
   /** search pages over the documented /v1/dashboard limit: the least time a full listing takes */
   rateLimitFloorMs: number;
   reconcileToFloor: number;
-  /** Palette requests per steady poll cycle, mean of STEADY_CYCLES */
+  /** Palette requests per steady (incremental) poll cycle, mean of STEADY_CYCLES */
   callsPerSteadyCycle: number;
+  /** Palette calls of the bot's last reconciliation (its own count, `poll_palette_calls`) */
+  callsPerReconcile: number;
   /** a change in Palette → its message at the fake Slack */
   changeToSlackMs: { p50: number; p99: number; max: number; changes: number; seen: number };
   /** `/palette cluster <name>`: Palette requests it made (no poll running), answer time during polls */
@@ -55,11 +58,14 @@ function peakRssMb(pid: number): number {
 
 /**
  * The bot compiled as the image runs it (node dist/main.js), not through tsx, whose compiler would
- * count against the bot's memory. Built under node_modules/.cache so packages resolve.
+ * count against the bot's memory. Built under node_modules/.cache so packages resolve, in a folder
+ * of this checkout's own (worktrees can share one node_modules: one bench must not run another's
+ * build).
  */
 function buildBot(): string {
   const root = join(import.meta.dirname, "..");
-  const outDir = join(root, "node_modules", ".cache", "palette-chatops-bench");
+  const checkout = createHash("sha256").update(root).digest("hex").slice(0, 8);
+  const outDir = join(root, "node_modules", ".cache", `palette-chatops-bench-${checkout}`);
   execFileSync(
     process.execPath,
     [
@@ -107,6 +113,9 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
   const metric = async (name: string) =>
     sampleValue(await (await fetch(`${botUrl}/metrics`)).text(), name) ?? 0;
   const pollsDone = () => metric('palette_chatops_poll_duration_seconds_count{outcome="ok"}');
+  // a RECONCILE_SCHEDULE tick can land between two measured polls: that cycle is no steady one
+  const reconciles = () =>
+    metric('palette_chatops_poll_cycles_total{kind="reconcile",outcome="ok"}');
   let sequence = 0;
   const command = async (text: string) => {
     const id = `scale-${++sequence}`;
@@ -138,6 +147,7 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
     // steady cycles: Palette requests between consecutive poll completions
     const perCycle: number[] = [];
     let polls = await pollsDone();
+    let reconciled = await reconciles();
     let requestsAt = sim.control.requests().length;
     const names = sim.control.clusters().map((cluster) => cluster.name);
     const commandCalls: number[] = [];
@@ -147,8 +157,14 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       await sleep(500);
       const now = await pollsDone();
       if (now === polls) continue;
-      perCycle.push(sim.control.requests().length - requestsAt);
+      const reconciledNow = await reconciles();
       polls = now;
+      if (reconciledNow !== reconciled) {
+        reconciled = reconciledNow;
+        requestsAt = sim.control.requests().length;
+        continue;
+      }
+      perCycle.push(sim.control.requests().length - requestsAt);
       // between polls: one command's own Palette calls, and a change the next poll must carry
       const before = sim.control.requests().length;
       await command(`cluster ${names[perCycle.length * 97]}`);
@@ -179,6 +195,7 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       rateLimitFloorMs,
       reconcileToFloor: Math.round((reconcileMs / rateLimitFloorMs) * 100) / 100,
       callsPerSteadyCycle: Math.round(perCycle.reduce((a, b) => a + b, 0) / perCycle.length),
+      callsPerReconcile: await metric('palette_chatops_poll_palette_calls{kind="reconcile"}'),
       changeToSlackMs: {
         p50: percentile(delays, 50),
         p99: percentile(delays, 99),

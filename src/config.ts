@@ -65,6 +65,7 @@ const rawEnvSchema = z.object({
   PALETTE_PROJECTS: csv,
   PALETTE_CONSOLE_URL: url("the Palette console base").prefault("https://console.spectrocloud.com"),
   POLL_SCHEDULE: cronExpression.default("*/30 * * * * *"),
+  RECONCILE_SCHEDULE: cronExpression.default("0 */10 * * * *"),
   TOKEN_REFRESH_SCHEDULE: cronExpression.default("*/10 * * * *"),
   STATE_DB: z.string().min(1).default("./data/palette-chatops.sqlite"),
   ALLOW_LAUNCH: slackIdList,
@@ -104,6 +105,8 @@ export interface Config {
     consoleUrl: string;
   };
   pollSchedule: string;
+  /** the full reconciliation; the polls between are incremental */
+  reconcileSchedule: string;
   tokenRefreshSchedule: string;
   stateDb: string;
   allowLaunch: string[];
@@ -194,6 +197,7 @@ export function loadConfig(
       consoleUrl: raw.PALETTE_CONSOLE_URL,
     },
     pollSchedule: raw.POLL_SCHEDULE,
+    reconcileSchedule: raw.RECONCILE_SCHEDULE,
     tokenRefreshSchedule: raw.TOKEN_REFRESH_SCHEDULE,
     stateDb: raw.STATE_DB,
     allowLaunch: raw.ALLOW_LAUNCH,

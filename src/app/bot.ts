@@ -101,9 +101,13 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     logger: logger.child({ component: "poller" }),
     projects: config.palette.projects,
     schedule: config.pollSchedule,
+    reconcileSchedule: config.reconcileSchedule,
     onCommitted: () => sender.wake(),
-    onCycle: (result) =>
-      metrics.pollCompleted(result.durationMs / 1000, result.clusters, result.ok ? "ok" : "error"),
+    onCycle: (result) => {
+      const outcome = result.ok ? "ok" : "error";
+      metrics.pollCompleted(result.durationMs / 1000, result.clusters, outcome);
+      metrics.pollCycle(result.kind, outcome, result.paletteCalls);
+    },
   });
   metrics.setOutboxSource(() => sender.outboxStats());
 

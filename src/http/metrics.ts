@@ -64,6 +64,8 @@ export class Metrics {
   readonly #logins: Counter<"outcome">;
   readonly #pollDuration: Histogram<"outcome">;
   readonly #pollClusters: Gauge;
+  readonly #pollCycles: Counter<"kind" | "outcome">;
+  readonly #pollCalls: Gauge<"kind">;
   readonly #slackCalls: Counter<"method" | "outcome">;
   readonly #senderPauses: Counter<"reason">;
   readonly #senderPaused: Gauge;
@@ -131,6 +133,18 @@ export class Metrics {
     this.#pollClusters = new Gauge({
       name: `${prefix}poll_clusters`,
       help: "Clusters seen by the last completed poll",
+      registers,
+    });
+    this.#pollCycles = new Counter({
+      name: `${prefix}poll_cycles_total`,
+      help: "Poll cycles that ran, by kind (incremental, reconcile) and outcome",
+      labelNames: ["kind", "outcome"],
+      registers,
+    });
+    this.#pollCalls = new Gauge({
+      name: `${prefix}poll_palette_calls`,
+      help: "Palette API calls made by the last successful poll cycle of each kind",
+      labelNames: ["kind"],
       registers,
     });
     this.#slackCalls = new Counter({
@@ -242,6 +256,21 @@ export class Metrics {
   pollCompleted(seconds: number, clusters?: number, outcome: "ok" | "error" = "ok"): void {
     if (Number.isFinite(seconds) && seconds >= 0) this.#pollDuration.observe({ outcome }, seconds);
     if (clusters !== undefined && outcome === "ok") this.#pollClusters.set(clusters);
+  }
+
+  /**
+   * A poll cycle ran: an incremental one (only what can have changed) or a reconciliation (the
+   * full listing), and the Palette calls it made.
+   */
+  pollCycle(
+    kind: "incremental" | "reconcile",
+    outcome: "ok" | "error",
+    paletteCalls: number,
+  ): void {
+    if (kind !== "incremental" && kind !== "reconcile") return;
+    this.#pollCycles.inc({ kind, outcome });
+    if (outcome === "ok" && Number.isFinite(paletteCalls))
+      this.#pollCalls.set({ kind }, paletteCalls);
   }
 
   /** One Slack Web API call (`chat.postMessage`, `views.publish`…) and how it went. */

@@ -32,3 +32,15 @@ export function isHealthUnknown(health: string): boolean {
 export function isKnownUnhealthy(health: string): boolean {
   return !isHealthUnknown(health) && !isHealthy(health);
 }
+
+/**
+ * The state and health of a cluster with nothing to watch. An incremental poll asks Palette only
+ * for clusters that are not both (and confirms the ones that leave that set); the store's partial
+ * index `notify_snapshots_unsteady` spells the same condition. Exact, as Palette's search is.
+ */
+export const STEADY_STATE = "Running";
+export const STEADY_HEALTH = HEALTHY;
+
+export function isSteady(cluster: Pick<ClusterSnap, "state" | "health">): boolean {
+  return cluster.state === STEADY_STATE && cluster.health === STEADY_HEALTH;
+}

@@ -2,19 +2,17 @@ import cron, { type ScheduledTask } from "node-cron";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { alertKey, CLUSTER_HEALTH, type RaisedAlert } from "../model/alert.ts";
-import { type ClusterSnap, isKnownUnhealthy } from "../model/cluster.ts";
-import type { ClusterChange, OutboxDraft, SummaryPayload } from "../model/notification.ts";
-import type { Subscription } from "../model/subscription.ts";
-import { matchesFilter } from "../model/subscription.ts";
+import type { ClusterSnap } from "../model/cluster.ts";
+import type { ClusterChange, OutboxDraft } from "../model/notification.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError, PaletteSchemaError } from "../palette/errors.ts";
 import { inBackground } from "../palette/priority.ts";
-import type { ClusterSummary, PaletteEvent } from "../palette/schemas.ts";
+import type { PaletteEvent } from "../palette/schemas.ts";
 import type { Db } from "../store/db.ts";
 import { OutboxStore } from "../store/outbox.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
+import { ReconcileStaging } from "../store/staging.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
-import { confirmAbsent } from "./absence.ts";
 import {
   type AlertResult,
   afterResults,
@@ -25,10 +23,20 @@ import {
   resolveDeletedSilently,
   unraisedUnhealthy,
 } from "./alerts.ts";
-import { diffClusters, snapOf } from "./diff.ts";
 import { foldChannel } from "./digest.ts";
 import { applyFlapping } from "./flapping.ts";
+import { readIncremental } from "./incremental.ts";
+import { readFull } from "./reconcile.ts";
 import { cardPayload, routeNews } from "./route.ts";
+import { type ReadDeps, type ScopeRead, scopeQuery } from "./scope-read.ts";
+import { summaries } from "./summary.ts";
+
+/**
+ * `incremental`: Palette is asked only for what can have changed (clusters not Running and
+ * Healthy, and the ones that just left that set); `reconcile`: the full listing, diffed against
+ * everything remembered, which also sees what the incremental query cannot.
+ */
+export type CycleKind = "incremental" | "reconcile";
 
 export interface PollerOptions {
   palette: PaletteApi;
@@ -39,6 +47,10 @@ export interface PollerOptions {
   projects: string[];
   /** node-cron expression (POLL_SCHEDULE); default every 30 seconds */
   schedule?: string;
+  /** node-cron expression (RECONCILE_SCHEDULE) of the full reconciliation; default every 10 minutes */
+  reconcileSchedule?: string;
+  /** clusters a reconciliation diffs and stages at a time; default 500 */
+  reconcileBatch?: number;
   /** events read per cluster whose health was lost; default 10 */
   eventsLimit?: number;
   /** at most this many event reads per cycle (10 req/s on /v1/events); default 20 */
@@ -51,14 +63,22 @@ export interface PollerOptions {
   onCycle?: (result: CycleResult) => void;
 }
 
+export const DEFAULT_POLL_SCHEDULE = "*/30 * * * * *";
+export const DEFAULT_RECONCILE_SCHEDULE = "0 */10 * * * *";
+
 export interface CycleResult {
+  /** the kind of cycle that ran (for a skipped one: the kind that was due) */
+  kind: CycleKind;
   ok: boolean;
   /** a cycle was still running: this one did nothing */
   skipped: boolean;
+  /** clusters the poller remembers in the scopes it read */
   clusters: number;
   changes: number;
   outboxRows: number;
   eventCalls: number;
+  /** Palette API calls the cycle made (searches pages, look-ups, alert kinds, events) */
+  paletteCalls: number;
   durationMs: number;
   error?: string;
 }
@@ -68,6 +88,14 @@ export interface PollerMetrics {
   cycles: number;
   failedCycles: number;
   skippedCycles: number;
+  /** cycles that ran, by kind */
+  incrementalCycles: number;
+  reconcileCycles: number;
+  /** the kind of the last cycle that ran, and the Palette calls it made */
+  lastCycleKind?: CycleKind;
+  lastCyclePaletteCalls: number;
+  /** when the last reconciliation committed */
+  lastReconcileAt?: string;
   lastCycleMs: number;
   totalCycleMs: number;
   clustersSeen: number;
@@ -86,41 +114,34 @@ export interface PollerMetrics {
 }
 
 export interface Poller {
+  /** one cycle: a reconciliation when one is due (the first cycle, a RECONCILE_SCHEDULE tick, a
+   * failed reconciliation), else incremental */
   runCycle(): Promise<CycleResult>;
+  /** makes the next cycle a reconciliation (what the RECONCILE_SCHEDULE tick does) */
+  requestReconcile(): void;
   start(): void;
   stop(): Promise<void>;
-  /** the clusters as of the last committed cycle (for the App Home) */
+  /** the clusters as of the last committed cycle (for the App Home), read from the store on call */
   lastSnapshot(): { clusters: ClusterSnap[]; at?: string };
   metrics(): PollerMetrics;
 }
 
-interface ProjectRead {
-  project: string;
-  clusters: ClusterSnap[];
-  conditions: Map<string, string[]>;
-  /** the alert kinds Palette lists for the scope; empty while they are refused */
+/** The alert kinds of one scope as read this cycle. */
+interface AlertKinds {
+  /** the kinds Palette lists for the scope; empty while they are refused */
   supported: Set<string>;
-  /** set when Palette refused the alert kinds: the refusal, and Palette's words for the log */
-  alertsRefused?: { summary: string; detail: string };
+  /** set when Palette refused them: the refusal, and Palette's words for the log */
+  refused?: { summary: string; detail: string };
 }
+
+/** The Palette calls the poller makes, each counted (the cycle's cost is a metric). */
+type PollPalette = Pick<
+  PaletteApi,
+  "searchClusters" | "getCluster" | "listAlertComponents" | "listClusterEvents"
+>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const SENT_RETENTION_MS = 7 * 24 * 3600_000;
-
-function conditionsOf(summary: ClusterSummary): string[] {
-  return (summary.status?.health?.conditions ?? [])
-    .map((c) => [c.type, c.message].filter(Boolean).join(": "))
-    .filter((text) => text.length > 0);
-}
-
-/** Health conditions of every cluster read this cycle, whatever scope it was read in. */
-function conditionsByCluster(reads: ReadonlyMap<string, ProjectRead>): Map<string, string[]> {
-  const all = new Map<string, string[]>();
-  for (const projectRead of reads.values()) {
-    for (const [uid, conditions] of projectRead.conditions) all.set(uid, conditions);
-  }
-  return all;
-}
 
 /**
  * A failed cycle in words fit for `/readyz`: the kind of failure and where, without the error
@@ -157,6 +178,9 @@ export function emptyPollerMetrics(): PollerMetrics {
     cycles: 0,
     failedCycles: 0,
     skippedCycles: 0,
+    incrementalCycles: 0,
+    reconcileCycles: 0,
+    lastCyclePaletteCalls: 0,
     lastCycleMs: 0,
     totalCycleMs: 0,
     clustersSeen: 0,
@@ -168,9 +192,10 @@ export function emptyPollerMetrics(): PollerMetrics {
 }
 
 export function createPoller(options: PollerOptions): Poller {
-  const { palette, db, clock, logger } = options;
+  const { db, clock, logger } = options;
   const scopes = options.projects.length > 0 ? options.projects : [""];
   const snapshots = new SnapshotStore(db);
+  const staging = new ReconcileStaging(db);
   const subscriptions = new SubscriptionStore(db, clock);
   const outbox = new OutboxStore(db);
   const eventsLimit = options.eventsLimit ?? 10;
@@ -178,62 +203,66 @@ export function createPoller(options: PollerOptions): Poller {
   /** scope → why its alerts are unavailable, as of the last committed cycle */
   const alertsOff = new Map<string, string>();
 
-  const metrics = emptyPollerMetrics();
-  let running: Promise<CycleResult> | undefined;
-  let task: ScheduledTask | undefined;
-  let snapshotCache: { clusters: ClusterSnap[]; at?: string } = {
-    clusters: scopes.flatMap((scope) => [...snapshots.load(scope).values()]),
+  let calls = 0;
+  const counted =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      calls += 1;
+      return call(...args);
+    };
+  const palette: PollPalette = {
+    searchClusters: counted((query) => options.palette.searchClusters(query)),
+    getCluster: counted((uid, scope) => options.palette.getCluster(uid, scope)),
+    listAlertComponents: counted((scope) => options.palette.listAlertComponents(scope)),
+    listClusterEvents: counted((uid, scope, limit) =>
+      options.palette.listClusterEvents(uid, scope, limit),
+    ),
+  };
+  const readDeps: ReadDeps = {
+    palette,
+    snapshots,
+    staging,
+    logger,
+    lookupParallelism: options.lookupParallelism,
   };
 
-  async function read(project: string): Promise<ProjectRead> {
-    const scope = project ? { projectUid: project } : {};
-    const clusters: ClusterSnap[] = [];
-    const conditions = new Map<string, string[]>();
-    for await (const summary of palette.searchAllClusters(scope)) {
-      const snap = snapOf(summary, project || (summary.specSummary?.projectMeta?.uid ?? ""));
-      if (!snap) continue;
-      clusters.push(snap);
-      const found = conditionsOf(summary);
-      if (found.length > 0) conditions.set(snap.uid, found);
-    }
+  const metrics = emptyPollerMetrics();
+  let running: Promise<CycleResult> | undefined;
+  let tasks: ScheduledTask[] = [];
+  /** the first cycle reconciles; so does the first after a tick, or after a failed one */
+  let reconcileDue = true;
+  let lastCommitAt: string | undefined;
+
+  async function readKinds(scope: string): Promise<AlertKinds> {
     try {
-      const components = await palette.listAlertComponents(scope);
-      const supported = new Set(
-        components.map((c) => c.name ?? "").filter((name) => name.length > 0),
-      );
-      return { project, clusters, conditions, supported };
+      const components = await palette.listAlertComponents(scopeQuery(scope));
+      return {
+        supported: new Set(components.map((c) => c.name ?? "").filter((name) => name.length > 0)),
+      };
     } catch (error) {
       // the clusters were read: a refusal of the alert kinds costs the alerts, not the listing
       const refusal = alertsRefusal(error);
       if (!refusal) throw error;
-      const summary = `alerts unavailable for ${scopeName(project)}: ${refusal}`;
+      const summary = `alerts unavailable for ${scopeName(scope)}: ${refusal}`;
       const detail = error instanceof Error ? error.message : String(error);
-      return {
-        project,
-        clusters,
-        conditions,
-        supported: new Set(),
-        alertsRefused: { summary, detail },
-      };
+      return { supported: new Set(), refused: { summary, detail } };
     }
   }
 
   async function reasonsFor(
     uids: string[],
-    reads: Map<string, ProjectRead>,
-    health: Map<string, ClusterSnap>,
+    conditionsByUid: ReadonlyMap<string, string[]>,
+    health: ReadonlyMap<string, ClusterSnap>,
   ): Promise<{ reasons: Map<string, string>; calls: number }> {
     const reasons = new Map<string, string>();
-    let calls = 0;
-    // reads are keyed by scope ("" in tenant scope), snaps by their real project: look up by UID
-    const conditionsByUid = conditionsByCluster(reads);
+    let eventCalls = 0;
     for (const uid of uids) {
       const snap = health.get(uid);
       if (!snap) continue;
       const conditions = conditionsByUid.get(uid) ?? [];
       let events: PaletteEvent[] = [];
-      if (calls < maxEventCalls) {
-        calls += 1;
+      if (eventCalls < maxEventCalls) {
+        eventCalls += 1;
         try {
           events = await palette.listClusterEvents(
             uid,
@@ -247,18 +276,21 @@ export function createPoller(options: PollerOptions): Poller {
       }
       reasons.set(uid, reasonFrom(snap.health, conditions, events));
     }
-    return { reasons, calls };
+    return { reasons, calls: eventCalls };
   }
 
-  async function cycle(): Promise<CycleResult> {
-    const started = clock.now();
-    const startedReal = performance.now();
-    // Everything from Palette first: a failure here leaves the store exactly as it was.
-    const reads = new Map<string, ProjectRead>();
+  /** Palette first, scope by scope: a failure here leaves the store exactly as it was. */
+  async function readScopes(kind: CycleKind): Promise<Map<string, ScopeRead>> {
+    const reads = new Map<string, ScopeRead>();
     let skipped: PaletteError | undefined;
     for (const scope of scopes) {
       try {
-        reads.set(scope, await read(scope));
+        // a scope without its baseline (never seen, or refused until now) is read in full
+        const full = kind === "reconcile" || !snapshots.hasBaseline(scope);
+        const read = full
+          ? await readFull(readDeps, scope, options.reconcileBatch)
+          : await readIncremental(readDeps, scope);
+        reads.set(scope, read);
       } catch (error) {
         // A project the bot may not see (deleted, role removed) must not silence the others;
         // it is left out untouched, so nothing about it is diffed or falsely reported.
@@ -276,87 +308,82 @@ export function createPoller(options: PollerOptions): Poller {
     // every project refused: that is the bot's access, not one project; the cycle fails so
     // readiness and the logs say so instead of a silent poll of nothing
     if (skipped && reads.size === 0) throw skipped;
+    return reads;
+  }
 
-    // Clusters remembered but not listed: asked about by UID before anyone hears they are gone.
-    const previousByScope = new Map<string, Map<string, ClusterSnap>>();
-    const missing: ClusterSnap[] = [];
-    for (const [scope, projectRead] of reads) {
-      const previous = snapshots.load(scope);
-      previousByScope.set(scope, previous);
-      if (!snapshots.hasBaseline(scope)) continue;
-      const listed = new Set(projectRead.clusters.map((c) => c.uid));
-      for (const before of previous.values()) if (!listed.has(before.uid)) missing.push(before);
-    }
-    const absent = await confirmAbsent(missing, {
-      palette,
-      logger,
-      parallelism: options.lookupParallelism,
-    });
+  async function cycle(kind: CycleKind): Promise<CycleResult> {
+    const started = clock.now();
+    const startedReal = performance.now();
+    calls = 0;
+    const reads = await readScopes(kind);
 
     const at = iso(started);
     const subs = subscriptions.all();
     const raised = snapshots.raisedAlerts();
+    const conditions = new Map<string, string[]>();
+    for (const read of reads.values())
+      for (const [uid, c] of read.conditions) conditions.set(uid, c);
+    /** clusters as this cycle leaves them, across the scopes read (only these UIDs) */
+    const after = (uids: readonly string[]) => {
+      const found = new Map<string, ClusterSnap>();
+      for (const read of reads.values()) for (const [uid, c] of read.after(uids)) found.set(uid, c);
+      return found;
+    };
 
-    const baselines: ProjectRead[] = [];
-    const rawChanges: ClusterChange[] = [];
-    const nextByScope = new Map<
-      string,
-      { previous: Map<string, ClusterSnap>; next: ClusterSnap[] }
-    >();
-    const current = new Map<string, ClusterSnap>();
-    for (const [scope, projectRead] of reads) {
-      const previous = previousByScope.get(scope) ?? new Map<string, ClusterSnap>();
-      if (!snapshots.hasBaseline(scope)) {
-        baselines.push(projectRead);
-        nextByScope.set(scope, { previous, next: projectRead.clusters });
-        for (const c of projectRead.clusters) current.set(c.uid, c);
-        continue;
+    const histories = snapshots.flapHistories();
+    const rawChanges = [...reads.values()].flatMap((read) => read.changes);
+    const flaps = applyFlapping(rawChanges, histories, after([...histories.keys()]), started);
+    const changes = flaps.changes;
+    const changed = new Map(changes.map((c) => [c.cluster.uid, c.cluster]));
+    const ownChanges = (scope: string): ClusterChange[] =>
+      changes.filter((c) => (scopes.length === 1 && scope === "") || c.cluster.project === scope);
+
+    // Alert kinds are read where they are used: at a reconciliation, for a scope with news this
+    // cycle, and while a scope's alerts are unavailable (to notice their return). A steady
+    // incremental cycle makes no such call; no alert is ever evaluated on kinds not read now.
+    const kinds = new Map<string, AlertKinds>();
+    for (const [scope, read] of reads) {
+      if (read.mode === "full" || alertsOff.has(scope) || ownChanges(scope).length > 0) {
+        kinds.set(scope, await readKinds(scope));
       }
-      const { changes, next } = diffClusters(previous, projectRead.clusters, absent);
-      rawChanges.push(...changes);
-      nextByScope.set(scope, { previous, next });
-      for (const c of next) current.set(c.uid, c);
     }
 
-    const flaps = applyFlapping(rawChanges, snapshots.flapHistories(), current, started);
-    const changes = flaps.changes;
-
-    const supportedFor = (project: string) =>
-      reads.get(project)?.supported ?? reads.get("")?.supported ?? new Set<string>();
     const alertResults: AlertResult[] = [];
     let eventCalls = 0;
-    for (const [scope, projectRead] of reads) {
-      const own = changes.filter(
-        (c) => (scopes.length === 1 && scope === "") || c.cluster.project === scope,
-      );
-      if (projectRead.alertsRefused) {
+    for (const [scope, scopeKinds] of kinds) {
+      const own = ownChanges(scope);
+      if (scopeKinds.refused) {
         // no alert is raised or resolved while the kinds are refused, but a deleted cluster
         // cannot keep one: its row goes, silently
         alertResults.push(resolveDeletedSilently(own, raised));
         continue;
       }
-      const supported = supportedFor(scope);
-      const needing = clustersNeedingReason(own, raised, supported);
-      const { reasons, calls } = await reasonsFor(needing, reads, current);
-      eventCalls += calls;
-      alertResults.push(evaluateAlerts({ changes: own, raised, supported, reasons, now: at }));
+      const needing = clustersNeedingReason(own, raised, scopeKinds.supported);
+      const { reasons, calls: used } = await reasonsFor(needing, conditions, changed);
+      eventCalls += used;
+      alertResults.push(
+        evaluateAlerts({ changes: own, raised, supported: scopeKinds.supported, reasons, now: at }),
+      );
     }
     // Alerts readable again after a refusal: squared with health, with this poll's own say first.
-    const alertsBack = [...reads.values()].filter(
-      (r) => !r.alertsRefused && alertsOff.has(r.project),
-    );
+    const alertsBack = [...kinds].filter(([scope, k]) => !k.refused && alertsOff.has(scope));
     if (alertsBack.length > 0) {
       const raisedNow = afterResults(raised, alertResults);
-      for (const projectRead of alertsBack) {
-        const clusters = nextByScope.get(projectRead.project)?.next ?? [];
-        const needing = unraisedUnhealthy(clusters, raisedNow, projectRead.supported);
-        const { reasons, calls } = await reasonsFor(needing, reads, current);
-        eventCalls += calls;
+      for (const [scope, scopeKinds] of alertsBack) {
+        const read = reads.get(scope)!;
+        // the only clusters reconcileAlerts can act on: unhealthy ones, and raised ones
+        const clusters = new Map(read.unhealthyAfter().map((c) => [c.uid, c]));
+        const raisedUids = [...new Set([...raisedNow.values()].map((a) => a.clusterUid))];
+        for (const [uid, c] of read.after(raisedUids)) if (!clusters.has(uid)) clusters.set(uid, c);
+        const list = [...clusters.values()];
+        const needing = unraisedUnhealthy(list, raisedNow, scopeKinds.supported);
+        const { reasons, calls: used } = await reasonsFor(needing, conditions, clusters);
+        eventCalls += used;
         alertResults.push(
           reconcileAlerts({
-            clusters,
+            clusters: list,
             raised: raisedNow,
-            supported: projectRead.supported,
+            supported: scopeKinds.supported,
             reasons,
             now: at,
           }),
@@ -365,9 +392,16 @@ export function createPoller(options: PollerOptions): Poller {
     }
     const alertEvents = alertResults.flatMap((r) => r.events);
 
+    const baselines = [...reads.values()].filter((read) => read.baseline);
     const route = routeNews({ subscriptions: subs, changes, alerts: alertEvents });
     const drafts: OutboxDraft[] = [];
-    drafts.push(...summaries(baselines, subs, at));
+    drafts.push(
+      ...summaries(
+        baselines.map((read) => ({ project: read.scope, forEach: read.baseline!.forEach })),
+        subs,
+        at,
+      ),
+    );
     for (const [channel, news] of route.byChannel) {
       drafts.push(
         ...foldChannel(
@@ -380,21 +414,19 @@ export function createPoller(options: PollerOptions): Poller {
 
     // Baseline clusters already unhealthy count as raised, so their recovery is reported.
     const baselineRaised: RaisedAlert[] = [];
-    for (const projectRead of baselines) {
-      if (!projectRead.supported.has(CLUSTER_HEALTH)) continue;
-      for (const c of projectRead.clusters) {
-        if (isKnownUnhealthy(c.health) && !raised.has(alertKey(c.uid, CLUSTER_HEALTH))) {
-          const reason = reasonFrom(c.health, projectRead.conditions.get(c.uid) ?? [], []);
-          baselineRaised.push({ clusterUid: c.uid, kind: CLUSTER_HEALTH, reason, raisedAt: at });
-        }
+    for (const read of baselines) {
+      if (!kinds.get(read.scope)?.supported.has(CLUSTER_HEALTH)) continue;
+      for (const c of read.unhealthyAfter()) {
+        if (raised.has(alertKey(c.uid, CLUSTER_HEALTH))) continue;
+        const reason = reasonFrom(c.health, read.conditions.get(c.uid) ?? [], []);
+        baselineRaised.push({ clusterUid: c.uid, kind: CLUSTER_HEALTH, reason, raisedAt: at });
       }
     }
 
+    // One transaction: the snapshot changes and the outbox rows that announce them.
     db.transaction(() => {
-      for (const [scope, { previous, next }] of nextByScope) {
-        snapshots.replace(scope, previous, next, at);
-      }
-      for (const projectRead of baselines) snapshots.markBaseline(projectRead.project, at);
+      for (const read of reads.values()) read.commit(at);
+      for (const read of baselines) snapshots.markBaseline(read.scope, at);
       for (const result of alertResults) {
         for (const alert of result.raise) snapshots.raiseAlert(alert);
         for (const r of result.resolve) snapshots.resolveAlert(r.clusterUid, r.kind);
@@ -405,13 +437,17 @@ export function createPoller(options: PollerOptions): Poller {
       outbox.prune(iso(started - SENT_RETENTION_MS));
     })();
 
-    noteAlertsAvailability(reads);
-    snapshotCache = { clusters: [...current.values()], at };
+    noteAlertsAvailability(kinds);
+    lastCommitAt = at;
+    if (kind === "reconcile") {
+      reconcileDue = false;
+      metrics.lastReconcileAt = at;
+    }
+    const clusters = snapshots.count([...reads.keys()]);
     const durationMs = performance.now() - startedReal;
-    metrics.cycles += 1;
     metrics.lastCycleMs = durationMs;
     metrics.totalCycleMs += durationMs;
-    metrics.clustersSeen = current.size;
+    metrics.clustersSeen = clusters;
     metrics.changesReported += changes.length;
     metrics.outboxRows += drafts.length;
     metrics.lastSuccessAt = at;
@@ -419,23 +455,26 @@ export function createPoller(options: PollerOptions): Poller {
     metrics.lastError = undefined;
     if (drafts.length > 0) options.onCommitted?.(drafts.length);
     return {
+      kind,
       ok: true,
       skipped: false,
-      clusters: current.size,
+      clusters,
       changes: changes.length,
       outboxRows: drafts.length,
       eventCalls,
+      paletteCalls: calls,
       durationMs,
     };
   }
 
   /**
    * After a committed cycle: a scope whose alert kinds Palette refuses is said once (log and
-   * readiness), not every cycle; its return is logged once too.
+   * readiness), not every cycle; its return is logged once too. Only scopes whose kinds this
+   * cycle read are judged.
    */
-  function noteAlertsAvailability(reads: ReadonlyMap<string, ProjectRead>): void {
-    for (const [scope, projectRead] of reads) {
-      const refused = projectRead.alertsRefused;
+  function noteAlertsAvailability(kinds: ReadonlyMap<string, AlertKinds>): void {
+    for (const [scope, scopeKinds] of kinds) {
+      const refused = scopeKinds.refused;
       if (refused && !alertsOff.has(scope)) {
         alertsOff.set(scope, refused.summary);
         logger.warn(
@@ -451,40 +490,52 @@ export function createPoller(options: PollerOptions): Poller {
   }
 
   async function runCycle(): Promise<CycleResult> {
+    const kind: CycleKind = reconcileDue ? "reconcile" : "incremental";
     if (running) {
       metrics.skippedCycles += 1;
       return {
+        kind,
         ok: true,
         skipped: true,
         clusters: 0,
         changes: 0,
         outboxRows: 0,
         eventCalls: 0,
+        paletteCalls: 0,
         durationMs: 0,
       };
     }
     const started = performance.now();
     // the poll is routine work: commands go before it on each prefix's budget
-    running = inBackground(cycle)
-      .catch((error: unknown) => {
+    running = inBackground(() => cycle(kind))
+      .catch((error: unknown): CycleResult => {
         metrics.failedCycles += 1;
-        metrics.cycles += 1;
         const message = error instanceof Error ? error.message : String(error);
-        logger.warn({ err: message }, "poll cycle failed; nothing committed, next cycle retries");
+        logger.warn(
+          { err: message, kind },
+          "poll cycle failed; nothing committed, next cycle retries",
+        );
         // what readiness and metrics repeat: the kind of failure, never Palette's own words
         const summary = failureSummary(error);
         return {
+          kind,
           ok: false,
           skipped: false,
           clusters: 0,
           changes: 0,
           outboxRows: 0,
           eventCalls: 0,
+          paletteCalls: calls,
           durationMs: performance.now() - started,
           error: summary,
         };
       })
       .then((result) => {
+        metrics.cycles += 1;
+        if (kind === "reconcile") metrics.reconcileCycles += 1;
+        else metrics.incrementalCycles += 1;
+        metrics.lastCycleKind = kind;
+        metrics.lastCyclePaletteCalls = result.paletteCalls;
         if (!result.ok) {
           metrics.lastCycleOk = false;
           metrics.lastError = result.error;
@@ -503,65 +554,45 @@ export function createPoller(options: PollerOptions): Poller {
     }
   }
 
+  const requestReconcile = () => {
+    reconcileDue = true;
+  };
+
   return {
     runCycle,
+    requestReconcile,
     start() {
-      if (task) return;
-      task = cron.schedule(
-        options.schedule ?? "*/30 * * * * *",
-        async () => {
-          await runCycle();
-        },
-        { noOverlap: true, name: "palette-poll" },
-      );
+      if (tasks.length > 0) return;
+      tasks = [
+        cron.schedule(
+          options.schedule ?? DEFAULT_POLL_SCHEDULE,
+          async () => {
+            await runCycle();
+          },
+          { noOverlap: true, name: "palette-poll" },
+        ),
+        // a tick during a running cycle leaves the reconciliation due: the next cycle is one
+        cron.schedule(
+          options.reconcileSchedule ?? DEFAULT_RECONCILE_SCHEDULE,
+          async () => {
+            requestReconcile();
+            await runCycle();
+          },
+          { noOverlap: true, name: "palette-reconcile" },
+        ),
+      ];
     },
     async stop() {
-      if (task) {
+      for (const task of tasks) {
         await task.stop();
         await task.destroy();
-        task = undefined;
       }
+      tasks = [];
       if (running) await running;
     },
-    lastSnapshot: () => snapshotCache,
+    // read on demand: the poller keeps no copy of the fleet between cycles
+    lastSnapshot: () =>
+      lastCommitAt ? { clusters: snapshots.inScopes(scopes), at: lastCommitAt } : { clusters: [] },
     metrics: () => ({ ...metrics, alertsUnavailable: [...metrics.alertsUnavailable] }),
   };
-}
-
-/** One summary per subscribed channel for the projects seen for the first time this cycle. */
-function summaries(
-  baselines: readonly ProjectRead[],
-  subs: readonly Subscription[],
-  at: string,
-): OutboxDraft[] {
-  if (baselines.length === 0) return [];
-  const byChannel = new Map<string, Subscription[]>();
-  for (const sub of subs) {
-    if (sub.pausedReason) continue;
-    byChannel.set(sub.channel, [...(byChannel.get(sub.channel) ?? []), sub]);
-  }
-  const drafts: OutboxDraft[] = [];
-  for (const [channel, channelSubs] of byChannel) {
-    // a tenant-scope baseline ("") holds every project's clusters: matchesFilter picks them
-    const relevant = baselines.filter((b) =>
-      channelSubs.some((s) => !s.project || !b.project || s.project === b.project),
-    );
-    if (relevant.length === 0) continue;
-    const clusters = relevant
-      .flatMap((b) => b.clusters)
-      .filter((c) => channelSubs.some((s) => matchesFilter(s, c)));
-    const byState: Record<string, number> = {};
-    for (const c of clusters) byState[c.state] = (byState[c.state] ?? 0) + 1;
-    const payload: SummaryPayload = {
-      projects: relevant.map((b) => b.project),
-      total: clusters.length,
-      byState,
-      unhealthy: clusters
-        .filter((c) => isKnownUnhealthy(c.health))
-        .map((c) => ({ name: c.name, health: c.health })),
-      at,
-    };
-    drafts.push({ channel, kind: "summary", payload });
-  }
-  return drafts;
 }

@@ -40,6 +40,8 @@ export interface ClusterSearch extends Scope {
   tags?: string[];
   /** only clusters with exactly this name: a name look-up costs one search, not a walk */
   name?: string;
+  /** only clusters with one of these exact names (a page of look-ups in one search) */
+  names?: string[];
   /** only clusters in (or, negated, not in) these states */
   state?: ValueCondition;
   /** only clusters with (or, negated, without) these health states */

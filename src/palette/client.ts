@@ -16,6 +16,7 @@ import {
 } from "./http.ts";
 import { decodeKubeconfig } from "./kubeconfig.ts";
 import { RequestPacer, realSleep, type Sleep } from "./limiter.ts";
+import { MAX_PAGES, nextPageToken } from "./paging.ts";
 import { parseBody, parseJson } from "./parse.ts";
 import { requestPriority } from "./priority.ts";
 import type { CloudAccountKind, Provider } from "./providers-list.ts";
@@ -105,38 +106,6 @@ interface CallSpec {
   token?: string;
   /** overrides the client's retry bound for this call */
   retries?: number;
-}
-
-/** Guards against a server that hands out continue tokens forever. */
-const MAX_PAGES = 2_000;
-
-/**
- * A listing that stops early must not pass for a shorter fleet (the poll would announce the rest
- * as deleted): a repeated continue token, or one past MAX_PAGES, fails the whole listing.
- */
-function incompleteListing(what: string, why: string): PaletteError {
-  return new PaletteError(
-    "server",
-    0,
-    "IncompleteListing",
-    `Palette's ${what} listing did not finish (${why}); nothing was taken from it`,
-    undefined,
-    what,
-  );
-}
-
-/** The next continue token, or a thrown error when the listing loops or never ends. */
-function nextPageToken(
-  token: string | undefined,
-  seen: Set<string>,
-  page: number,
-  what: string,
-): string | undefined {
-  if (!token) return undefined;
-  if (seen.has(token)) throw incompleteListing(what, "a continue token came back twice");
-  if (page + 1 >= MAX_PAGES) throw incompleteListing(what, `more than ${MAX_PAGES} pages`);
-  seen.add(token);
-  return token;
 }
 
 const seg = (value: string): string => encodeURIComponent(value);

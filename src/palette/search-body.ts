@@ -44,6 +44,11 @@ export interface ClusterFilter {
   tags?: readonly string[];
   /** the exact (case-sensitive) cluster name */
   name?: string;
+  /**
+   * several exact names, any of which matches (one search confirms up to a page of clusters);
+   * combined with `name` when both are given
+   */
+  names?: readonly string[];
   /** `status.state`, e.g. `{ values: ["Running"], negate: true }` for "not Running" */
   state?: ValueCondition;
   /** `status.health.state`, e.g. `{ values: ["Healthy"], negate: true }` */
@@ -96,10 +101,10 @@ export function clusterSearchBody(
   const wanted: ClusterFilter = Array.isArray(filter)
     ? { tags: filter as readonly string[] }
     : (filter as ClusterFilter);
-  const name = wanted.name?.trim();
+  const names = distinct([...(wanted.name ? [wanted.name] : []), ...(wanted.names ?? [])]);
   const own: SearchFilterItem[] = [
     NOT_DELETED,
-    ...(name ? [stringFilter("clusterName", [name])] : []),
+    ...(names.length > 0 ? [stringFilter("clusterName", names)] : []),
     ...valueFilter("clusterState", wanted.state),
     ...valueFilter("healthState", wanted.health),
   ];

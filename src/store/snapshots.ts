@@ -1,9 +1,10 @@
+import type { Statement } from "better-sqlite3";
 import { alertKey, type RaisedAlert } from "../model/alert.ts";
-import type { ClusterSnap } from "../model/cluster.ts";
+import { type ClusterSnap, isKnownUnhealthy } from "../model/cluster.ts";
 import type { FlapHistory } from "../model/flap-history.ts";
 import type { Db } from "./db.ts";
 
-interface SnapRow {
+export interface SnapRow {
   /** the poll scope: a project UID, or "" when the tenant is polled */
   project: string;
   /** the cluster's own project; "" in rows written before it was stored */
@@ -15,7 +16,20 @@ interface SnapRow {
   tags: string;
 }
 
-function toSnap(row: SnapRow): ClusterSnap {
+/** Uids per `IN (…)` list: well under SQLite's bound on parameters. */
+const IN_CHUNK = 500;
+
+/** SQL pre-filter of a known bad health (isKnownUnhealthy decides; this only narrows the rows). */
+export const MAYBE_UNHEALTHY_SQL =
+  "trim(health) <> '' AND lower(health) NOT IN ('healthy', 'unknown')";
+
+export function chunks<T>(items: readonly T[], size = IN_CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export function toSnap(row: SnapRow): ClusterSnap {
   return {
     uid: row.cluster_uid,
     name: row.name,
@@ -24,6 +38,44 @@ function toSnap(row: SnapRow): ClusterSnap {
     health: row.health,
     tags: parseTags(row.tags),
   };
+}
+
+/** The columns a snapshot is read from (not `updated_at`: nobody reads it back). */
+const SNAP_COLUMNS = "project, project_uid, cluster_uid, name, state, health, tags";
+
+/**
+ * Rows → snapshots, one row at a time (no array of raw rows beside the result), sharing what
+ * repeats across a fleet: each distinct tags text is parsed once into one frozen array, and
+ * project, state and health strings are shared. A whole-fleet read (the subscribe answer, the App
+ * Home) then costs about the fleet's UIDs and names, not every column of every row twice.
+ */
+function readSnaps(statement: Statement, ...params: unknown[]): ClusterSnap[] {
+  const tagLists = new Map<string, string[]>();
+  const shared = new Map<string, string>();
+  const share = (value: string): string => {
+    const known = shared.get(value);
+    if (known !== undefined) return known;
+    shared.set(value, value);
+    return value;
+  };
+  const snaps: ClusterSnap[] = [];
+  for (const raw of statement.iterate(...params)) {
+    const row = raw as SnapRow;
+    let tags = tagLists.get(row.tags);
+    if (!tags) {
+      tags = Object.freeze(parseTags(row.tags)) as string[];
+      tagLists.set(row.tags, tags);
+    }
+    snaps.push({
+      uid: row.cluster_uid,
+      name: row.name,
+      project: share(row.project_uid || row.project),
+      state: share(row.state),
+      health: share(row.health),
+      tags,
+    });
+  }
+  return snaps;
 }
 
 function parseTags(raw: string): string[] {
@@ -54,10 +106,9 @@ export class SnapshotStore {
 
   /** Every cluster the poller last saw, in every scope (for the subscribe answer). */
   all(): ClusterSnap[] {
-    const rows = this.db
-      .prepare("SELECT * FROM notify_snapshots ORDER BY rowid")
-      .all() as SnapRow[];
-    return rows.map(toSnap);
+    return readSnaps(
+      this.db.prepare(`SELECT ${SNAP_COLUMNS} FROM notify_snapshots ORDER BY rowid`),
+    );
   }
 
   /** The clusters last seen in one poll scope (a project UID, or "" for the tenant). */
@@ -68,9 +119,81 @@ export class SnapshotStore {
     return new Map(rows.map((row) => [row.cluster_uid, toSnap(row)]));
   }
 
+  /** The clusters of these poll scopes (the App Home reads them when it opens, not kept). */
+  inScopes(scopes: readonly string[]): ClusterSnap[] {
+    const select = this.db.prepare(
+      `SELECT ${SNAP_COLUMNS} FROM notify_snapshots WHERE project = ? ORDER BY rowid`,
+    );
+    return scopes.flatMap((scope) => readSnaps(select, scope));
+  }
+
+  /** How many clusters the poller remembers in these poll scopes. */
+  count(scopes: readonly string[]): number {
+    const select = this.db.prepare("SELECT COUNT(*) AS n FROM notify_snapshots WHERE project = ?");
+    return scopes.reduce((sum, scope) => sum + (select.get(scope) as { n: number }).n, 0);
+  }
+
+  /** Some clusters of one scope by UID; UIDs it does not hold are left out. */
+  byUids(scope: string, uids: readonly string[]): Map<string, ClusterSnap> {
+    const found = new Map<string, ClusterSnap>();
+    for (const part of chunks(uids)) {
+      const rows = this.db
+        .prepare(
+          `SELECT * FROM notify_snapshots WHERE project = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
+        )
+        .all(scope, ...part) as SnapRow[];
+      for (const row of rows) found.set(row.cluster_uid, toSnap(row));
+    }
+    return found;
+  }
+
+  /**
+   * Where these clusters stand in the order the poller first stored them (which is the order
+   * Palette listed them): a position per UID it holds.
+   */
+  positions(scope: string, uids: readonly string[]): Map<string, number> {
+    const found = new Map<string, number>();
+    for (const part of chunks(uids)) {
+      const rows = this.db
+        .prepare(
+          `SELECT cluster_uid, rowid AS position FROM notify_snapshots
+           WHERE project = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
+        )
+        .all(scope, ...part) as Array<{ cluster_uid: string; position: number }>;
+      for (const row of rows) found.set(row.cluster_uid, row.position);
+    }
+    return found;
+  }
+
+  /**
+   * The clusters of one scope last seen not Running and Healthy (`isSteady`): the ones an
+   * incremental poll expects Palette to list, in the order they were first stored.
+   */
+  unsteady(scope: string): Map<string, ClusterSnap> {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM notify_snapshots
+         WHERE project = ? AND NOT (state = 'Running' AND health = 'Healthy') ORDER BY rowid`,
+      )
+      .all(scope) as SnapRow[];
+    return new Map(rows.map((row) => [row.cluster_uid, toSnap(row)]));
+  }
+
+  /** The clusters of one scope whose health is known and not Healthy. */
+  unhealthy(scope: string): ClusterSnap[] {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM notify_snapshots WHERE project = ? AND ${MAYBE_UNHEALTHY_SQL} ORDER BY rowid`,
+      )
+      .all(scope) as SnapRow[];
+    return rows.map(toSnap).filter((c) => isKnownUnhealthy(c.health));
+  }
+
   /**
    * Replace a scope's snapshot with `clusters`, touching only rows that changed. Each cluster keeps
-   * its own project, so a tenant-scope row still routes to the project's channels.
+   * its own project, so a tenant-scope row still routes to the project's channels. `previous` may
+   * be part of the scope (an incremental poll's): only its clusters missing from `clusters` are
+   * removed, rows outside it stay as they are.
    */
   replace(
     scope: string,

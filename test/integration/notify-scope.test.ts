@@ -30,6 +30,8 @@ describe("notifications: scope and refusals", () => {
     expect(h.posts("C1")).toHaveLength(1);
     const target = runningIn(h, p1!)[0]!;
     h.sim.control.setState(target.uid, "Deleted");
+    // straight to Deleted, never Deleting: only a reconciliation's full listing misses it
+    h.poller.requestReconcile();
     await h.cycle();
     const posts = h.posts("C1");
     expect(posts).toHaveLength(2);

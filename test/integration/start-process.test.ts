@@ -361,7 +361,8 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
     const changed: FleetCluster = sim.control.clusters().find((c) => c.state === "Running")!;
     sim.control.setState(changed.uid, "Upgrading");
 
-    const bot = spawnCli(["start"], env);
+    // RECONCILE_SCHEDULE every second too: the full reconciliation, every tick, still says it once
+    const bot = spawnCli(["start"], { ...env, RECONCILE_SCHEDULE: EVERY_SECOND });
     runs.push(bot);
     await readyzWhen(port, "/readyz 200 after the restart", (answer) => answer.status === 200);
     const posts = () => fake.callsTo("chat.postMessage").slice(before);
@@ -373,7 +374,11 @@ describe("palette-chatops start, HTTP mode with an API key", () => {
         const m = await get(port, "/metrics");
         return (
           (sampleValue(m.text, 'palette_chatops_poll_duration_seconds_count{outcome="ok"}') ?? 0) >=
-          4
+            4 &&
+          (sampleValue(
+            m.text,
+            'palette_chatops_poll_cycles_total{kind="reconcile",outcome="ok"}',
+          ) ?? 0) >= 3
         );
       },
       10_000,

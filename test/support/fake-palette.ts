@@ -167,6 +167,7 @@ export class FakePalette implements PaletteApi {
       (cluster) =>
         !this.hiddenFromSearch.has(cluster.uid) &&
         (query.name === undefined || cluster.name === query.name) &&
+        (query.names === undefined || query.names.includes(cluster.name)) &&
         within(cluster.state, query.state) &&
         within(cluster.health, query.health) &&
         (tags.length === 0 ||

@@ -2,7 +2,8 @@
  * The notification bot alone, as a child process the SIGKILL test can kill: poller + sender
  * against URLs from the environment, state in the SQLite file STATE_DB.
  *   PALETTE_API_URL, PALETTE_API_KEY, SLACK_API_URL, STATE_DB, PALETTE_PROJECTS (comma list),
- *   POLL_SCHEDULE (default every second), NOTIFY_MIN_GAP_MS (default 1000)
+ *   POLL_SCHEDULE (default every second), RECONCILE_SCHEDULE (default the poller's, every 10
+ *   minutes; the first cycle after each start reconciles), NOTIFY_MIN_GAP_MS (default 1000)
  */
 import { systemClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -43,6 +44,7 @@ const poller = createPoller({
   logger: silentLogger,
   projects: (process.env.PALETTE_PROJECTS ?? "").split(",").filter(Boolean),
   schedule: process.env.POLL_SCHEDULE ?? "* * * * * *",
+  reconcileSchedule: process.env.RECONCILE_SCHEDULE,
   onCommitted: () => sender.wake(),
 });
 sender.start();

@@ -28,6 +28,7 @@ describe("loadConfig", () => {
     expect(config.palette.consoleUrl).toBe("https://console.spectrocloud.com/");
     expect(config.palette.projects).toEqual([]);
     expect(config.pollSchedule).toBe("*/30 * * * * *");
+    expect(config.reconcileSchedule).toBe("0 */10 * * * *");
     expect(config.tokenRefreshSchedule).toBe("*/10 * * * *");
     expect(config.stateDb).toBe("./data/palette-chatops.sqlite");
     expect(config.allowLaunch).toEqual([]);
@@ -71,6 +72,8 @@ describe("loadConfig", () => {
     [{ ...base, POLL_SCHEDULE: "every minute" }, "POLL_SCHEDULE"],
     [{ ...base, POLL_SCHEDULE: "61 * * * * *" }, "POLL_SCHEDULE"],
     [{ ...base, TOKEN_REFRESH_SCHEDULE: "*/10 * * *" }, "TOKEN_REFRESH_SCHEDULE"],
+    [{ ...base, RECONCILE_SCHEDULE: "every 10 minutes" }, "RECONCILE_SCHEDULE"],
+    [{ ...base, RECONCILE_SCHEDULE: "0 */10 * * * * *" }, "RECONCILE_SCHEDULE"],
     [{ ...base, ALLOW_LAUNCH: "alice" }, "ALLOW_LAUNCH"],
     [{ ...base, ALLOW_SUBSCRIBE: "#oncall" }, "ALLOW_SUBSCRIBE"],
     [{ ...base, SLACK_BOT_TOKEN: undefined }, "SLACK_BOT_TOKEN"],
@@ -85,6 +88,15 @@ describe("loadConfig", () => {
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(`${variable}: `)).toBe(true);
     expect(error.message).not.toContain("\n");
+  });
+
+  it("takes RECONCILE_SCHEDULE as a node-cron expression like POLL_SCHEDULE", () => {
+    expect(loadConfig({ ...base, RECONCILE_SCHEDULE: "0 */5 * * * *" }).reconcileSchedule).toBe(
+      "0 */5 * * * *",
+    );
+    expect(errorOf({ ...base, RECONCILE_SCHEDULE: "soon" }).message).toContain(
+      "wants a valid node-cron expression",
+    );
   });
 
   it("names the Slack token first when nothing is set", () => {

@@ -145,4 +145,27 @@ export const notify: Migration[] = [
       ALTER TABLE notify_outbox ADD COLUMN plain_text INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    id: 20,
+    name: "notify_reconcile_staging",
+    // A reconciliation streams the full listing here page by page (memory stays flat however
+    // large the fleet), then moves what changed into notify_snapshots in the same transaction as
+    // its outbox rows. Rows left by a crash are cleared by the next reconciliation. The partial
+    // index finds the clusters an incremental poll expects to see: those not Running and Healthy.
+    up: `
+      CREATE TABLE notify_reconcile_staging (
+        scope TEXT NOT NULL,
+        cluster_uid TEXT NOT NULL,
+        project_uid TEXT NOT NULL,
+        name TEXT NOT NULL,
+        state TEXT NOT NULL,
+        health TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        changed INTEGER NOT NULL,
+        PRIMARY KEY (scope, cluster_uid)
+      );
+      CREATE INDEX notify_snapshots_unsteady ON notify_snapshots (project)
+        WHERE NOT (state = 'Running' AND health = 'Healthy');
+    `,
+  },
 ];

@@ -78,6 +78,28 @@ describe("Metrics", () => {
     expect(text).not.toContain("uid-1");
   });
 
+  it("counts poll cycles by kind and keeps each kind's last Palette call count", async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    metrics.pollCycle("reconcile", "ok", 612);
+    metrics.pollCycle("incremental", "ok", 6);
+    metrics.pollCycle("incremental", "ok", 7);
+    metrics.pollCycle("incremental", "error", 2);
+    metrics.pollCycle("sideways" as "incremental", "ok", 1);
+    const text = await metrics.render();
+    expect(
+      sampleValue(text, 'palette_chatops_poll_cycles_total{kind="incremental",outcome="ok"}'),
+    ).toBe(2);
+    expect(
+      sampleValue(text, 'palette_chatops_poll_cycles_total{kind="reconcile",outcome="ok"}'),
+    ).toBe(1);
+    expect(
+      sampleValue(text, 'palette_chatops_poll_cycles_total{kind="incremental",outcome="error"}'),
+    ).toBe(1);
+    expect(sampleValue(text, 'palette_chatops_poll_palette_calls{kind="incremental"}')).toBe(7);
+    expect(sampleValue(text, 'palette_chatops_poll_palette_calls{kind="reconcile"}')).toBe(612);
+    expect(text).not.toContain("sideways");
+  });
+
   it("observes ack latency, poll cycles, logins, refreshes and Slack calls", async () => {
     const metrics = new Metrics({ defaultMetrics: false });
     metrics.observeAck(0.02);

@@ -77,6 +77,26 @@ describe("clusterSearchBody", () => {
     expect(clusterSearchBody({ name: "  " })).toEqual(clusterSearchBody());
   });
 
+  it("looks several names up in one clusterName condition (any of them)", () => {
+    const [, byName] = ownFilters(clusterSearchBody({ names: ["web-1", " web-2 ", "web-1"] }))!;
+    expect(byName).toEqual({
+      property: "clusterName",
+      type: "string",
+      condition: {
+        string: {
+          operator: "eq",
+          negation: false,
+          match: { conjunction: "or", values: ["web-1", "web-2"] },
+          ignoreCase: false,
+        },
+      },
+    });
+    expect(clusterSearchBody({ name: "web-1", names: ["web-3"] })).toEqual(
+      clusterSearchBody({ names: ["web-1", "web-3"] }),
+    );
+    expect(clusterSearchBody({ names: [] })).toEqual(clusterSearchBody());
+  });
+
   it("filters by state and health, negated when asked", () => {
     const body = clusterSearchBody({
       state: { values: ["Running"], negate: true },
