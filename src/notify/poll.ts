@@ -38,6 +38,9 @@ import { summaries } from "./summary.ts";
  */
 export type CycleKind = "incremental" | "reconcile";
 
+/** Event reads in flight at once: the pacer keeps them under /v1/events' 10 a second anyway. */
+const EVENT_READERS = 4;
+
 export interface PollerOptions {
   palette: PaletteApi;
   db: Db;
@@ -53,7 +56,7 @@ export interface PollerOptions {
   reconcileBatch?: number;
   /** events read per cluster whose health was lost; default 10 */
   eventsLimit?: number;
-  /** at most this many event reads per cycle (10 req/s on /v1/events); default 20 */
+  /** at most this many event reads per cycle, all projects together; default 10 */
   maxEventCalls?: number;
   /** GETs by UID in flight at once, confirming clusters missing from a listing; default 4 */
   lookupParallelism?: number;
@@ -199,7 +202,7 @@ export function createPoller(options: PollerOptions): Poller {
   const subscriptions = new SubscriptionStore(db, clock);
   const outbox = new OutboxStore(db);
   const eventsLimit = options.eventsLimit ?? 10;
-  const maxEventCalls = options.maxEventCalls ?? 20;
+  const maxEventCalls = options.maxEventCalls ?? 10;
   /** scope → why its alerts are unavailable, as of the last committed cycle */
   const alertsOff = new Map<string, string>();
 
@@ -249,34 +252,51 @@ export function createPoller(options: PollerOptions): Poller {
     }
   }
 
+  /**
+   * Alert reasons: health conditions, plus each cluster's recent events while this cycle's budget
+   * lasts. The budget is the cycle's, not a project's, and the reads run a few at a time: after a
+   * restart many clusters need a reason at once, and a cycle that spends its time reading events
+   * one by one may never commit before the next restart.
+   */
   async function reasonsFor(
     uids: string[],
     conditionsByUid: ReadonlyMap<string, string[]>,
     health: ReadonlyMap<string, ClusterSnap>,
+    budget: { eventCalls: number },
   ): Promise<{ reasons: Map<string, string>; calls: number }> {
     const reasons = new Map<string, string>();
-    let eventCalls = 0;
-    for (const uid of uids) {
-      const snap = health.get(uid);
-      if (!snap) continue;
-      const conditions = conditionsByUid.get(uid) ?? [];
-      let events: PaletteEvent[] = [];
-      if (eventCalls < maxEventCalls) {
-        eventCalls += 1;
+    const wanted = uids.filter((uid) => health.has(uid));
+    const withEvents = wanted.slice(0, Math.max(0, budget.eventCalls));
+    budget.eventCalls -= withEvents.length;
+    const events = new Map<string, PaletteEvent[]>();
+    const queue = [...withEvents];
+    const reader = async () => {
+      for (let uid = queue.shift(); uid !== undefined; uid = queue.shift()) {
+        const snap = health.get(uid)!;
         try {
-          events = await palette.listClusterEvents(
+          events.set(
             uid,
-            snap.project ? { projectUid: snap.project } : {},
-            eventsLimit,
+            await palette.listClusterEvents(
+              uid,
+              snap.project ? { projectUid: snap.project } : {},
+              eventsLimit,
+            ),
           );
         } catch (error) {
           // the reason is a nicety: conditions alone still explain the alert
           logger.warn({ err: String(error), cluster: uid }, "cluster events unavailable");
         }
       }
-      reasons.set(uid, reasonFrom(snap.health, conditions, events));
+    };
+    await Promise.all(Array.from({ length: Math.min(EVENT_READERS, queue.length) }, reader));
+    for (const uid of wanted) {
+      const snap = health.get(uid)!;
+      reasons.set(
+        uid,
+        reasonFrom(snap.health, conditionsByUid.get(uid) ?? [], events.get(uid) ?? []),
+      );
     }
-    return { reasons, calls: eventCalls };
+    return { reasons, calls: withEvents.length };
   }
 
   /** Palette first, scope by scope: a failure here leaves the store exactly as it was. */
@@ -350,6 +370,7 @@ export function createPoller(options: PollerOptions): Poller {
 
     const alertResults: AlertResult[] = [];
     let eventCalls = 0;
+    const eventBudget = { eventCalls: maxEventCalls };
     for (const [scope, scopeKinds] of kinds) {
       const own = ownChanges(scope);
       if (scopeKinds.refused) {
@@ -359,7 +380,7 @@ export function createPoller(options: PollerOptions): Poller {
         continue;
       }
       const needing = clustersNeedingReason(own, raised, scopeKinds.supported);
-      const { reasons, calls: used } = await reasonsFor(needing, conditions, changed);
+      const { reasons, calls: used } = await reasonsFor(needing, conditions, changed, eventBudget);
       eventCalls += used;
       alertResults.push(
         evaluateAlerts({ changes: own, raised, supported: scopeKinds.supported, reasons, now: at }),
@@ -377,7 +398,12 @@ export function createPoller(options: PollerOptions): Poller {
         for (const [uid, c] of read.after(raisedUids)) if (!clusters.has(uid)) clusters.set(uid, c);
         const list = [...clusters.values()];
         const needing = unraisedUnhealthy(list, raisedNow, scopeKinds.supported);
-        const { reasons, calls: used } = await reasonsFor(needing, conditions, clusters);
+        const { reasons, calls: used } = await reasonsFor(
+          needing,
+          conditions,
+          clusters,
+          eventBudget,
+        );
         eventCalls += used;
         alertResults.push(
           reconcileAlerts({

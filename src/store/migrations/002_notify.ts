@@ -146,7 +146,8 @@ export const notify: Migration[] = [
     `,
   },
   {
-    id: 20,
+    // 20–39 belong to the launch tables (003_launch.ts); the notify tables go on from 40
+    id: 40,
     name: "notify_reconcile_staging",
     // A reconciliation streams the full listing here page by page (memory stays flat however
     // large the fleet), then moves what changed into notify_snapshots in the same transaction as
