@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { FULL_RUN, runChaos, SHORT_RUN } from "./scenario.ts";
 
 const short = process.argv.includes("--short");
-const report = await runChaos(short ? SHORT_RUN : FULL_RUN, (line) =>
+// CHAOS_OPTIONS='{"kills":4,…}' overrides a run's options (for reading a failure quickly)
+const overrides = JSON.parse(process.env.CHAOS_OPTIONS ?? "{}") as Partial<typeof FULL_RUN>;
+const report = await runChaos({ ...(short ? SHORT_RUN : FULL_RUN), ...overrides }, (line) =>
   process.stderr.write(`${line}\n`),
 );
 const json = JSON.stringify(report, null, 2);

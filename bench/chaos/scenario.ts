@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRng } from "../../src/simulator/prng.ts";
@@ -380,6 +380,7 @@ export async function runChaos(
       bots.forEach((proc, i) => writeFileSync(join(logDir, `bot-${i}.log`), proc.output()));
       writeFileSync(join(logDir, "slack-delivered.json"), JSON.stringify(slack.delivered, null, 1));
       writeFileSync(join(logDir, "changes.json"), JSON.stringify(made, null, 1));
+      cpSync(env.STATE_DB, join(logDir, "state.sqlite"));
     }
     await fake.close();
     await palette.close();
