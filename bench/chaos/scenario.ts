@@ -377,7 +377,9 @@ export async function runChaos(
     const logDir = process.env.CHAOS_LOG_DIR;
     if (logDir) {
       mkdirSync(logDir, { recursive: true });
-      bots.forEach((proc, i) => writeFileSync(join(logDir, `bot-${i}.log`), proc.output()));
+      for (const [i, proc] of bots.entries()) {
+        writeFileSync(join(logDir, `bot-${i}.log`), proc.output());
+      }
       writeFileSync(join(logDir, "slack-delivered.json"), JSON.stringify(slack.delivered, null, 1));
       writeFileSync(join(logDir, "changes.json"), JSON.stringify(made, null, 1));
       cpSync(env.STATE_DB, join(logDir, "state.sqlite"));

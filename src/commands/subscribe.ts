@@ -234,7 +234,7 @@ export const unsubscribeVerb: VerbSpec = {
       );
     }
     if (arg === "all" || (arg === undefined && subs.length === 1)) {
-      const removed = store.removeAll(channel);
+      store.removeAll(channel);
       trail(ctx, "unsubscribe", channel, "removed", { subscriptions: subs.map((sub) => sub.id) });
       return removedReply(ctx, subs);
     }
