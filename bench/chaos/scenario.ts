@@ -322,16 +322,17 @@ export async function runChaos(
               const answer = await until("answer", () => responseFor(id), 20_000).catch(
                 () => undefined,
               );
-              if (answer && status === 200 && JSON.stringify(answer.body).includes(target.uid)) {
+              const body = answer ? JSON.stringify(answer.body) : "";
+              // the card, or (a name several projects use) the choice between them
+              const right = body.includes(target.uid) || body.includes(`are named ${target.name}`);
+              if (answer && status === 200 && right) {
                 commands.answered += 1;
                 answerTimes.push(answer.at - sentAt);
               } else if (kills !== killsBefore) {
                 commands.interrupted += 1;
               } else {
                 commands.failed += 1;
-                commands.failures.push(
-                  answer ? JSON.stringify(answer.body).slice(0, 300) : `no answer (HTTP ${status})`,
-                );
+                commands.failures.push(answer ? body.slice(0, 600) : `no answer (HTTP ${status})`);
               }
             })(),
           );

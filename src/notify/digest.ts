@@ -2,7 +2,11 @@ import type { CardPayload, DigestPayload, OutboxDraft } from "../model/notificat
 
 /** More cards than this for one channel in one poll become one digest. */
 export const DIGEST_THRESHOLD = 10;
-const DIGEST_LINES = 15;
+/**
+ * A digest names this many clusters, each with what changed: enough that a restart's or an
+ * incident's catch-up names everyone, few enough for one message (a few sections of ~3,000 chars).
+ */
+export const DIGEST_LINES = 60;
 
 /**
  * Pure: one channel's cards of one poll → outbox rows. Past the threshold they fold into one

@@ -110,7 +110,7 @@ export function notificationDigest(payload: DigestPayload): RenderedMessage {
   const blocks: KnownBlock[] = [
     header(`${payload.total} clusters changed`),
     section(escapeMrkdwn(counts || "changes")),
-    ...packLines(lines, LIMITS.sectionText, 3).map((chunk) => section(chunk)),
+    ...packLines(lines, LIMITS.sectionText, 8).map((chunk) => section(chunk)),
     context(
       `Digest of one poll · ${escapeMrkdwn(payload.at)} · \`/palette clusters\` for the list`,
     ),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CardPayload } from "../../../src/model/notification.ts";
+import { DIGEST_LINES, digestOf } from "../../../src/notify/digest.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import {
   notificationCard,
@@ -69,6 +70,21 @@ describe("notification views", () => {
       expect(json(mrkdwn)).not.toContain("<@U123>");
       expect(view.text.length).toBeLessThanOrEqual(3000);
     }
+  });
+
+  it("a digest names every cluster of a catch-up, up to DIGEST_LINES, within Slack's limits", () => {
+    const cards: CardPayload[] = Array.from({ length: DIGEST_LINES }, (_, i) => ({
+      ...card,
+      cluster: { ...card.cluster, uid: `u${i}`, name: `cluster-with-a-rather-long-name-${i}` },
+      kinds: ["health-lost"],
+      lines: ["Health lost: Healthy → UnHealthy"],
+    }));
+    const view = notificationDigest(digestOf(cards, "t"));
+    expect(checkSlackLimits(view.blocks)).toEqual([]);
+    const text = json(view.blocks);
+    for (let i = 0; i < DIGEST_LINES; i++)
+      expect(text).toContain(`cluster-with-a-rather-long-name-${i}:`);
+    expect(text).not.toContain("more clusters");
   });
 
   it("links a card to its cluster in the Palette console when the console URL is known", () => {
