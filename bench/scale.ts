@@ -149,7 +149,13 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
     let polls = await pollsDone();
     let reconciled = await reconciles();
     let requestsAt = sim.control.requests().length;
-    const names = sim.control.clusters().map((cluster) => cluster.name);
+    // names used once in the fleet: the card path (search + overview), not "pick one of 3"
+    const uses = new Map<string, number>();
+    for (const cluster of sim.control.clusters()) {
+      uses.set(cluster.name, (uses.get(cluster.name) ?? 0) + 1);
+    }
+    const names = [...uses].filter(([, count]) => count === 1).map(([name]) => name);
+    if (names.length < 10) throw new Error("the simulated fleet has too few unique cluster names");
     const commandCalls: number[] = [];
     const answerTimes: number[] = [];
     const changes: Array<{ uid: string; name: string; at: number }> = [];
@@ -167,7 +173,7 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       perCycle.push(sim.control.requests().length - requestsAt);
       // between polls: one command's own Palette calls, and a change the next poll must carry
       const before = sim.control.requests().length;
-      await command(`cluster ${names[perCycle.length * 97]}`);
+      await command(`cluster ${names[(perCycle.length * 97) % names.length]}`);
       commandCalls.push(sim.control.requests().length - before);
       const target = sim.control.clusters().find((c) => c.state === "Running")!;
       sim.control.setState(target.uid, "Upgrading");
@@ -178,7 +184,7 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
     const pollAt = Date.now() + ((30_000 - (Date.now() % 30_000)) % 30_000);
     await sleep(pollAt - Date.now() + 200);
     for (let i = 0; i < 5; i++) {
-      answerTimes.push(await command(`cluster ${names[(i + 1) * 131]}`));
+      answerTimes.push(await command(`cluster ${names[((i + 1) * 131) % names.length]}`));
     }
     await sleep(31_000);
     const delays = changes.flatMap((change) => {
