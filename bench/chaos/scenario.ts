@@ -175,7 +175,8 @@ export async function runChaos(
     PORT: String(port),
     STATE_DB: join(dir, "chaos.sqlite"),
     POLL_SCHEDULE: "* * * * * *",
-    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? "warn",
+    // info: the "started" line marks when each bot began serving (the uptime the score needs)
+    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? "info",
   };
 
   // the supervisor: like a container runtime, it starts the bot again whenever it exits
@@ -186,10 +187,23 @@ export async function runChaos(
   const exitNotes: string[] = [];
   let kills = 0;
   const bots: CliProcess[] = [];
+  // when each bot was serving: from its "started" log line to its exit
+  const lives: Array<{ proc: CliProcess; endedAt?: number }> = [];
+  const uptime = (): Array<[number, number]> =>
+    lives.flatMap(({ proc, endedAt }) => {
+      const started = proc.logs().find((line) => line.msg === "palette-chatops started");
+      const at = typeof started?.time === "string" ? Date.parse(started.time) : Number.NaN;
+      return Number.isFinite(at) ? [[at, endedAt ?? Date.now()] as [number, number]] : [];
+    });
   const launch = () => {
     const proc = spawnCli(["start"], env);
     bots.push(proc);
+    const life: { proc: CliProcess; endedAt?: number } = { proc };
+    lives.push(life);
     bot = proc;
+    void proc.exited.then(() => {
+      life.endedAt = Date.now();
+    });
     void proc.exited.then(async (exit) => {
       if (stopping || bot !== proc) return;
       if (!killing) {
@@ -350,14 +364,19 @@ export async function runChaos(
     palette.setEnabled(false);
     progress(`chaos: ${made.length} changes made; draining`);
     const drainEnd = Date.now() + options.drainTimeoutMs;
-    let score = scoreChaos({ changes: made, delivered: slack.delivered, channels });
+    let score = scoreChaos({
+      changes: made,
+      delivered: slack.delivered,
+      channels,
+      uptime: uptime(),
+    });
     while (score.lost > 0 && Date.now() < drainEnd) {
       await sleep(500);
-      score = scoreChaos({ changes: made, delivered: slack.delivered, channels });
+      score = scoreChaos({ changes: made, delivered: slack.delivered, channels, uptime: uptime() });
     }
     // a little longer: a duplicate or a false message can still be on its way
     await sleep(2_000);
-    score = scoreChaos({ changes: made, delivered: slack.delivered, channels });
+    score = scoreChaos({ changes: made, delivered: slack.delivered, channels, uptime: uptime() });
     commands.answerMs = { p50: percentile(answerTimes, 50), p99: percentile(answerTimes, 99) };
     return {
       options,

@@ -26,6 +26,8 @@ export interface Delivered {
 
 export interface ChaosScore {
   changesMade: number;
+  /** changes that lasted less than a few seconds of bot uptime: no poller could see them */
+  unobservable: number;
   /** (channel, change) pairs the subscriptions asked for */
   expected: number;
   announced: number;
@@ -85,6 +87,33 @@ function readDigest(sections: readonly string[]): Announcement[] {
     });
 }
 
+/** The changes whose state lasted at least `minMs` while some bot was up. */
+function observableChanges(
+  changes: readonly MadeChange[],
+  uptime: ReadonlyArray<readonly [number, number]> | undefined,
+  minMs: number,
+): Set<MadeChange> {
+  if (!uptime) return new Set(changes);
+  const until = new Map<MadeChange, number>();
+  const last = new Map<string, MadeChange>();
+  for (const change of [...changes].sort((a, b) => a.at - b.at)) {
+    const key = `${change.project} ${change.cluster}`;
+    const before = last.get(key);
+    if (before) until.set(before, change.at);
+    last.set(key, change);
+  }
+  const seen = new Set<MadeChange>();
+  for (const change of changes) {
+    const end = until.get(change) ?? Number.POSITIVE_INFINITY;
+    const up = uptime.reduce(
+      (sum, [from, to]) => sum + Math.max(0, Math.min(end, to) - Math.max(change.at, from)),
+      0,
+    );
+    if (up >= minMs) seen.add(change);
+  }
+  return seen;
+}
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -100,12 +129,20 @@ export function scoreChaos(input: {
   delivered: readonly Delivered[];
   /** channel → the project it subscribed to */
   channels: ReadonlyMap<string, string>;
+  /**
+   * When a bot was serving. A change whose state lasted less than `observableMs` of bot uptime
+   * (it came and went while the bot was down or starting) can be seen by no poller: it is counted
+   * as unobservable, not as lost. Omitted: every change counts.
+   */
+  uptime?: ReadonlyArray<readonly [number, number]>;
+  observableMs?: number;
 }): ChaosScore {
   const made = new Map<string, { change: MadeChange; matched: boolean }[]>();
+  const observable = observableChanges(input.changes, input.uptime, input.observableMs ?? 5_000);
   let expected = 0;
   for (const [channel, project] of input.channels) {
     for (const change of input.changes) {
-      if (change.project !== project) continue;
+      if (change.project !== project || !observable.has(change)) continue;
       const key = `${channel} ${change.cluster}`;
       const list = made.get(key) ?? [];
       list.push({ change, matched: false });
@@ -175,6 +212,7 @@ export function scoreChaos(input: {
   delays.sort((a, b) => a - b);
   return {
     changesMade: input.changes.length,
+    unobservable: input.changes.length - observable.size,
     expected,
     announced,
     lost: lostEntries.length,

@@ -130,3 +130,22 @@ describe("a digest", () => {
     expect(score).toMatchObject({ digests: 1, announced: 1, lost: 1 });
   });
 });
+
+describe("changes no poller could see", () => {
+  it("are counted apart, not as lost, when they came and went while no bot was up", () => {
+    const changes = [
+      change(1_000, "a", "state", "Upgrading"),
+      change(4_000, "a", "state", "Running"),
+      change(20_000, "b", "health", "UnHealthy"),
+    ];
+    const score = scoreChaos({
+      changes,
+      channels: new Map([["C1", "p1"]]),
+      // no bot until 10 s: a's Upgrading came and went (1–4 s) while none was up
+      uptime: [[10_000, 60_000]],
+      delivered: [said(21_000, "*b*: Health lost: Healthy → UnHealthy")],
+    });
+    expect(score).toMatchObject({ unobservable: 1, expected: 2, lost: 1, announced: 1 });
+    expect(score.lostExamples).toEqual(["C1 a state → Running"]);
+  });
+});
