@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatch } from "../../src/commands/dispatch.ts";
-import { silentLogger } from "../../src/log.ts";
-import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
+import type { PaletteClient } from "../../src/palette/client.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
-import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { FakePalette, sampleFleet, testContext } from "../support/fake-palette.ts";
+import { apiKeyClient } from "../support/palette-client-helpers.ts";
 import { asMessage } from "../support/reply-text.ts";
 
 /**
@@ -19,11 +18,7 @@ let palette: PaletteClient;
 
 beforeAll(async () => {
   sim = await startSimulator({ clusters: 300, projects: 3, seed: 9 });
-  palette = createPaletteClient({
-    baseUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    logger: silentLogger,
-  });
+  palette = apiKeyClient(sim);
 });
 
 afterAll(async () => {

@@ -3,12 +3,12 @@ import { systemClock } from "../../src/clock.ts";
 import { dispatch } from "../../src/commands/dispatch.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createPoller } from "../../src/notify/poll.ts";
-import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
-import { Secret } from "../../src/secret.ts";
+import type { PaletteClient } from "../../src/palette/client.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { openDb } from "../../src/store/db.ts";
 import { testContext } from "../support/fake-palette.ts";
+import { apiKeyClient } from "../support/palette-client-helpers.ts";
 import { asMessage } from "../support/reply-text.ts";
 import { until } from "../support/start-process-harness.ts";
 
@@ -24,11 +24,7 @@ let palette: PaletteClient;
 beforeAll(async () => {
   // 1,500 clusters in one project: 30 search pages, three seconds of the /v1/dashboard budget
   sim = await startSimulator({ clusters: 1_500, projects: 1, seed: 4, enforceRateLimits: true });
-  palette = createPaletteClient({
-    baseUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    logger: silentLogger,
-  });
+  palette = apiKeyClient(sim);
 });
 
 afterAll(async () => {
