@@ -7,7 +7,9 @@ import { createRng } from "../../src/simulator/prng.ts";
 /**
  * A proxy in front of the Palette simulator that misbehaves the way a busy Palette and a flaky
  * network do: a share of requests get a 429 with Retry-After, a 5xx, a reset connection or two
- * seconds of latency, and a share of cluster listings come back one cluster short.
+ * seconds of latency, and a share of cluster listings come back one cluster short. A search for
+ * one name keeps its items: a gap there cannot be seen by anyone, bot or user, so it would score
+ * Palette's answer, not the bot's.
  */
 
 export interface PaletteFaultOptions {
@@ -77,7 +79,8 @@ export async function startPaletteFaults(options: PaletteFaultOptions): Promise<
     });
     let payload = Buffer.from(await answer.body.arrayBuffer());
     const path = (req.url ?? "").split("?")[0];
-    if (enabled && path === SEARCH && answer.statusCode === 200 && random() < options.gapRate) {
+    const listing = path === SEARCH && !body.toString("utf8").includes('"clusterName"');
+    if (enabled && listing && answer.statusCode === 200 && random() < options.gapRate) {
       const parsed = JSON.parse(payload.toString("utf8")) as { items?: unknown[] };
       if (Array.isArray(parsed.items) && parsed.items.length > 1) {
         parsed.items.splice(Math.floor(random() * parsed.items.length), 1);
