@@ -47,6 +47,8 @@ export function mrkdwnToText(mrkdwn: string, options: RenderOptions = {}): strin
       .map((line) => `    ${line}`)
       .join("\n"),
   );
+  // a Slack date shows its fallback, as a client that cannot format it would
+  text = text.replace(/<!date\^[^|<>]*\|([^<>]*)>/g, "$1");
   text = text.replace(
     /<([^<>|]+)\|([^<>]*)>/g,
     (_, url: string, label: string) => `${label} (${url})`,

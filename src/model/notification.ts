@@ -80,3 +80,57 @@ export interface UndeliveredGroup {
   reason: string;
   count: number;
 }
+
+/**
+ * What on-call people did to one channel's card of one cluster (issue "On-call from the card"):
+ * shown on the card, and deciding what the pipeline posts. Times are epoch milliseconds.
+ */
+export interface CardAck {
+  userId: string;
+  at: number;
+}
+
+export type HoldKind = "snooze" | "mute";
+
+/** A snooze or a mute of one cluster in one channel, until `untilMs`. */
+export interface Hold {
+  channel: string;
+  clusterUid: string;
+  kind: HoldKind;
+  /** the cluster's name when the hold began (for lists; the card shows the current one) */
+  clusterName: string;
+  projectUid: string;
+  userId: string;
+  /** plain text, escaped when rendered */
+  reason?: string;
+  startedAt: number;
+  untilMs: number;
+}
+
+export interface CardStatus {
+  ack?: CardAck;
+  snooze?: Hold;
+  mute?: Hold;
+}
+
+/**
+ * The card's interactive elements. Ids are fixed (the Slack edge routes on them); each element's
+ * value is `CardActionValue` as JSON.
+ */
+export const CARD_ACTIONS = {
+  ack: "notify_card:ack",
+  snooze: "notify_card:snooze",
+  unsnooze: "notify_card:unsnooze",
+  mute: "notify_card:mute",
+  unmute: "notify_card:unmute",
+} as const;
+
+/** What a card action carries: which cluster (the channel and message come with the click). */
+export interface CardActionValue {
+  c: string;
+  p?: string;
+}
+
+/** Snooze choices on the card; `weekday` = until next weekday 09:00 in the user's time zone. */
+export const SNOOZE_CHOICES = ["1h", "4h", "24h", "weekday"] as const;
+export type SnoozeChoice = (typeof SNOOZE_CHOICES)[number];

@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { CardPayload, DigestPayload, SummaryPayload } from "../model/notification.ts";
+import { AckStore } from "../store/acks.ts";
 import { CardStore } from "../store/cards.ts";
 import type { Db } from "../store/db.ts";
 import { type OutboxRow, OutboxStore } from "../store/outbox.ts";
@@ -13,6 +14,7 @@ import {
   notificationThreadLine,
   type RenderedMessage,
 } from "../views/notification.ts";
+import { cardStatus } from "./card-status.ts";
 import { type SlackPoster, SlackSendError } from "./slack-port.ts";
 
 export interface SenderOptions {
@@ -212,7 +214,8 @@ export function createSender(options: SenderOptions): Sender {
     const uid = payload.cluster.uid;
     const now = () => iso(clock.now());
     const card = cards.get(row.channel, uid);
-    const view = shaped(row, notificationCard(payload, { consoleUrl: options.consoleUrl }));
+    const status = cardStatus(db, row.channel, uid, clock.now());
+    const view = shaped(row, notificationCard(payload, { consoleUrl: options.consoleUrl }, status));
     if (row.step === 0) {
       if (card?.owner) {
         // someone else's message (the launch card): it is theirs to edit; we only add lines
@@ -222,7 +225,10 @@ export function createSender(options: SenderOptions): Sender {
           metrics.updates += 1;
           accepted();
           logger.info({ channel: row.channel, ts: card.ts }, "notification card updated");
-          outbox.setStep(row.id, 1);
+          db.transaction(() => {
+            cards.setPayload(row.channel, uid, payload);
+            outbox.setStep(row.id, 1);
+          })();
         } catch (error) {
           if (error instanceof SlackSendError && error.kind === "gone") {
             // someone deleted the card: forget it and post a fresh one next round
@@ -234,7 +240,7 @@ export function createSender(options: SenderOptions): Sender {
       } else {
         const { ts } = await post({ channel: row.channel, ...view });
         db.transaction(() => {
-          cards.put({ channel: row.channel, clusterUid: uid, ts }, now());
+          cards.put({ channel: row.channel, clusterUid: uid, ts, payload }, now());
           outbox.markSent(row.id, now());
         })();
         return true;
@@ -249,7 +255,8 @@ export function createSender(options: SenderOptions): Sender {
       channel: row.channel,
       ...shaped(row, notificationThreadLine(payload)),
       thread_ts: current.ts,
-      reply_broadcast: payload.worse,
+      // once someone has it in hand, the rest of the incident stays in the thread
+      reply_broadcast: payload.worse && !new AckStore(db).get(row.channel, uid),
     });
     outbox.markSent(row.id, now());
     return true;

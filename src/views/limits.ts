@@ -15,6 +15,10 @@ export const LIMITS = {
   contextElements: 10,
   contextText: 3000,
   actionsElementsMax: 25,
+  selectPlaceholder: 150,
+  selectOptions: 100,
+  optionText: 75,
+  optionValue: 150,
   /** our own choice: five buttons per row reads well on a phone */
   actionsElements: 5,
   /** chat.postMessage `text`; Slack truncates at 40,000, we keep fallbacks short */
@@ -183,7 +187,11 @@ function checkText(
   if (value.text.length > max) problems.push(`${at}: ${value.text.length} chars > ${max}`);
   if (value.type === "mrkdwn") {
     // one user or one channel by ID is what `mention`/`channelRef` write; `<!…>` pings many
-    const text = value.text.replace(/<@[UW][A-Z0-9]{2,}>|<#[CG][A-Z0-9]{2,}>/g, "");
+    // …and a `<!date^…>` that `slackDate` writes is a time, not a ping
+    const text = value.text.replace(
+      /<@[UW][A-Z0-9]{2,}>|<#[CG][A-Z0-9]{2,}>|<!date\^\d+\^\{[a-z_]+\}( \{[a-z_]+\})?\|[0-9: UTC-]+>/g,
+      "",
+    );
     if (/<[!@#]/.test(text)) problems.push(`${at}: unescaped mention or channel link`);
     // our views make links only as <https://…|label>; any other `<` is text left unescaped
     else if (/<(?!(https?:\/\/|mailto:)[^<>\s]*(\|[^<>]*)?>)/.test(text)) {
@@ -197,16 +205,16 @@ function checkElement(value: unknown, at: string, problems: string[], ids: Set<s
     problems.push(`${at}: not an element`);
     return;
   }
+  if (value.type === "static_select") {
+    checkSelect(value, at, problems, ids);
+    return;
+  }
   if (value.type !== "button") {
     problems.push(`${at}: an element type our views do not produce`);
     return;
   }
   checkText(value.text, LIMITS.buttonText, `${at} text`, problems, "plain_text");
-  if (typeof value.action_id === "string") {
-    if (ids.has(value.action_id)) problems.push(`${at}: duplicate action_id in block`);
-    ids.add(value.action_id);
-    if (value.action_id.length > LIMITS.actionId) problems.push(`${at}: action_id too long`);
-  }
+  checkActionId(value, at, problems, ids);
   if (typeof value.value === "string" && value.value.length > LIMITS.buttonValue) {
     problems.push(`${at}: value ${value.value.length} chars > ${LIMITS.buttonValue}`);
   }
@@ -215,5 +223,50 @@ function checkElement(value: unknown, at: string, problems: string[], ids: Set<s
   }
   if (value.value === undefined && value.url === undefined) {
     problems.push(`${at}: button with neither value nor url`);
+  }
+}
+
+/** Slack: a select's placeholder ≤ 150, ≤ 100 options, each text ≤ 75 and value ≤ 150 chars. */
+function checkSelect(
+  value: Record<string, unknown>,
+  at: string,
+  problems: string[],
+  ids: Set<string>,
+): void {
+  checkText(
+    value.placeholder,
+    LIMITS.selectPlaceholder,
+    `${at} placeholder`,
+    problems,
+    "plain_text",
+  );
+  checkActionId(value, at, problems, ids);
+  const options = value.options;
+  if (!Array.isArray(options) || options.length === 0 || options.length > LIMITS.selectOptions) {
+    problems.push(`${at}: a select needs 1 to ${LIMITS.selectOptions} options`);
+    return;
+  }
+  options.forEach((option: unknown, o) => {
+    if (!isObject(option)) {
+      problems.push(`${at} option ${o}: not an option`);
+      return;
+    }
+    checkText(option.text, LIMITS.optionText, `${at} option ${o} text`, problems, "plain_text");
+    if (typeof option.value !== "string" || option.value.length > LIMITS.optionValue) {
+      problems.push(`${at} option ${o}: value missing or > ${LIMITS.optionValue} chars`);
+    }
+  });
+}
+
+function checkActionId(
+  value: Record<string, unknown>,
+  at: string,
+  problems: string[],
+  ids: Set<string>,
+): void {
+  if (typeof value.action_id === "string") {
+    if (ids.has(value.action_id)) problems.push(`${at}: duplicate action_id in block`);
+    ids.add(value.action_id);
+    if (value.action_id.length > LIMITS.actionId) problems.push(`${at}: action_id too long`);
   }
 }

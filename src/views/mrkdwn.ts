@@ -30,3 +30,16 @@ export function link(url: string, label: string): string {
 export function mention(userId: string): string {
   return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
 }
+
+/**
+ * A time Slack shows in each reader's own time zone (`<!date^…>`); `fallback` (UTC) is what
+ * clients that cannot format it, the console and notifications show.
+ */
+export function slackDate(ms: number, format: "time" | "dateTime"): string {
+  const seconds = Math.floor(ms / 1000);
+  const iso = new Date(seconds * 1000).toISOString();
+  const fallback =
+    format === "time" ? `${iso.slice(11, 16)} UTC` : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+  const token = format === "time" ? "{time}" : "{date_short_pretty} {time}";
+  return `<!date^${seconds}^${token}|${fallback}>`;
+}

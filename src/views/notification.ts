@@ -1,10 +1,20 @@
-import type { KnownBlock } from "@slack/types";
-import type { CardPayload, DigestPayload, SummaryPayload } from "../model/notification.ts";
-import { context, fields, header, section, urlButton } from "./blocks.ts";
+import type { ActionsBlock, Button, KnownBlock, StaticSelect } from "@slack/types";
+import { quoteArg } from "../model/command-text.ts";
+import {
+  CARD_ACTIONS,
+  type CardActionValue,
+  type CardPayload,
+  type CardStatus,
+  type DigestPayload,
+  type SnoozeChoice,
+  type SummaryPayload,
+} from "../model/notification.ts";
+import { commandButton, context, fields, header, section, urlButton } from "./blocks.ts";
 import { paletteClusterUrl } from "./cluster-card.ts";
 import { healthEmoji, stateEmoji } from "./emoji.ts";
 import { clampText, LIMITS, packLines } from "./limits.ts";
-import { bold, code, escapeMrkdwn } from "./mrkdwn.ts";
+import { bold, code, escapeMrkdwn, mention, slackDate } from "./mrkdwn.ts";
+import { scopeArg } from "./scope.ts";
 
 /**
  * Pure Block Kit for channel notifications: the per-cluster card (edited in place), the line
@@ -34,7 +44,15 @@ export interface CardLinks {
   consoleUrl?: string;
 }
 
-export function notificationCard(payload: CardPayload, links: CardLinks = {}): RenderedMessage {
+/**
+ * The card as it is now, with what on-call people did to it (`status`: acknowledged, snoozed,
+ * muted) and the buttons to act on it.
+ */
+export function notificationCard(
+  payload: CardPayload,
+  links: CardLinks = {},
+  status: CardStatus = {},
+): RenderedMessage {
   const c = payload.cluster;
   const headline = payload.lines[0] ?? "changed";
   const blocks: KnownBlock[] = [
@@ -61,17 +79,98 @@ export function notificationCard(payload: CardPayload, links: CardLinks = {}): R
   blocks.push(
     context(`Last change: ${escapeMrkdwn(headline)} · ${escapeMrkdwn(payload.at)}${tags}`),
   );
-  const openButton = links.consoleUrl
-    ? urlButton(
-        "Open in Palette",
-        paletteClusterUrl(links.consoleUrl, c.uid, c.project || undefined),
-        "open",
-      )
-    : undefined;
-  if (openButton) blocks.push({ type: "actions", elements: [openButton] });
+  const said = statusLines(status);
+  if (said.length > 0) blocks.push(context(...said));
+  blocks.push(cardActions(payload, links, status));
   return {
     text: fallback(`${escapeMrkdwn(c.name)}: ${escapeMrkdwn(headline)}`),
     blocks,
+  };
+}
+
+/** "👀 Acknowledged by @u, 14:02", "😴 Snoozed by @u until …", "🔇 Muted by @u until … (reason)" */
+export function statusLines(status: CardStatus): string[] {
+  const lines: string[] = [];
+  if (status.ack) {
+    lines.push(
+      `:eyes: Acknowledged by ${mention(status.ack.userId)}, ${slackDate(status.ack.at, "time")}`,
+    );
+  }
+  if (status.snooze) {
+    const s = status.snooze;
+    lines.push(
+      `:sleeping: Snoozed by ${mention(s.userId)} until ${slackDate(s.untilMs, "dateTime")}`,
+    );
+  }
+  if (status.mute) {
+    const m = status.mute;
+    const why = m.reason ? ` (${escapeMrkdwn(m.reason)})` : "";
+    lines.push(
+      `:mute: Muted by ${mention(m.userId)} until ${slackDate(m.untilMs, "dateTime")}${why}`,
+    );
+  }
+  return lines;
+}
+
+const SNOOZE_LABELS: Record<SnoozeChoice, string> = {
+  "1h": "1 hour",
+  "4h": "4 hours",
+  "24h": "24 hours",
+  weekday: "Until next weekday 09:00",
+};
+
+/** A card action's value: the cluster (and its project), short enough for a select option. */
+export function cardActionValue(payload: CardPayload, extra: Record<string, string> = {}): string {
+  const value: CardActionValue & Record<string, string> = { c: payload.cluster.uid, ...extra };
+  if (payload.cluster.project) value.p = payload.cluster.project;
+  return JSON.stringify(value);
+}
+
+function cardButton(label: string, actionId: string, value: string): Button {
+  return { type: "button", text: { type: "plain_text", text: label }, action_id: actionId, value };
+}
+
+/** Acknowledge · Snooze · Mute · Nodes · Workloads · Open in Palette, as the status allows. */
+function cardActions(payload: CardPayload, links: CardLinks, status: CardStatus): ActionsBlock {
+  const c = payload.cluster;
+  const value = cardActionValue(payload);
+  const elements: (Button | StaticSelect | undefined)[] = [];
+  if (!status.ack) elements.push(cardButton("Acknowledge", CARD_ACTIONS.ack, value));
+  if (status.snooze) {
+    elements.push(cardButton("Unsnooze", CARD_ACTIONS.unsnooze, value));
+  } else {
+    elements.push({
+      type: "static_select",
+      action_id: CARD_ACTIONS.snooze,
+      placeholder: { type: "plain_text", text: "Snooze" },
+      options: (Object.keys(SNOOZE_LABELS) as SnoozeChoice[]).map((choice) => ({
+        text: { type: "plain_text", text: SNOOZE_LABELS[choice] },
+        value: cardActionValue(payload, { s: choice }),
+      })),
+    });
+  }
+  elements.push(
+    status.mute
+      ? cardButton("Unmute", CARD_ACTIONS.unmute, value)
+      : cardButton("Mute cluster…", CARD_ACTIONS.mute, value),
+  );
+  const where = scopeArg(c.project || undefined);
+  elements.push(commandButton("Nodes", `nodes ${quoteArg(c.uid)}${where}`, "card_nodes"));
+  elements.push(
+    commandButton("Workloads", `workloads ${quoteArg(c.uid)}${where}`, "card_workloads"),
+  );
+  if (links.consoleUrl) {
+    elements.push(
+      urlButton(
+        "Open in Palette",
+        paletteClusterUrl(links.consoleUrl, c.uid, c.project || undefined),
+        "open",
+      ),
+    );
+  }
+  return {
+    type: "actions",
+    elements: elements.filter((element) => element !== undefined),
   };
 }
 

@@ -92,6 +92,61 @@ describe("notification views", () => {
     expect(checkSlackLimits(linked.blocks)).toEqual([]);
     const actions = linked.blocks.find((block) => block.type === "actions");
     expect(json(actions)).toContain("https://console.example.com/projects/p1/clusters/u1/overview");
-    expect(notificationCard(card).blocks.some((block) => block.type === "actions")).toBe(false);
+    // without the console URL the card keeps its on-call buttons, not the link
+    expect(json(notificationCard(card).blocks)).not.toContain("Open in Palette");
+  });
+});
+
+describe("the card's on-call status and buttons", () => {
+  const ids = (blocks: unknown[]) =>
+    blocks
+      .filter((block) => (block as { type: string }).type === "actions")
+      .flatMap((block) => (block as { elements: Array<{ action_id?: string }> }).elements)
+      .map((element) => element.action_id);
+
+  it("offers Acknowledge, Snooze, Mute, Nodes and Workloads while nobody acted", () => {
+    const view = notificationCard(card);
+    expect(checkSlackLimits(view.blocks)).toEqual([]);
+    expect(ids(view.blocks)).toEqual([
+      "notify_card:ack",
+      "notify_card:snooze",
+      "notify_card:mute",
+      "palette_run:card_nodes",
+      "palette_run:card_workloads",
+    ]);
+    expect(json(view.blocks)).toContain("nodes u1 project:p1");
+  });
+
+  it("says who acknowledged, snoozed and muted, with times each reader sees in their zone", () => {
+    const at = Date.UTC(2026, 10, 23, 14, 2);
+    const hold = {
+      channel: "C1",
+      clusterUid: "u1",
+      clusterName: "web",
+      projectUid: "p1",
+      userId: "U0BOB",
+      startedAt: at,
+      untilMs: at + 3600_000,
+    };
+    const view = notificationCard(
+      card,
+      {},
+      {
+        ack: { userId: "U0ALICE", at },
+        snooze: { ...hold, kind: "snooze" },
+        mute: { ...hold, kind: "mute", reason: "<!channel> maintenance" },
+      },
+    );
+    expect(checkSlackLimits(view.blocks)).toEqual([]);
+    const text = json(view.blocks);
+    expect(text).toContain(`Acknowledged by <@U0ALICE>, <!date^${at / 1000}^{time}|14:02 UTC>`);
+    expect(text).toContain("Snoozed by <@U0BOB> until");
+    expect(text).toContain("&lt;!channel&gt; maintenance");
+    expect(ids(view.blocks)).toEqual([
+      "notify_card:unsnooze",
+      "notify_card:unmute",
+      "palette_run:card_nodes",
+      "palette_run:card_workloads",
+    ]);
   });
 });
