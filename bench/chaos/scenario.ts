@@ -175,7 +175,7 @@ export async function runChaos(
     PORT: String(port),
     STATE_DB: join(dir, "chaos.sqlite"),
     POLL_SCHEDULE: "* * * * * *",
-    // info: the "started" line marks when each bot began serving (the uptime the score needs)
+    // info: the "poll cycle committed" lines say which changes a poll could see (the score needs them)
     LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? "info",
   };
 
@@ -187,23 +187,19 @@ export async function runChaos(
   const exitNotes: string[] = [];
   let kills = 0;
   const bots: CliProcess[] = [];
-  // when each bot was serving: from its "started" log line to its exit
-  const lives: Array<{ proc: CliProcess; endedAt?: number }> = [];
-  const uptime = (): Array<[number, number]> =>
-    lives.flatMap(({ proc, endedAt }) => {
-      const started = proc.logs().find((line) => line.msg === "palette-chatops started");
-      const at = typeof started?.time === "string" ? Date.parse(started.time) : Number.NaN;
-      return Number.isFinite(at) ? [[at, endedAt ?? Date.now()] as [number, number]] : [];
-    });
+  // what each bot's committed polls read, and when: the changes any poll could have seen
+  const polls = (): Array<[number, number]> =>
+    bots.flatMap((proc) =>
+      proc
+        .logs()
+        .filter((line) => line.msg === "poll cycle committed")
+        .map((line) => [Date.parse(String(line.readFrom)), Date.parse(String(line.readTo))])
+        .filter((window): window is [number, number] => window.every(Number.isFinite)),
+    );
   const launch = () => {
     const proc = spawnCli(["start"], env);
     bots.push(proc);
-    const life: { proc: CliProcess; endedAt?: number } = { proc };
-    lives.push(life);
     bot = proc;
-    void proc.exited.then(() => {
-      life.endedAt = Date.now();
-    });
     void proc.exited.then(async (exit) => {
       if (stopping || bot !== proc) return;
       if (!killing) {
@@ -368,15 +364,15 @@ export async function runChaos(
       changes: made,
       delivered: slack.delivered,
       channels,
-      uptime: uptime(),
+      polls: polls(),
     });
     while (score.lost > 0 && Date.now() < drainEnd) {
       await sleep(500);
-      score = scoreChaos({ changes: made, delivered: slack.delivered, channels, uptime: uptime() });
+      score = scoreChaos({ changes: made, delivered: slack.delivered, channels, polls: polls() });
     }
     // a little longer: a duplicate or a false message can still be on its way
     await sleep(2_000);
-    score = scoreChaos({ changes: made, delivered: slack.delivered, channels, uptime: uptime() });
+    score = scoreChaos({ changes: made, delivered: slack.delivered, channels, polls: polls() });
     commands.answerMs = { p50: percentile(answerTimes, 50), p99: percentile(answerTimes, 99) };
     return {
       options,

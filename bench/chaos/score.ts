@@ -87,13 +87,17 @@ function readDigest(sections: readonly string[]): Announcement[] {
     });
 }
 
-/** The changes whose state lasted at least `minMs` while some bot was up. */
+/**
+ * The changes some committed poll could see: one whose reads of Palette all fell inside the time
+ * the change's state lasted (from the change to the cluster's next one). A state that came and
+ * went while the bot was down, starting, or in a poll that never committed (killed first) could
+ * be seen by nobody; its absence from Slack is not a loss.
+ */
 function observableChanges(
   changes: readonly MadeChange[],
-  uptime: ReadonlyArray<readonly [number, number]> | undefined,
-  minMs: number,
+  polls: ReadonlyArray<readonly [number, number]> | undefined,
 ): Set<MadeChange> {
-  if (!uptime) return new Set(changes);
+  if (!polls) return new Set(changes);
   const until = new Map<MadeChange, number>();
   const last = new Map<string, MadeChange>();
   for (const change of [...changes].sort((a, b) => a.at - b.at)) {
@@ -105,11 +109,7 @@ function observableChanges(
   const seen = new Set<MadeChange>();
   for (const change of changes) {
     const end = until.get(change) ?? Number.POSITIVE_INFINITY;
-    const up = uptime.reduce(
-      (sum, [from, to]) => sum + Math.max(0, Math.min(end, to) - Math.max(change.at, from)),
-      0,
-    );
-    if (up >= minMs) seen.add(change);
+    if (polls.some(([from, to]) => from >= change.at && to <= end)) seen.add(change);
   }
   return seen;
 }
@@ -130,24 +130,23 @@ export function scoreChaos(input: {
   /** channel → the project it subscribed to */
   channels: ReadonlyMap<string, string>;
   /**
-   * When a bot was serving. A change whose state lasted less than `observableMs` of bot uptime
-   * (it came and went while the bot was down or starting) can be seen by no poller: it is counted
-   * as unobservable, not as lost. Omitted: every change counts.
+   * The read windows [from, to] of the polls the bots committed (their "poll cycle committed"
+   * log lines). A change no committed poll read inside its state's lifetime is counted as
+   * unobservable, not as lost; announced anyway, it still counts. Omitted: every change counts.
    */
-  uptime?: ReadonlyArray<readonly [number, number]>;
-  observableMs?: number;
+  polls?: ReadonlyArray<readonly [number, number]>;
 }): ChaosScore {
-  const made = new Map<string, { change: MadeChange; matched: boolean }[]>();
-  const observable = observableChanges(input.changes, input.uptime, input.observableMs ?? 5_000);
+  const made = new Map<string, { change: MadeChange; matched: boolean; expected: boolean }[]>();
+  const observable = observableChanges(input.changes, input.polls);
   let expected = 0;
   for (const [channel, project] of input.channels) {
     for (const change of input.changes) {
-      if (change.project !== project || !observable.has(change)) continue;
+      if (change.project !== project) continue;
       const key = `${channel} ${change.cluster}`;
       const list = made.get(key) ?? [];
-      list.push({ change, matched: false });
+      list.push({ change, matched: false, expected: observable.has(change) });
       made.set(key, list);
-      expected += 1;
+      if (observable.has(change)) expected += 1;
     }
   }
   const lastMatched = new Map<string, number>();
@@ -207,7 +206,7 @@ export function scoreChaos(input: {
   }
 
   const lostEntries = [...made.entries()].flatMap(([key, list]) =>
-    list.filter((entry) => !entry.matched).map((entry) => ({ key, entry })),
+    list.filter((entry) => entry.expected && !entry.matched).map((entry) => ({ key, entry })),
   );
   delays.sort((a, b) => a - b);
   return {

@@ -6,7 +6,7 @@ import {
 } from "../model/cluster.ts";
 import type { ClusterSearch } from "../palette/api.ts";
 import { clusterPages } from "../palette/paging.ts";
-import { confirmAbsent } from "./absence.ts";
+import { lookUpAbsent } from "./absence.ts";
 import { diffClusters } from "./diff.ts";
 import { type ReadDeps, readSummary, type ScopeRead, scopeQuery } from "./scope-read.ts";
 
@@ -81,10 +81,11 @@ export async function readIncremental(deps: ReadDeps, scope: string): Promise<Sc
       }
     }
   }
-  const absent = await confirmAbsent(
+  const { verdicts: absent, present } = await lookUpAbsent(
     left.filter((c) => !listed.has(c.uid)),
     { palette, logger: deps.logger, parallelism: deps.lookupParallelism },
   );
+  for (const [uid, cluster] of present) listed.set(uid, cluster);
 
   // the listed clusters remembered as steady: the ones that just became news
   const newlyUnsteady = [...listed.keys()].filter((uid) => !expected.has(uid));

@@ -140,7 +140,11 @@ interface AlertKinds {
 /** The Palette calls the poller makes, each counted (the cycle's cost is a metric). */
 type PollPalette = Pick<
   PaletteApi,
-  "searchClusters" | "getCluster" | "listAlertComponents" | "listClusterEvents"
+  | "searchClusters"
+  | "getCluster"
+  | "getClusterOverview"
+  | "listAlertComponents"
+  | "listClusterEvents"
 >;
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -216,6 +220,7 @@ export function createPoller(options: PollerOptions): Poller {
   const palette: PollPalette = {
     searchClusters: counted((query) => options.palette.searchClusters(query)),
     getCluster: counted((uid, scope) => options.palette.getCluster(uid, scope)),
+    getClusterOverview: counted((uid, scope) => options.palette.getClusterOverview(uid, scope)),
     listAlertComponents: counted((scope) => options.palette.listAlertComponents(scope)),
     listClusterEvents: counted((uid, scope, limit) =>
       options.palette.listClusterEvents(uid, scope, limit),
@@ -336,6 +341,7 @@ export function createPoller(options: PollerOptions): Poller {
     const startedReal = performance.now();
     calls = 0;
     const reads = await readScopes(kind);
+    const readEnded = clock.now();
 
     const at = iso(started);
     const subs = subscriptions.all();
@@ -464,6 +470,18 @@ export function createPoller(options: PollerOptions): Poller {
     })();
 
     noteAlertsAvailability(kinds);
+    // what Palette said between these two times is now announced (or known unchanged): one line
+    // per cycle lets an operator, or the chaos suite's score, tell "never seen" from "lost"
+    logger.info(
+      {
+        kind,
+        readFrom: at,
+        readTo: iso(readEnded),
+        changes: changes.length,
+        outboxRows: drafts.length,
+      },
+      "poll cycle committed",
+    );
     lastCommitAt = at;
     if (kind === "reconcile") {
       reconcileDue = false;

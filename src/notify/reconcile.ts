@@ -1,7 +1,7 @@
 import { type ClusterSnap, isKnownUnhealthy } from "../model/cluster.ts";
 import type { ClusterChange } from "../model/notification.ts";
 import { clusterPages } from "../palette/paging.ts";
-import { confirmAbsent } from "./absence.ts";
+import { lookUpAbsent } from "./absence.ts";
 import { diffClusters } from "./diff.ts";
 import { differs, type ReadDeps, readSummary, type ScopeRead, scopeQuery } from "./scope-read.ts";
 
@@ -64,14 +64,18 @@ export async function readFull(
   }
   flush();
 
-  // Remembered but not listed: gone only if a look-up by UID says so.
+  // Remembered but not listed: gone only if a look-up by UID says so; one still there counts as
+  // listed, as the look-up found it.
   const unlisted = first ? [] : staging.unlisted(scope);
-  const absent = await confirmAbsent(unlisted, {
+  const { verdicts: absent, present } = await lookUpAbsent(unlisted, {
     palette,
     logger: deps.logger,
     parallelism: deps.lookupParallelism,
   });
-  const gone = diffClusters(new Map(unlisted.map((c) => [c.uid, c])), [], absent);
+  batch.push(...present.values());
+  flush();
+  const stillUnlisted = unlisted.filter((c) => !present.has(c.uid));
+  const gone = diffClusters(new Map(stillUnlisted.map((c) => [c.uid, c])), [], absent);
   changes.push(...gone.changes);
   const deleted = gone.changes.map((c) => c.cluster.uid);
   const kept = gone.next;

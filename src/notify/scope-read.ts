@@ -32,7 +32,7 @@ export interface ScopeRead {
 }
 
 export interface ReadDeps {
-  palette: Pick<PaletteApi, "searchClusters" | "getCluster">;
+  palette: Pick<PaletteApi, "searchClusters" | "getCluster" | "getClusterOverview">;
   snapshots: SnapshotStore;
   staging: ReconcileStaging;
   logger: Logger;

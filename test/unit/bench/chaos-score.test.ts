@@ -132,7 +132,7 @@ describe("a digest", () => {
 });
 
 describe("changes no poller could see", () => {
-  it("are counted apart, not as lost, when they came and went while no bot was up", () => {
+  it("are counted apart, not as lost, when no committed poll read Palette while they lasted", () => {
     const changes = [
       change(1_000, "a", "state", "Upgrading"),
       change(4_000, "a", "state", "Running"),
@@ -141,11 +141,39 @@ describe("changes no poller could see", () => {
     const score = scoreChaos({
       changes,
       channels: new Map([["C1", "p1"]]),
-      // no bot until 10 s: a's Upgrading came and went (1–4 s) while none was up
-      uptime: [[10_000, 60_000]],
-      delivered: [said(21_000, "*b*: Health lost: Healthy → UnHealthy")],
+      // a poll read 2–5 s (it straddles a's Running at 4 s: it may have seen either), then 10–12 s
+      polls: [
+        [2_000, 5_000],
+        [10_000, 12_000],
+        [21_000, 22_000],
+      ],
+      delivered: [said(23_000, "*b*: Health lost: Healthy → UnHealthy")],
     });
+    // a's Upgrading (1–4 s) was read by no poll entirely inside it; a's Running was (10–12 s)
     expect(score).toMatchObject({ unobservable: 1, expected: 2, lost: 1, announced: 1 });
     expect(score.lostExamples).toEqual(["C1 a state → Running"]);
+  });
+
+  it("count as announced, not as false news, when a poll saw them anyway", () => {
+    const score = scoreChaos({
+      changes: [change(1_000, "a", "state", "Upgrading"), change(4_000, "a", "state", "Running")],
+      channels: new Map([["C1", "p1"]]),
+      // the first poll straddles both states: Upgrading is not owed, but it was seen
+      polls: [
+        [2_000, 5_000],
+        [5_000, 6_000],
+      ],
+      delivered: [
+        said(7_000, "*a*: State Running → Upgrading"),
+        said(8_000, "*a*: State Upgrading → Running"),
+      ],
+    });
+    expect(score).toMatchObject({
+      unobservable: 1,
+      expected: 1,
+      lost: 0,
+      announced: 2,
+      falseAnnouncements: 0,
+    });
   });
 });

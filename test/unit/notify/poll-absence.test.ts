@@ -70,20 +70,46 @@ describe("poller: a cluster missing from a listing", () => {
     expect(s.gets()).toEqual([["a", { projectUid: "p1" }]]);
   });
 
-  it("keeps its last known state while GET finds it; a change shows once it is listed again", async () => {
+  it("is read by UID when a listing leaves it out: a change it hid is announced in that cycle, once", async () => {
     const clusters = fleet();
     const s = setup(clusters, ["p1", "p2"]);
     s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
     await s.poll();
     s.palette.hiddenFromSearch.add("a");
     clusters[0]!.state = "Upgrading";
+    clusters[0]!.health = "UnHealthy";
     await s.poll();
-    expect(s.cards("C1")).toEqual([]);
-    expect(s.snapshot().get("a")?.state).toBe("Running");
+    expect(s.cards("C1").map((c) => c.lines)).toEqual([
+      ["State Running → Upgrading", "Health lost: Healthy → UnHealthy"],
+    ]);
+    expect(s.snapshot().get("a")).toMatchObject({ state: "Upgrading", health: "UnHealthy" });
     s.palette.hiddenFromSearch.clear();
     await s.poll();
     await s.poll();
+    expect(s.cards("C1")).toHaveLength(1);
+  });
+
+  it("keeps what the overview could not say when only the GET answers", async () => {
+    const clusters = fleet();
+    const s = setup(clusters, ["p1", "p2"]);
+    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    await s.poll();
+    s.palette.hiddenFromSearch.add("a");
+    let failed = false;
+    s.palette.failOn("getClusterOverview", () =>
+      failed ? undefined : ((failed = true), serverError()),
+    );
+    clusters[0]!.state = "Upgrading";
+    clusters[0]!.health = "UnHealthy";
+    await s.poll();
+    // the GET's state now; health as last seen until a listing or an overview shows it
     expect(s.cards("C1").map((c) => c.lines)).toEqual([["State Running → Upgrading"]]);
+    s.palette.hiddenFromSearch.clear();
+    await s.poll();
+    expect(s.cards("C1").map((c) => c.lines)).toEqual([
+      ["State Running → Upgrading"],
+      ["Health lost: Healthy → UnHealthy"],
+    ]);
   });
 
   it("stays, unannounced, while GET by UID fails, and is asked about again next cycle", async () => {
