@@ -240,6 +240,8 @@ export function createPoller(options: PollerOptions): Poller {
   /** the first cycle reconciles; so does the first after a tick, or after a failed one */
   let reconcileDue = true;
   let lastCommitAt: string | undefined;
+  /** each scope's alert kinds as last read (at a reconciliation, mostly) */
+  const knownKinds = new Map<string, AlertKinds>();
 
   async function readKinds(scope: string): Promise<AlertKinds> {
     try {
@@ -364,13 +366,20 @@ export function createPoller(options: PollerOptions): Poller {
     const ownChanges = (scope: string): ClusterChange[] =>
       changes.filter((c) => (scopes.length === 1 && scope === "") || c.cluster.project === scope);
 
-    // Alert kinds are read where they are used: at a reconciliation, for a scope with news this
-    // cycle, and while a scope's alerts are unavailable (to notice their return). A steady
-    // incremental cycle makes no such call; no alert is ever evaluated on kinds not read now.
+    // Alert kinds (which alerts a project has) change about never: they are read at each
+    // reconciliation and kept, and read between them only while a scope's alerts are unavailable
+    // (to notice their return) or not known yet. An incremental cycle with news uses the kept
+    // ones, so news costs no extra call.
     const kinds = new Map<string, AlertKinds>();
+    const kindsRead = new Map<string, AlertKinds>();
     for (const [scope, read] of reads) {
-      if (read.mode === "full" || alertsOff.has(scope) || ownChanges(scope).length > 0) {
-        kinds.set(scope, await readKinds(scope));
+      const known = knownKinds.get(scope);
+      if (read.mode === "full" || alertsOff.has(scope) || !known) {
+        const fresh = await readKinds(scope);
+        kindsRead.set(scope, fresh);
+        kinds.set(scope, fresh);
+      } else if (ownChanges(scope).length > 0) {
+        kinds.set(scope, known);
       }
     }
 
@@ -393,7 +402,7 @@ export function createPoller(options: PollerOptions): Poller {
       );
     }
     // Alerts readable again after a refusal: squared with health, with this poll's own say first.
-    const alertsBack = [...kinds].filter(([scope, k]) => !k.refused && alertsOff.has(scope));
+    const alertsBack = [...kindsRead].filter(([scope, k]) => !k.refused && alertsOff.has(scope));
     if (alertsBack.length > 0) {
       const raisedNow = afterResults(raised, alertResults);
       for (const [scope, scopeKinds] of alertsBack) {
@@ -469,7 +478,8 @@ export function createPoller(options: PollerOptions): Poller {
       outbox.prune(iso(started - SENT_RETENTION_MS));
     })();
 
-    noteAlertsAvailability(kinds);
+    noteAlertsAvailability(kindsRead);
+    for (const [scope, read] of kindsRead) knownKinds.set(scope, read);
     // what Palette said between these two times is now announced (or known unchanged): one line
     // per cycle lets an operator, or the chaos suite's score, tell "never seen" from "lost"
     logger.info(

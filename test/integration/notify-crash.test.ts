@@ -88,9 +88,14 @@ describe("a bot killed with SIGKILL and restarted", () => {
     for (const c of a) sim.control.setState(c.uid, "Upgrading");
     await until(() => a.every((c) => cardsFor(c.uid).length === 1));
 
-    // phase 2: killed in the middle of a poll. The alerts call hangs, so once a search served
-    // after the change is recorded, that cycle has read the change and cannot have committed.
-    sim.control.addFault({ pathPrefix: "/v1/projects", kind: "latency", latencyMs: 3000 });
+    // phase 2: killed in the middle of a poll. Every search takes 3 s and a cycle makes two or
+    // more, so when one is recorded (at its answer, which reads the changed fleet) the cycle
+    // still waits on the next one and cannot have committed.
+    sim.control.addFault({
+      pathPrefix: "/v1/dashboard/spectroclusters/search",
+      kind: "latency",
+      latencyMs: 3000,
+    });
     sim.control.clearRequests();
     for (const c of b) sim.control.setState(c.uid, "Upgrading");
     const simulator = sim;

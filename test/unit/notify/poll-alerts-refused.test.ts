@@ -67,6 +67,8 @@ describe("poller: alert kinds refused for a project", () => {
     const clusters = fleet();
     const s = setup(clusters, ["p1", "p2"]);
     s.refused.add("p2");
+    // alert kinds are read at reconciliations (kept between them): that is where a refusal shows
+    s.poller.requestReconcile();
     s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
     await s.poll();
     const [summary] = s.rows();
@@ -79,6 +81,8 @@ describe("poller: alert kinds refused for a project", () => {
   it("says once, in the log and in readiness, that the project's alerts are unavailable", async () => {
     const s = setup(fleet(), ["p1", "p2"]);
     s.refused.add("p2");
+    // alert kinds are read at reconciliations (kept between them): that is where a refusal shows
+    s.poller.requestReconcile();
     for (let i = 0; i < 3; i++) await s.poll();
     const expected = "alerts unavailable for project p2: Palette refused (403)";
     expect(s.poller.metrics().alertsUnavailable).toEqual([expected]);
@@ -107,6 +111,8 @@ describe("poller: alert kinds refused for a project", () => {
     expect(s.raised()).toEqual(["d"]);
 
     s.refused.add("p2");
+    // alert kinds are read at reconciliations (kept between them): that is where a refusal shows
+    s.poller.requestReconcile();
     clusters[1]!.health = "UnHealthy"; // c is lost while refused: no alert
     clusters[2]!.health = "Healthy"; // d recovers while refused: no resolve either
     await s.poll();
@@ -140,6 +146,8 @@ describe("poller: alert kinds refused for a project", () => {
     await s.poll();
     expect(s.raised()).toEqual(["d"]);
     s.refused.add("p2");
+    // alert kinds are read at reconciliations (kept between them): that is where a refusal shows
+    s.poller.requestReconcile();
     clusters.splice(2, 1);
     await s.poll();
     expect(s.raised()).toEqual([]);
