@@ -196,6 +196,7 @@ describe("Acknowledge on a notification card", () => {
     const [answer] = await bot.responses(second.responseId);
     expect(answer!.body).toMatchObject({ response_type: "ephemeral", replace_original: false });
     expect(text(answer!)).toContain(`Already acknowledged by <@${ONCALL}>`);
+    expect(checkSlackLimits(answer!.body.blocks as never)).toEqual([]);
     expect(n.fake.callsTo("chat.update")).toHaveLength(updates);
     expect(n.fake.callsTo("chat.postMessage")).toHaveLength(posts);
     expect(new AckStore(n.db).get("C1", target.uid)?.userId).toBe(ONCALL);
