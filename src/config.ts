@@ -71,6 +71,7 @@ const rawEnvSchema = z.object({
   ALLOW_LAUNCH: slackIdList,
   ALLOW_KUBECONFIG: slackIdList,
   ALLOW_SUBSCRIBE: slackIdList,
+  ALLOW_ACK: slackIdList,
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { message: "wants one of debug, info, warn, error" })
     .default("info"),
@@ -113,6 +114,8 @@ export interface Config {
   allowKubeconfig: string[];
   /** who may change a channel's subscriptions; `*` (everyone) when unset */
   allowSubscribe: string[];
+  /** who may acknowledge a notification card; `*` (everyone) when unset */
+  allowAck: string[];
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -204,6 +207,8 @@ export function loadConfig(
     allowKubeconfig: raw.ALLOW_KUBECONFIG,
     // open by default, as before the variable existed: a channel's members manage its alerts
     allowSubscribe: raw.ALLOW_SUBSCRIBE.length > 0 ? raw.ALLOW_SUBSCRIBE : ["*"],
+    // open too: on-call is whoever is in the channel when it breaks
+    allowAck: raw.ALLOW_ACK.length > 0 ? raw.ALLOW_ACK : ["*"],
     logLevel: raw.LOG_LEVEL,
   };
 }

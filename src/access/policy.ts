@@ -19,6 +19,8 @@ export interface AccessPolicyOptions {
   allowKubeconfig: string[];
   /** ALLOW_SUBSCRIBE: same; unlike the others its default is `*` (see config.ts) */
   allowSubscribe?: string[];
+  /** ALLOW_ACK: same; default `*` too (anyone in the channel may take an incident in hand) */
+  allowAck?: string[];
   client: UsergroupsClient;
   clock: Clock;
   /** how long a group's member list is trusted; default 5 minutes */
@@ -36,6 +38,7 @@ const VARIABLE: Record<Permission, string> = {
   launch: "ALLOW_LAUNCH",
   kubeconfig: "ALLOW_KUBECONFIG",
   subscribe: "ALLOW_SUBSCRIBE",
+  ack: "ALLOW_ACK",
 };
 
 const isGroupId = (id: string) => id.startsWith("S");
@@ -52,6 +55,7 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
     launch: options.allowLaunch,
     kubeconfig: options.allowKubeconfig,
     subscribe: options.allowSubscribe ?? ["*"],
+    ack: options.allowAck ?? ["*"],
   };
   const cache = new Map<string, { members: Set<string>; fetchedAt: number }>();
   const inFlight = new Map<string, Promise<Set<string> | undefined>>();

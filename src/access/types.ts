@@ -1,5 +1,8 @@
-/** `subscribe` covers every change to a channel's subscriptions (subscribe, unsubscribe, retry) */
-export type Permission = "launch" | "kubeconfig" | "subscribe";
+/**
+ * `subscribe` covers every change to a channel's subscriptions (subscribe, unsubscribe, retry);
+ * `ack` is acknowledging a notification card
+ */
+export type Permission = "launch" | "kubeconfig" | "subscribe" | "ack";
 
 /** Who may do what. Deny by default; `*` grants everyone. */
 export interface AccessPolicy {

@@ -66,6 +66,7 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     allowLaunch: config.allowLaunch,
     allowKubeconfig: config.allowKubeconfig,
     allowSubscribe: config.allowSubscribe,
+    allowAck: config.allowAck,
     client: slackClient,
     clock,
     logger,

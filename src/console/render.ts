@@ -1,4 +1,7 @@
 import type { KnownBlock } from "@slack/types";
+import { CARD_ACTIONS } from "../model/notification.ts";
+
+const CARD_ACTION_IDS = new Set<string>(Object.values(CARD_ACTIONS));
 
 /**
  * Block Kit as terminal text: the console shows the same replies Slack would. Conversion is
@@ -26,6 +29,10 @@ const EMOJI: Record<string, string> = {
   no_entry: "⛔",
   lock: "🔒",
   mag: "🔍",
+  eyes: "👀",
+  sleeping: "😴",
+  mute: "🔇",
+  no_entry_sign: "🚫",
 };
 
 // everything but tab and newline
@@ -119,7 +126,9 @@ export function renderBlocks(blocks: readonly KnownBlock[], options: RenderOptio
         for (const element of elements) {
           const object = element as Json;
           const label = plain(object.text);
-          if (typeof object.value === "string") {
+          // a card action's value is data for the Slack edge, not a command to show
+          const cardAction = CARD_ACTION_IDS.has(String(object.action_id));
+          if (typeof object.value === "string" && !cardAction) {
             out.push(
               style(options, "2", `  ${label}: /palette ${object.value.replace(CONTROL, "")}`),
             );
@@ -138,5 +147,7 @@ export function renderBlocks(blocks: readonly KnownBlock[], options: RenderOptio
 
 function button(element: unknown): string {
   const object = (element ?? {}) as Json;
+  // a select shows its placeholder, as Slack draws it
+  if (object.type === "static_select") return `[${plain(object.placeholder)} ▾]`;
   return `[${plain(object.text)}]`;
 }

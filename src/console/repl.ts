@@ -4,6 +4,7 @@ import { allowAll } from "../access/types.ts";
 import { dispatch } from "../commands/dispatch.ts";
 import type { CommandDeps, FileReply, ModalReply, Reply, Requester } from "../commands/types.ts";
 import { replyBlocks } from "../views/reply.ts";
+import { consoleAckArgument, runConsoleAck } from "./ack.ts";
 import { writePrivateFile } from "./private-file.ts";
 import { type RenderOptions, renderBlocks } from "./render.ts";
 
@@ -77,8 +78,14 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
       const text = commandText(next.value);
       if (text !== undefined) {
         if (/^(exit|quit)$/i.test(text)) break;
-        const reply = await dispatch(text, ctx);
-        await show(reply, options, render, write, io);
+        const ack = consoleAckArgument(text);
+        if (ack !== undefined) {
+          // the card's Acknowledge button, which a terminal cannot click
+          await runConsoleAck(ack, ctx, (chunk) => output.write(chunk));
+        } else {
+          const reply = await dispatch(text, ctx);
+          await show(reply, options, render, write, io);
+        }
       }
       if (tty) lines.prompt();
     }

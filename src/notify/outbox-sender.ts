@@ -6,6 +6,7 @@ import { CardStore } from "../store/cards.ts";
 import type { Db } from "../store/db.ts";
 import { type OutboxRow, OutboxStore } from "../store/outbox.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
+import { recoveryThreadLine } from "../views/card-ack.ts";
 import {
   notificationCard,
   notificationDigest,
@@ -15,6 +16,7 @@ import {
   type RenderedMessage,
 } from "../views/notification.ts";
 import { cardStatus } from "./card-status.ts";
+import { ackOutlived, endsIncident } from "./incident.ts";
 import { type SlackPoster, SlackSendError } from "./slack-port.ts";
 
 export interface SenderOptions {
@@ -119,6 +121,7 @@ export function createSender(options: SenderOptions): Sender {
   const { db, slack, clock, logger } = options;
   const outbox = new OutboxStore(db);
   const cards = new CardStore(db);
+  const acks = new AckStore(db);
   const subscriptions = new SubscriptionStore(db, clock);
   const sleep = options.sleep ?? realSleep;
   const minGapMs = options.minGapMs ?? 1000;
@@ -214,8 +217,18 @@ export function createSender(options: SenderOptions): Sender {
     const uid = payload.cluster.uid;
     const now = () => iso(clock.now());
     const card = cards.get(row.channel, uid);
+    const earlier = acks.get(row.channel, uid);
+    if (row.step === 0 && earlier && ackOutlived(payload, earlier)) {
+      // a new incident: whoever had the last one has not taken this one
+      acks.clear(row.channel, uid);
+      logger.info({ channel: row.channel, uid }, "acknowledgement ended: a new incident began");
+    }
+    // on recovery the card drops the acknowledgement at once; the store keeps it until the
+    // thread line naming who had it has gone out
+    const recovers = endsIncident(payload);
     const status = cardStatus(db, row.channel, uid, clock.now());
-    const view = shaped(row, notificationCard(payload, { consoleUrl: options.consoleUrl }, status));
+    const shown = recovers ? { ...status, ack: undefined } : status;
+    const view = shaped(row, notificationCard(payload, { consoleUrl: options.consoleUrl }, shown));
     if (row.step === 0) {
       if (card?.owner) {
         // someone else's message (the launch card): it is theirs to edit; we only add lines
@@ -241,6 +254,7 @@ export function createSender(options: SenderOptions): Sender {
         const { ts } = await post({ channel: row.channel, ...view });
         db.transaction(() => {
           cards.put({ channel: row.channel, clusterUid: uid, ts, payload }, now());
+          if (recovers) acks.clear(row.channel, uid);
           outbox.markSent(row.id, now());
         })();
         return true;
@@ -251,14 +265,26 @@ export function createSender(options: SenderOptions): Sender {
       outbox.setStep(row.id, 0);
       return false;
     }
+    const ack = acks.get(row.channel, uid);
+    const line =
+      recovers && ack ? recoveryThreadLine(payload, ack) : notificationThreadLine(payload);
     await post({
       channel: row.channel,
-      ...shaped(row, notificationThreadLine(payload)),
+      ...shaped(row, line),
       thread_ts: current.ts,
       // once someone has it in hand, the rest of the incident stays in the thread
-      reply_broadcast: payload.worse && !new AckStore(db).get(row.channel, uid),
+      reply_broadcast: payload.worse && !ack,
     });
-    outbox.markSent(row.id, now());
+    db.transaction(() => {
+      if (recovers && ack) {
+        acks.clear(row.channel, uid);
+        logger.info(
+          { channel: row.channel, uid, had: ack.userId },
+          "acknowledgement ended: recovered",
+        );
+      }
+      outbox.markSent(row.id, now());
+    })();
     return true;
   }
 

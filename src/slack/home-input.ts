@@ -21,7 +21,7 @@ export interface HomeDeps {
   logger: Logger;
 }
 
-const PERMISSIONS: Permission[] = ["launch", "kubeconfig", "subscribe"];
+const PERMISSIONS: Permission[] = ["launch", "kubeconfig", "subscribe", "ack"];
 
 /** Gathers everything the view needs; every source may fail on its own without hiding the rest. */
 export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHomeInput> {

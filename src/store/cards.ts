@@ -43,6 +43,14 @@ export class CardStore {
     return row ? this.get(channel, row.cluster_uid) : undefined;
   }
 
+  /** Every card of a channel (the console finds one by its cluster's name). */
+  inChannel(channel: string): Card[] {
+    const rows = this.db
+      .prepare("SELECT cluster_uid FROM notify_cards WHERE channel = ? ORDER BY cluster_uid")
+      .all(channel) as Array<{ cluster_uid: string }>;
+    return rows.flatMap((row) => this.get(channel, row.cluster_uid) ?? []);
+  }
+
   /** A payload left out keeps the one stored (a launch card adopted keeps no payload). */
   put(card: Card, at: string): void {
     this.db

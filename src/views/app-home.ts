@@ -194,6 +194,7 @@ const PERMISSION_LABELS: Record<Permission, string> = {
   launch: "Launch clusters",
   kubeconfig: "Download kubeconfigs",
   subscribe: "Change channel subscriptions",
+  ack: "Acknowledge notification cards",
 };
 
 function permissionBlocks(permissions: AppHomeInput["permissions"]): KnownBlock[] {

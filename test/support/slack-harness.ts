@@ -66,6 +66,8 @@ export interface HarnessOptions {
   maxConcurrentCommands?: number;
   /** SLACK_TEAM_ID; the captured payloads come from team T111 */
   homeTeamId?: string;
+  /** a store shared with another part under test (the notification pipeline); the caller closes it */
+  db?: Db;
 }
 
 const unusedPalette = new Proxy({} as PaletteApi, {
@@ -79,7 +81,7 @@ let triggerSequence = 0;
 export async function startBot(options: HarnessOptions = {}): Promise<BotHarness> {
   const fake = options.fake ?? (await startFakeSlack());
   const clock = options.clock ?? systemClock;
-  const db = openDb(":memory:");
+  const db = options.db ?? openDb(":memory:");
   const audit = new AuditLog(db, clock);
   const logger = options.logger ?? silentLogger;
   const commandDeps: CommandDeps = {
@@ -189,7 +191,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     async close() {
       await bot.stop();
       if (!options.fake) await fake.close();
-      db.close();
+      if (!options.db) db.close();
     },
   };
 }

@@ -152,3 +152,19 @@ describe("SLACK_TEAM_ID", () => {
     expect(() => loadConfig({ ...base, SLACK_TEAM_ID: "my-team" })).toThrow(/SLACK_TEAM_ID/);
   });
 });
+
+describe("ALLOW_ACK", () => {
+  it("is everyone by default, like ALLOW_SUBSCRIBE, and takes the same IDs", () => {
+    expect(loadConfig(base).allowAck).toEqual(["*"]);
+    expect(loadConfig({ ...base, ALLOW_ACK: "S0NCALL, U123" }).allowAck).toEqual([
+      "S0NCALL",
+      "U123",
+    ]);
+  });
+
+  it("refuses anything but Slack IDs or *, naming the variable", () => {
+    const error = errorOf({ ...base, ALLOW_ACK: "@oncall" });
+    expect(error.variable).toBe("ALLOW_ACK");
+    expect(error.message).toContain("user-group IDs");
+  });
+});

@@ -168,3 +168,27 @@ describe("with the bot's real WebClient", () => {
     }
   });
 });
+
+describe("ack (ALLOW_ACK)", () => {
+  it("is open to everyone when not configured", async () => {
+    const { client } = fakeClient({});
+    const policy = createAccessPolicy({ ...base, allowLaunch: [], allowKubeconfig: [], client });
+    expect(await policy.allows("U9", "ack")).toBe(true);
+  });
+
+  it("follows its own list, user groups included, and names ALLOW_ACK in the hint", async () => {
+    const { client } = fakeClient({ SONCALL: ["U2"] });
+    const policy = createAccessPolicy({
+      ...base,
+      allowLaunch: ["*"],
+      allowKubeconfig: ["*"],
+      allowAck: ["U1", "SONCALL"],
+      client,
+    });
+    expect(await policy.allows("U1", "ack")).toBe(true);
+    expect(await policy.allows("U2", "ack")).toBe(true);
+    expect(await policy.allows("U3", "ack")).toBe(false);
+    expect(policy.grantHint("ack")).toContain("`ALLOW_ACK`");
+    expect(policy.grantHint("ack")).toContain("`SONCALL`");
+  });
+});

@@ -60,3 +60,33 @@ describe("renderBlocks", () => {
     expect(text).toContain("\u001b[2mc\u001b[0m");
   });
 });
+
+describe("renderBlocks: a notification card", () => {
+  it("shows the card's buttons and select by label, and no made-up /palette line for a card action", async () => {
+    const { notificationCard } = await import("../../../src/views/notification.ts");
+    const view = notificationCard(
+      {
+        cluster: {
+          uid: "u1",
+          name: "web-prod",
+          project: "p1",
+          state: "Running",
+          health: "UnHealthy",
+          tags: [],
+        },
+        kinds: ["health-lost"],
+        lines: ["Health lost: Healthy → UnHealthy"],
+        worse: true,
+        alerts: [],
+        at: "t",
+      },
+      {},
+      { ack: { userId: "U0ONCALL", at: Date.UTC(2026, 0, 1, 14, 2) } },
+    );
+    const text = renderBlocks(view.blocks);
+    expect(text).toContain("👀 Acknowledged by @U0ONCALL, 14:02 UTC");
+    expect(text).toContain("[Snooze ▾] [Mute cluster…] [Nodes] [Workloads]");
+    expect(text).toContain("Nodes: /palette nodes u1 project:p1");
+    expect(text).not.toContain('/palette {"c"');
+  });
+});

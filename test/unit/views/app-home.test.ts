@@ -32,6 +32,7 @@ function input(overrides: Partial<AppHomeInput> = {}): AppHomeInput {
       launch: { allowed: true, hint: "ask an admin to add you to ALLOW_LAUNCH" },
       kubeconfig: { allowed: false, hint: "ask an admin to add you to ALLOW_KUBECONFIG" },
       subscribe: { allowed: true, hint: "" },
+      ack: { allowed: true, hint: "" },
     },
     subscriptions: [],
     consoleUrl: "https://console.example.com/",
