@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DigestSchedule } from "../../../src/model/channel-digest.ts";
+import { canonicalTimeZone } from "../../../src/model/wall-clock.ts";
 import {
-  canonicalTimeZone,
   cronOf,
   dueOccurrence,
   latestOccurrence,
