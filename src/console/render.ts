@@ -18,6 +18,12 @@ const EMOJI: Record<string, string> = {
   white_circle: "⚪",
   wastebasket: "🗑",
   black_circle: "⚫",
+  // the channel digest's
+  new: "🆕",
+  repeat: "🔁",
+  newspaper: "📰",
+  mute: "🔇",
+  no_entry_sign: "🚫",
   red_circle: "🔴",
   white_check_mark: "✅",
   warning: "⚠️",

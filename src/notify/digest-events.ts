@@ -34,7 +34,7 @@ function detailOf(kind: NotifyEventKind, change: ClusterChange): string | undefi
     case "new":
       return cluster.state || undefined;
     case "deleted":
-      return previous?.state || undefined;
+      return previous?.state ? `was ${previous.state}` : undefined;
     case "state":
       return `${previous?.state || "?"} → ${cluster.state}`;
     default:

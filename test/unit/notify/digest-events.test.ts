@@ -47,7 +47,7 @@ describe("eventsOf: a poll's changes and alerts as the digest's log", () => {
       "a:new:Provisioning",
       "b:state:Running → Upgrading",
       "b:health-lost:Healthy → UnHealthy",
-      "c:deleted:Deleting",
+      "c:deleted:was Deleting",
       `b:alert-raised:ClusterHealth: ${"x".repeat(60 - "b:alert-raised:ClusterHealth: ".length)}`,
       "d:alert-resolved:ClusterHealth: back",
     ]);
