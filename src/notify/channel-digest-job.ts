@@ -6,7 +6,7 @@ import type { Db } from "../store/db.ts";
 import { DigestStore } from "../store/digests.ts";
 import { OutboxStore } from "../store/outbox.ts";
 import { channelDigestText } from "../views/channel-digest.ts";
-import { composeChannelDigest } from "./channel-digest-source.ts";
+import { composeChannelDigest, type FleetNow, readFleet } from "./channel-digest-source.ts";
 import { cronOf, dueOccurrence } from "./digest-due.ts";
 
 /** A timer that calls back at each time a cron expression names, in a time zone. */
@@ -89,7 +89,11 @@ export function createDigestJob(options: DigestJobOptions): DigestJob {
   };
 
   /** One channel: owed now? Then build it, claim the occurrence and queue it, all or nothing. */
-  function runOne(schedule: DigestSchedule, now: number): "queued" | "skipped" | undefined {
+  function runOne(
+    schedule: DigestSchedule,
+    now: number,
+    fleet: () => FleetNow,
+  ): "queued" | "skipped" | undefined {
     return db.transaction(() => {
       const last = store.lastRun(schedule.channel);
       const due = dueOccurrence(schedule, last ? Date.parse(last.occurrence) : undefined, now);
@@ -101,6 +105,7 @@ export function createDigestJob(options: DigestJobOptions): DigestJob {
         now,
         preview: false,
         mutes: options.mutesFor?.(schedule.channel, now),
+        fleet: fleet(),
       });
       const occurrence = iso(due);
       if (!store.claimRun(schedule.channel, occurrence, iso(now))) return undefined;
@@ -115,9 +120,15 @@ export function createDigestJob(options: DigestJobOptions): DigestJob {
   function runDue(): number {
     const now = clock.now();
     let queued = 0;
+    // read once, and only when some channel is owed a digest: a whole fleet is not free
+    let fleet: FleetNow | undefined;
+    const fleetNow = () => {
+      fleet ??= readFleet(db);
+      return fleet;
+    };
     for (const schedule of store.all()) {
       try {
-        const outcome = runOne(schedule, now);
+        const outcome = runOne(schedule, now, fleetNow);
         if (outcome === "queued") {
           queued += 1;
           logger.info(

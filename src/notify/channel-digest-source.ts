@@ -1,4 +1,10 @@
-import type { ChannelDigestPayload, DigestMute, DigestSchedule } from "../model/channel-digest.ts";
+import type {
+  ChannelDigestPayload,
+  DigestMute,
+  DigestSchedule,
+  UnhealthySince,
+} from "../model/channel-digest.ts";
+import type { ClusterSnap } from "../model/cluster.ts";
 import type { Db } from "../store/db.ts";
 import { DigestStore } from "../store/digests.ts";
 import { NotifyEventLog } from "../store/notify-events.ts";
@@ -10,6 +16,25 @@ import { EVENT_RETENTION_MS } from "./digest-events.ts";
 const DAY_MS = 24 * 3600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The fleet as last polled: what every channel's digest at one moment shares. */
+export interface FleetNow {
+  clusters: ClusterSnap[];
+  unhealthySince: ReadonlyMap<string, UnhealthySince>;
+  /** clusters the pipeline holds as flapping right now */
+  flappingNow: ReadonlySet<string>;
+}
+
+export function readFleet(db: Db): FleetNow {
+  const snapshots = new SnapshotStore(db);
+  return {
+    clusters: snapshots.all(),
+    unhealthySince: new NotifyEventLog(db).unhealthySince(),
+    flappingNow: new Set(
+      [...snapshots.flapHistories()].filter(([, h]) => h.reported).map(([uid]) => uid),
+    ),
+  };
+}
+
 export interface ComposeRequest {
   channel: string;
   /** the channel's schedule, if it has one: its cadence and time zone */
@@ -17,6 +42,8 @@ export interface ComposeRequest {
   now: number;
   preview: boolean;
   mutes?: readonly DigestMute[];
+  /** the fleet, when the caller read it already (several channels at one tick read it once) */
+  fleet?: FleetNow;
 }
 
 /**
@@ -38,21 +65,17 @@ export function composeChannelDigest(
   const oldest = request.now - EVENT_RETENTION_MS;
   const from = Math.max(last ? Date.parse(last.builtAt) : request.now - period, oldest);
   const to = iso(request.now);
-  const log = new NotifyEventLog(db);
-  const snapshots = new SnapshotStore(db);
-  const flappingNow = new Set(
-    [...snapshots.flapHistories()].filter(([, h]) => h.reported).map(([uid]) => uid),
-  );
+  const fleet = request.fleet ?? readFleet(db);
   return buildChannelDigest({
     channel: request.channel,
     cadence: request.schedule?.cadence,
     preview: request.preview,
     timeZone: request.schedule?.timeZone ?? "UTC",
     subscriptions,
-    clusters: snapshots.all(),
-    events: log.between(iso(from), to),
-    unhealthySince: log.unhealthySince(),
-    flappingNow,
+    clusters: fleet.clusters,
+    events: new NotifyEventLog(db).between(iso(from), to),
+    unhealthySince: fleet.unhealthySince,
+    flappingNow: fleet.flappingNow,
     from: iso(from),
     to,
     mutes: request.mutes,
