@@ -8,6 +8,7 @@ import { Metrics } from "../http/metrics.ts";
 import { startHttpServer } from "../http/server.ts";
 import { intervalScheduler } from "../launch/watch.ts";
 import type { Logger } from "../log.ts";
+import { createDigestJob, type DigestScheduler } from "../notify/channel-digest-job.ts";
 import { createSender } from "../notify/outbox-sender.ts";
 import { createPoller } from "../notify/poll.ts";
 import { createPaletteClient } from "../palette/client.ts";
@@ -33,6 +34,12 @@ export interface RunningBot {
   stop(): Promise<void>;
 }
 
+/** What tests put in place of the wall-clock parts (the clock is startBot's own argument). */
+export interface BotOptions {
+  /** the channel digests' timers; default node-cron */
+  digestScheduler?: DigestScheduler;
+}
+
 /** How often launched clusters are checked until they settle (they change in minutes). */
 const LAUNCH_WATCH_MS = 15_000;
 
@@ -40,7 +47,12 @@ const LAUNCH_WATCH_MS = 15_000;
  * `palette-chatops start`: assembles the bot from the config. Every part gets its dependencies
  * here and nowhere else, so the parts themselves stay testable on their own.
  */
-export async function startBot(config: Config, logger: Logger, clock: Clock): Promise<RunningBot> {
+export async function startBot(
+  config: Config,
+  logger: Logger,
+  clock: Clock,
+  options: BotOptions = {},
+): Promise<RunningBot> {
   const slack = config.slack;
   if (!slack) throw new Error("SLACK_BOT_TOKEN: required for start");
 
@@ -81,6 +93,8 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
     projects: config.palette.projects,
     consoleUrl: config.palette.consoleUrl,
     channelProbe: createChannelProbe({ token: slack.botToken, apiUrl: slack.apiUrl }),
+    // the digest job is created below; a command only reaches this after start-up
+    onDigestChange: () => digests.sync(),
   };
 
   const sender = createSender({
@@ -109,6 +123,13 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
       metrics.pollCompleted(result.durationMs / 1000, result.clusters, outcome);
       metrics.pollCycle(result.kind, outcome, result.paletteCalls);
     },
+  });
+  const digests = createDigestJob({
+    db,
+    clock,
+    logger: logger.child({ component: "digest" }),
+    scheduler: options.digestScheduler,
+    onCommitted: () => sender.wake(),
   });
   metrics.setOutboxSource(() => sender.outboxStats());
 
@@ -166,6 +187,8 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
   slackReady = true;
   poller.start();
   sender.start();
+  // arms each channel's digest timer, and posts a digest missed while the bot was down
+  digests.start();
   launch.tracker.start(intervalScheduler(LAUNCH_WATCH_MS));
   // a first poll now rather than at the next tick: readiness and the baseline come sooner
   void poller.runCycle();
@@ -189,6 +212,7 @@ export async function startBot(config: Config, logger: Logger, clock: Clock): Pr
       await launch.drain();
       await launch.tracker.stop();
       await poller.stop();
+      await digests.stop();
       await sender.stop();
       await palette.close();
       await opsServer?.close();

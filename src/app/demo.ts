@@ -2,6 +2,7 @@ import { systemClock } from "../clock.ts";
 import type { LogLevel } from "../config.ts";
 import { createConsolePoster } from "../console/notifications.ts";
 import { createLogger } from "../log.ts";
+import { createDigestJob } from "../notify/channel-digest-job.ts";
 import { createSender } from "../notify/outbox-sender.ts";
 import { createPoller } from "../notify/poll.ts";
 import { Secret } from "../secret.ts";
@@ -57,6 +58,14 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
     schedule: DEMO_POLL_SCHEDULE,
     onCommitted: () => sender.wake(),
   });
+  // `/palette digest daily 09:00` in the demo is posted at 09:00 too, to the console
+  const digests = createDigestJob({
+    db: session.db,
+    clock,
+    logger,
+    onCommitted: () => sender.wake(),
+  });
+  session.deps.onDigestChange = () => digests.sync();
   if (!quiet) {
     new SubscriptionStore(session.db, clock).add({
       channel: "console",
@@ -68,12 +77,14 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
     await sender.drainAll(20);
     poller.start();
     sender.start();
+    digests.start();
   }
 
   try {
     await runConsoleOn(session);
   } finally {
     await poller.stop();
+    await digests.stop();
     await sender.stop();
     await session.close();
     await sim.close();

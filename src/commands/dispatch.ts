@@ -6,6 +6,7 @@ import { replyBlocks } from "../views/reply.ts";
 import { alertsVerb } from "./alerts.ts";
 import { clusterVerb } from "./cluster.ts";
 import { clustersVerb } from "./clusters.ts";
+import { digestVerb } from "./digest.ts";
 import { helpVerb } from "./help.ts";
 import { kubeconfigVerb } from "./kubeconfig.ts";
 import { launchVerb } from "./launch.ts";
@@ -27,6 +28,7 @@ export const VERBS: VerbSpec[] = [
   alertsVerb,
   launchVerb,
   ...subscribeVerbs,
+  digestVerb,
 ];
 
 /** Short forms people type anyway. */

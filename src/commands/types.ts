@@ -37,6 +37,8 @@ export interface CommandDeps {
   consoleUrl: string;
   /** for `/palette subscribe`: warns when the bot is not in the channel; absent = no check */
   channelProbe?: ChannelProbe;
+  /** a channel's digest schedule was set or turned off: the running scheduler re-reads them */
+  onDigestChange?: () => void;
 }
 
 export interface CommandContext extends CommandDeps {

@@ -21,6 +21,12 @@ const EMOJI: Record<string, string> = {
   white_circle: "⚪",
   wastebasket: "🗑",
   black_circle: "⚫",
+  // the channel digest's and the card's on-call status
+  new: "🆕",
+  repeat: "🔁",
+  newspaper: "📰",
+  mute: "🔇",
+  no_entry_sign: "🚫",
   red_circle: "🔴",
   white_check_mark: "✅",
   warning: "⚠️",
@@ -31,8 +37,6 @@ const EMOJI: Record<string, string> = {
   mag: "🔍",
   eyes: "👀",
   sleeping: "😴",
-  mute: "🔇",
-  no_entry_sign: "🚫",
 };
 
 // everything but tab and newline

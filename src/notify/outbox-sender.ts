@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import { isChannelDigestPost } from "../model/channel-digest.ts";
 import type { CardPayload, DigestPayload, SummaryPayload } from "../model/notification.ts";
 import { AckStore } from "../store/acks.ts";
 import { CardStore } from "../store/cards.ts";
@@ -7,6 +8,7 @@ import type { Db } from "../store/db.ts";
 import { type OutboxRow, OutboxStore } from "../store/outbox.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import { recoveryThreadLine } from "../views/card-ack.ts";
+import { channelDigestMessage } from "../views/channel-digest.ts";
 import {
   notificationCard,
   notificationDigest,
@@ -205,7 +207,10 @@ export function createSender(options: SenderOptions): Sender {
         break;
       case "post":
       case "thread":
-        view = notificationNotice((row.payload as { text?: string }).text ?? "");
+        // a scheduled channel digest travels as a post that carries the digest beside its text
+        view = isChannelDigestPost(row.payload)
+          ? channelDigestMessage(row.payload.channelDigest)
+          : notificationNotice((row.payload as { text?: string }).text ?? "");
         break;
     }
     await post({ channel: row.channel, ...shaped(row, view) });

@@ -9,6 +9,7 @@ import { PaletteError, PaletteSchemaError } from "../palette/errors.ts";
 import { inBackground } from "../palette/priority.ts";
 import type { PaletteEvent } from "../palette/schemas.ts";
 import type { Db } from "../store/db.ts";
+import { NotifyEventLog } from "../store/notify-events.ts";
 import { OutboxStore } from "../store/outbox.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import { ReconcileStaging } from "../store/staging.ts";
@@ -24,6 +25,7 @@ import {
   unraisedUnhealthy,
 } from "./alerts.ts";
 import { foldChannel } from "./digest.ts";
+import { logForDigest } from "./digest-events.ts";
 import { applyFlapping } from "./flapping.ts";
 import { readIncremental } from "./incremental.ts";
 import { readFull } from "./reconcile.ts";
@@ -205,6 +207,7 @@ export function createPoller(options: PollerOptions): Poller {
   const staging = new ReconcileStaging(db);
   const subscriptions = new SubscriptionStore(db, clock);
   const outbox = new OutboxStore(db);
+  const eventLog = new NotifyEventLog(db);
   const eventsLimit = options.eventsLimit ?? 10;
   const maxEventCalls = options.maxEventCalls ?? 10;
   /** scope → why its alerts are unavailable, as of the last committed cycle */
@@ -464,6 +467,14 @@ export function createPoller(options: PollerOptions): Poller {
       }
     }
 
+    // the channel digest's log: every move before flapping folds them (all of them count there)
+    const digestCycle = {
+      changes: rawChanges,
+      alerts: alertEvents,
+      baselineUnhealthy: baselines.flatMap((read) => read.unhealthyAfter()),
+      at,
+    };
+
     // One transaction: the snapshot changes and the outbox rows that announce them.
     db.transaction(() => {
       for (const read of reads.values()) read.commit(at);
@@ -475,6 +486,7 @@ export function createPoller(options: PollerOptions): Poller {
       for (const alert of baselineRaised) snapshots.raiseAlert(alert);
       snapshots.saveFlapHistories(flaps.histories);
       for (const draft of drafts) outbox.add(draft, at);
+      logForDigest(eventLog, digestCycle);
       outbox.prune(iso(started - SENT_RETENTION_MS));
     })();
 

@@ -2,7 +2,16 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "./db.ts";
 
 /** what was attempted; `read` covers the read-only verbs, refused when outside the watched projects */
-export type AuditAction = "ack" | "kubeconfig" | "launch" | "read" | "subscribe" | "unsubscribe";
+export type AuditAction =
+  | "ack"
+  | "kubeconfig"
+  | "launch"
+  | "read"
+  | "subscribe"
+  | "unsubscribe"
+  /** a channel's digest schedule set or replaced, or turned off */
+  | "digest-set"
+  | "digest-off";
 export type AuditOutcome = "granted" | "denied" | "failed" | "created" | "rejected" | "removed";
 
 export interface AuditRecord {

@@ -1,7 +1,9 @@
 import type { KnownBlock } from "@slack/types";
+import type { ChannelDigestPayload } from "../model/channel-digest.ts";
 import type { UndeliveredGroup } from "../model/notification.ts";
 import type { Subscription } from "../model/subscription.ts";
 import { type AlertsData, alertGroupsBlocks, alertsBlocks } from "./alerts.ts";
+import { channelDigestBlocks } from "./channel-digest.ts";
 import { type CardEnv, type ClusterCardData, clusterCardBlocks } from "./cluster-card.ts";
 import { type ClusterChoiceData, clusterChoiceBlocks } from "./cluster-choice.ts";
 import {
@@ -44,6 +46,7 @@ const SCREENS = {
     ...(data.preface ? noticeBlocks(data.preface) : []),
     ...subscriptionListBlocks(data.subscriptions, data.undelivered),
   ],
+  channelDigest: (data: ChannelDigestPayload) => channelDigestBlocks(data),
   error: (data: { mrkdwn: string; hint?: string }) => errorBlocks(data.mrkdwn, data.hint),
   notice: (data: { mrkdwn: string; hint?: string }) => noticeBlocks(data.mrkdwn, data.hint),
   usage: (data: { problem: string; usage: string; suggestion?: string }) =>

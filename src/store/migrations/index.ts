@@ -2,6 +2,7 @@ import { audit } from "./001_audit.ts";
 import { notify } from "./002_notify.ts";
 import { launch } from "./003_launch.ts";
 import { onCall } from "./004_on_call.ts";
+import { digest } from "./005_digest.ts";
 import type { Migration } from "./migration.ts";
 
-export const MIGRATIONS: Migration[] = [audit, ...notify, ...launch, ...onCall];
+export const MIGRATIONS: Migration[] = [audit, ...notify, ...launch, ...onCall, ...digest];

@@ -1,0 +1,83 @@
+import type {
+  ChannelDigestPayload,
+  DigestMute,
+  DigestSchedule,
+  UnhealthySince,
+} from "../model/channel-digest.ts";
+import type { ClusterSnap } from "../model/cluster.ts";
+import type { Db } from "../store/db.ts";
+import { DigestStore } from "../store/digests.ts";
+import { NotifyEventLog } from "../store/notify-events.ts";
+import { SnapshotStore } from "../store/snapshots.ts";
+import { SubscriptionStore } from "../store/subscriptions.ts";
+import { buildChannelDigest } from "./channel-digest.ts";
+import { EVENT_RETENTION_MS } from "./digest-events.ts";
+
+const DAY_MS = 24 * 3600_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The fleet as last polled: what every channel's digest at one moment shares. */
+export interface FleetNow {
+  clusters: ClusterSnap[];
+  unhealthySince: ReadonlyMap<string, UnhealthySince>;
+  /** clusters the pipeline holds as flapping right now */
+  flappingNow: ReadonlySet<string>;
+}
+
+export function readFleet(db: Db): FleetNow {
+  const snapshots = new SnapshotStore(db);
+  return {
+    clusters: snapshots.all(),
+    unhealthySince: new NotifyEventLog(db).unhealthySince(),
+    flappingNow: new Set(
+      [...snapshots.flapHistories()].filter(([, h]) => h.reported).map(([uid]) => uid),
+    ),
+  };
+}
+
+export interface ComposeRequest {
+  channel: string;
+  /** the channel's schedule, if it has one: its cadence and time zone */
+  schedule?: DigestSchedule;
+  now: number;
+  preview: boolean;
+  mutes?: readonly DigestMute[];
+  /** the fleet, when the caller read it already (several channels at one tick read it once) */
+  fleet?: FleetNow;
+}
+
+/**
+ * One channel's digest from the store as it stands: its subscriptions, the clusters as last
+ * polled, the events since its last digest (or the cadence's period when none went out yet),
+ * since when clusters have been unhealthy, and which flap now. Undefined when the channel has no
+ * active subscription: there is nothing it follows.
+ */
+export function composeChannelDigest(
+  db: Db,
+  request: ComposeRequest,
+): ChannelDigestPayload | undefined {
+  const subscriptions = new SubscriptionStore(db, { now: () => request.now })
+    .forChannel(request.channel)
+    .filter((sub) => !sub.pausedReason);
+  if (subscriptions.length === 0) return undefined;
+  const period = request.schedule?.cadence === "weekly" ? 7 * DAY_MS : DAY_MS;
+  const last = new DigestStore(db).lastRun(request.channel);
+  const oldest = request.now - EVENT_RETENTION_MS;
+  const from = Math.max(last ? Date.parse(last.builtAt) : request.now - period, oldest);
+  const to = iso(request.now);
+  const fleet = request.fleet ?? readFleet(db);
+  return buildChannelDigest({
+    channel: request.channel,
+    cadence: request.schedule?.cadence,
+    preview: request.preview,
+    timeZone: request.schedule?.timeZone ?? "UTC",
+    subscriptions,
+    clusters: fleet.clusters,
+    events: new NotifyEventLog(db).between(iso(from), to),
+    unhealthySince: fleet.unhealthySince,
+    flappingNow: fleet.flappingNow,
+    from: iso(from),
+    to,
+    mutes: request.mutes,
+  });
+}
