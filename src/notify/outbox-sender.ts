@@ -255,8 +255,10 @@ export function createSender(options: SenderOptions): Sender {
       channel: row.channel,
       ...shaped(row, notificationThreadLine(payload)),
       thread_ts: current.ts,
-      // once someone has it in hand, the rest of the incident stays in the thread
-      reply_broadcast: payload.worse && !new AckStore(db).get(row.channel, uid),
+      // once someone has it in hand, the rest of the incident stays in the thread; the end of a
+      // snooze or mute is said in the channel (that one line replaces every change kept back)
+      reply_broadcast:
+        (payload.worse || payload.held !== undefined) && !new AckStore(db).get(row.channel, uid),
     });
     outbox.markSent(row.id, now());
     return true;

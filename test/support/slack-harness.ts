@@ -66,6 +66,10 @@ export interface HarnessOptions {
   maxConcurrentCommands?: number;
   /** SLACK_TEAM_ID; the captured payloads come from team T111 */
   homeTeamId?: string;
+  /** the store to share with a notification pipeline; default a fresh one (closed with the bot) */
+  db?: Db;
+  /** what the bot calls when an action queued a notification (the sender's wake) */
+  wakeSender?: SlackAppDeps["wakeSender"];
 }
 
 const unusedPalette = new Proxy({} as PaletteApi, {
@@ -79,7 +83,7 @@ let triggerSequence = 0;
 export async function startBot(options: HarnessOptions = {}): Promise<BotHarness> {
   const fake = options.fake ?? (await startFakeSlack());
   const clock = options.clock ?? systemClock;
-  const db = openDb(":memory:");
+  const db = options.db ?? openDb(":memory:");
   const audit = new AuditLog(db, clock);
   const logger = options.logger ?? silentLogger;
   const commandDeps: CommandDeps = {
@@ -107,6 +111,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     home: options.home,
     optionsBudgetMs: options.optionsBudgetMs,
     maxConcurrentCommands: options.maxConcurrentCommands,
+    wakeSender: options.wakeSender,
   });
   const { port } = await bot.start(0);
   const base = `http://127.0.0.1:${port}`;
@@ -189,7 +194,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     async close() {
       await bot.stop();
       if (!options.fake) await fake.close();
-      db.close();
+      if (!options.db) db.close();
     },
   };
 }
