@@ -10,6 +10,7 @@ import { helpVerb } from "./help.ts";
 import { kubeconfigVerb } from "./kubeconfig.ts";
 import { launchVerb } from "./launch.ts";
 import { errorSummary } from "./log-error.ts";
+import { muteVerbs } from "./mute.ts";
 import { nodesVerb } from "./nodes.ts";
 import { parseCommand, suggest } from "./parse.ts";
 import { errorReply, messageReply, usageReply } from "./reply.ts";
@@ -27,6 +28,7 @@ export const VERBS: VerbSpec[] = [
   alertsVerb,
   launchVerb,
   ...subscribeVerbs,
+  ...muteVerbs,
 ];
 
 /** Short forms people type anyway. */
@@ -50,6 +52,9 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   workloads: [],
   kubeconfig: [],
   alerts: [],
+  mute: [],
+  unmute: [],
+  mutes: [],
 };
 
 export function findVerb(name: string): VerbSpec | undefined {

@@ -26,6 +26,10 @@ const EMOJI: Record<string, string> = {
   no_entry: "⛔",
   lock: "🔒",
   mag: "🔍",
+  sleeping: "😴",
+  mute: "🔇",
+  loud_sound: "🔊",
+  alarm_clock: "⏰",
 };
 
 // everything but tab and newline

@@ -1,8 +1,20 @@
 import type { Clock } from "../clock.ts";
 import type { Db } from "./db.ts";
 
-/** what was attempted; `read` covers the read-only verbs, refused when outside the watched projects */
-export type AuditAction = "kubeconfig" | "launch" | "read" | "subscribe" | "unsubscribe";
+/**
+ * what was attempted; `read` covers the read-only verbs, refused when outside the watched
+ * projects; snooze and mute (and their ends) silence a channel's notifications for a while
+ */
+export type AuditAction =
+  | "kubeconfig"
+  | "launch"
+  | "read"
+  | "subscribe"
+  | "unsubscribe"
+  | "snooze"
+  | "unsnooze"
+  | "mute"
+  | "unmute";
 export type AuditOutcome = "granted" | "denied" | "failed" | "created" | "rejected" | "removed";
 
 export interface AuditRecord {

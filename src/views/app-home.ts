@@ -3,8 +3,9 @@ import type { Permission } from "../access/types.ts";
 import { context, divider, header, section, urlButton } from "./blocks.ts";
 import { paletteClusterUrl } from "./cluster-card.ts";
 import { healthEmoji, isHealthy, stateEmoji } from "./emoji.ts";
-import { clampList, clampText, LIMITS, moreLabel } from "./limits.ts";
-import { bold, code, escapeMrkdwn, mention, slackDate } from "./mrkdwn.ts";
+import { channelRef, holdLine } from "./holds.ts";
+import { clampList, clampText, LIMITS, moreLabel, packLines } from "./limits.ts";
+import { bold, code, escapeMrkdwn } from "./mrkdwn.ts";
 
 /**
  * The App Home tab for one user: the fleet at a glance, what they may do, and what the channels
@@ -219,11 +220,6 @@ function permissionBlocks(permissions: AppHomeInput["permissions"]): KnownBlock[
   return [header("Your permissions"), section(lines.join("\n"))];
 }
 
-/** A channel ID renders as a clickable `#name`; anything else is shown as escaped text. */
-function channelRef(channel: string): string {
-  return /^[CG][A-Z0-9]{2,}$/.test(channel) ? `<#${channel}>` : code(channel);
-}
-
 function subscriptionLine(subscription: HomeSubscription): string {
   const parts = [channelRef(subscription.channel), escapeMrkdwn(subscription.kind)];
   if (subscription.project) parts.push(`project ${code(subscription.project)}`);
@@ -256,13 +252,6 @@ function subscriptionBlocks(subscriptions: HomeSubscription[] | undefined): Know
   return blocks;
 }
 
-function holdLine(hold: HomeHold): string {
-  const icon = hold.kind === "mute" ? ":mute:" : ":sleeping:";
-  const verb = hold.kind === "mute" ? "muted" : "snoozed";
-  const why = hold.reason ? ` · ${escapeMrkdwn(hold.reason)}` : "";
-  return `${icon} ${bold(hold.clusterName) || code(hold.clusterName)} in ${channelRef(hold.channel)} · ${verb} by ${mention(hold.userId)} until ${slackDate(hold.untilMs, "dateTime")}${why}`;
-}
-
 function holdBlocks(holds: HomeHold[] | null | undefined): KnownBlock[] {
   if (holds === undefined) return [];
   const blocks: KnownBlock[] = [header("Mutes and snoozes in your channels")];
@@ -275,7 +264,9 @@ function holdBlocks(holds: HomeHold[] | null | undefined): KnownBlock[] {
     const { shown, hidden } = clampList(sorted, HOME_MAX_HOLD_LINES);
     const lines = shown.map(holdLine);
     if (hidden > 0) lines.push(`_${moreLabel(hidden)}_`);
-    blocks.push(section(clampText(lines.join("\n"), LIMITS.sectionText)));
+    // reasons are at most 200 characters: 20 lines fit in two sections at most
+    for (const chunk of packLines(lines, LIMITS.sectionText, 3, "holds"))
+      blocks.push(section(chunk));
   }
   return [...blocks, divider()];
 }

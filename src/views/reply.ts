@@ -11,6 +11,7 @@ import {
   clusterListBlocks,
 } from "./cluster-list.ts";
 import { type HelpEntry, helpBlocks } from "./help.ts";
+import { type HoldEntry, holdListBlocks } from "./holds.ts";
 import { errorBlocks, noticeBlocks, usageBlocks } from "./message.ts";
 import { type NodeTableData, nodeTableBlocks } from "./node-table.ts";
 import { subscriptionListBlocks } from "./notification-subscriptions.ts";
@@ -44,6 +45,7 @@ const SCREENS = {
     ...(data.preface ? noticeBlocks(data.preface) : []),
     ...subscriptionListBlocks(data.subscriptions, data.undelivered),
   ],
+  holdList: (data: { holds: readonly HoldEntry[] }) => holdListBlocks(data),
   error: (data: { mrkdwn: string; hint?: string }) => errorBlocks(data.mrkdwn, data.hint),
   notice: (data: { mrkdwn: string; hint?: string }) => noticeBlocks(data.mrkdwn, data.hint),
   usage: (data: { problem: string; usage: string; suggestion?: string }) =>

@@ -214,8 +214,9 @@ describe("snooze from the card", () => {
     const target = quietCluster(h);
     await cardFor(h, target);
     const posts = h.posts(CHANNEL).length;
+    const updates = h.updates(CHANNEL).length;
     await clickCard(bot, snoozeAction(target.uid, target.projectUid, "24h"));
-    await h.fake.waitFor("chat.update", h.updates(CHANNEL).length + 1);
+    await h.fake.waitFor("chat.update", updates + 1);
     h.sim.control.setState(target.uid, "Running");
     await h.cycle();
     expect(h.posts(CHANNEL)).toHaveLength(posts);
@@ -242,13 +243,14 @@ describe("mute", () => {
     const target = quietCluster(h);
     await cardFor(h, target);
     const posts = h.posts(CHANNEL).length;
+    const updates = h.updates(CHANNEL).length;
 
     const muted = await bot.command(`mute ${target.name} 1d maintenance`);
     expect(muted.status).toBe(200);
     const [answer] = await bot.responses(muted.responseId);
     expect(answer!.body.response_type).toBe("in_channel");
     expect(textOf(answer!)).toContain("Muted");
-    const edit = await h.fake.waitFor("chat.update", h.updates(CHANNEL).length + 1);
+    const edit = await h.fake.waitFor("chat.update", updates + 1);
     expect(textOf(edit.at(-1)!)).toContain("Muted by <@W111>");
 
     h.sim.control.setState(target.uid, "Running");

@@ -106,7 +106,7 @@ describe("/palette mute, unmute, mutes", () => {
     );
     const past = await s.run("mute web-prod until 2025-12-31");
     expect(past.shown).toMatch(/after today/);
-    expect(past.shown).toContain("mute <cluster>");
+    expect(past.shown).toContain("mute &lt;cluster&gt;");
   });
 
   it("refuses a user ALLOW_SUBSCRIBE does not grant, with the hint, and audits the refusal", async () => {

@@ -1,5 +1,6 @@
 import type { App } from "@slack/bolt";
 import type { SlackEdge } from "../../types.ts";
+import { registerCardHoldActions } from "./card-holds.ts";
 import { registerProviderAction } from "./launch-provider.ts";
 import { registerLinkButton } from "./link-button.ts";
 import { registerRunCommandAction } from "./run-command.ts";
@@ -9,4 +10,5 @@ export function register(app: App, edge: SlackEdge): void {
   registerRunCommandAction(app, edge);
   registerLinkButton(app);
   registerProviderAction(app, edge.commandDeps);
+  registerCardHoldActions(app, edge);
 }
