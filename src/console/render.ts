@@ -1,4 +1,5 @@
 import type { KnownBlock } from "@slack/types";
+import { RUN_COMMAND_ACTION } from "../model/command-text.ts";
 
 /**
  * Block Kit as terminal text: the console shows the same replies Slack would. Conversion is
@@ -119,11 +120,14 @@ export function renderBlocks(blocks: readonly KnownBlock[], options: RenderOptio
       case "actions": {
         const elements = Array.isArray(block.elements) ? block.elements : [];
         out.push(elements.map(button).join(" "));
-        // in a terminal nothing is clickable: show what each button would run
+        // in a terminal nothing is clickable: show what each command button would run (a card's
+        // own buttons, Snooze or Mute, carry data for the Slack edge, not a command)
         for (const element of elements) {
           const object = element as Json;
           const label = plain(object.text);
-          if (typeof object.value === "string") {
+          const runs =
+            typeof object.action_id !== "string" || object.action_id.startsWith(RUN_COMMAND_ACTION);
+          if (typeof object.value === "string" && runs) {
             out.push(
               style(options, "2", `  ${label}: /palette ${object.value.replace(CONTROL, "")}`),
             );
@@ -142,5 +146,6 @@ export function renderBlocks(blocks: readonly KnownBlock[], options: RenderOptio
 
 function button(element: unknown): string {
   const object = (element ?? {}) as Json;
+  if (object.type === "static_select") return `[${plain(object.placeholder)} ▾]`;
   return `[${plain(object.text)}]`;
 }

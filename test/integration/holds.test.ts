@@ -141,6 +141,7 @@ describe("snooze from the card", () => {
     const [confirm] = await bot.responses(responseId);
     expect(confirm!.body.response_type).toBe("ephemeral");
     expect(textOf(confirm!)).toContain("Snoozed");
+    expect(checkSlackLimits(confirm!.body.blocks as never)).toEqual([]);
     expect(h.db.prepare("SELECT action, outcome FROM audit").all()).toContainEqual({
       action: "snooze",
       outcome: "created",
@@ -203,10 +204,23 @@ describe("snooze from the card", () => {
     const responseId = await clickCard(bot, snoozeAction(target.uid, target.projectUid, "weekday"));
     const [confirm] = await bot.responses(responseId);
     expect(textOf(confirm!)).toContain("Asia/Tokyo");
+    expect(checkSlackLimits(confirm!.body.blocks as never)).toEqual([]);
     const hold = new HoldStore(h.db).get(CHANNEL, target.uid, "snooze");
     // the harness's clock: Thursday 2026-01-01 12:00 UTC = 21:00 in Tokyo → Friday 09:00 JST
     expect(new Date(hold!.untilMs).toISOString()).toBe("2026-01-02T00:00:00.000Z");
     expect(h.fake.callsTo("users.info").at(-1)!.body.user).toBe("W111");
+  });
+
+  it("snoozes by UTC when users.info fails, and says so", async () => {
+    const { h, bot } = await start();
+    h.fake.on("users.info", () => ({ body: { ok: false, error: "missing_scope" } }));
+    const target = quietCluster(h);
+    await cardFor(h, target);
+    const responseId = await clickCard(bot, snoozeAction(target.uid, target.projectUid, "weekday"));
+    const [confirm] = await bot.responses(responseId);
+    expect(textOf(confirm!)).toContain("UTC: Slack did not tell me your time zone");
+    const hold = new HoldStore(h.db).get(CHANNEL, target.uid, "snooze");
+    expect(new Date(hold!.untilMs).toISOString()).toBe("2026-01-02T09:00:00.000Z");
   });
 
   it("Unsnooze ends it at once: the summary is queued and the sender woken", async () => {
@@ -227,6 +241,7 @@ describe("snooze from the card", () => {
     );
     const [confirm] = await bot.responses(responseId);
     expect(textOf(confirm!)).toContain("1 change");
+    expect(checkSlackLimits(confirm!.body.blocks as never)).toEqual([]);
     expect(wakes()).toBe(1);
     await h.sender.drainAll();
     const line = h.posts(CHANNEL).at(-1)!;
