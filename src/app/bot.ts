@@ -118,6 +118,10 @@ export async function startBot(
     schedule: config.pollSchedule,
     reconcileSchedule: config.reconcileSchedule,
     onCommitted: () => sender.wake(),
+    // a snooze or mute that ran out with nothing kept: its card drops the "Snoozed by…" line
+    onHoldsEnded: (changes) => {
+      for (const change of changes) void slackApp.edge.commandDeps.onHoldChange?.(change);
+    },
     onCycle: (result) => {
       const outcome = result.ok ? "ok" : "error";
       metrics.pollCompleted(result.durationMs / 1000, result.clusters, outcome);
@@ -161,6 +165,7 @@ export async function startBot(
     onSlackCall: countSlackCall,
     dispatch: countingDispatch(metrics),
     instrument: registerAckTiming(metrics),
+    wakeSender: () => sender.wake(),
     home: {
       // with the Slack client, a user sees only the subscriptions of channels they are in
       ...homeSources({

@@ -49,6 +49,10 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
     logger,
     minGapMs: 0,
   });
+  // the console has no card to edit; an Unmute's summary goes out at once, not at the next poll
+  session.deps.onHoldChange = async (change) => {
+    if (change.queued) sender.wake();
+  };
   const poller = createPoller({
     palette: session.palette,
     db: session.db,

@@ -1,10 +1,12 @@
 import type { webApi } from "@slack/bolt";
 import type { Clock } from "../clock.ts";
+import type { Hold } from "../model/notification.ts";
 import type { Poller } from "../notify/poll.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import type { Db } from "../store/db.ts";
+import { HoldStore } from "../store/holds.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
-import type { FleetCluster, FleetSnapshot, HomeSubscription } from "../views/app-home.ts";
+import type { FleetCluster, FleetSnapshot, HomeHold, HomeSubscription } from "../views/app-home.ts";
 
 export interface HomeSourceDeps {
   poller: Pick<Poller, "lastSnapshot">;
@@ -20,14 +22,19 @@ export interface HomeSourceDeps {
 
 /**
  * The App Home's data: the poller's last snapshot while it is fresh (no Palette call at all),
- * else one tag-less search per project; and the subscriptions of the channels the user is in.
+ * else one tag-less search per project; and the subscriptions, snoozes and mutes of the channels
+ * the user is in.
  */
 export function homeSources(deps: HomeSourceDeps): {
   fleet(): Promise<FleetSnapshot>;
   subscriptionsFor(userId: string): Promise<HomeSubscription[]>;
+  holdsFor(userId: string): Promise<HomeHold[]>;
 } {
   const freshForMs = deps.freshForMs ?? 5 * 60_000;
   const subscriptions = new SubscriptionStore(deps.db, deps.clock);
+  const holds = new HoldStore(deps.db);
+  /** users.conversations walks in flight, by user */
+  const memberships = new Map<string, Promise<Set<string>>>();
   // One Palette read at a time for every user opening the tab, and its result kept as long as a
   // snapshot would be: a failing poller must not turn each Home open into a fleet scan.
   let read: FleetSnapshot | undefined;
@@ -103,10 +110,30 @@ export function homeSources(deps: HomeSourceDeps): {
     async subscriptionsFor(userId) {
       const all = subscriptions.all();
       if (!deps.slack || all.length === 0) return all.map(toHome);
+      const channels = await channelsOf(userId);
+      return all.filter((subscription) => channels.has(subscription.channel)).map(toHome);
+    },
+
+    async holdsFor(userId) {
+      const running = holds.running(deps.clock.now());
+      if (!deps.slack || running.length === 0) return running.map(toHomeHold);
+      const channels = await channelsOf(userId);
+      return running.filter((hold) => channels.has(hold.channel)).map(toHomeHold);
+    },
+  };
+
+  /**
+   * The channels the user is in. Subscriptions and holds both ask when the tab opens: they share
+   * one walk of users.conversations (Tier 3), not one each.
+   */
+  function channelsOf(userId: string): Promise<Set<string>> {
+    const pending = memberships.get(userId);
+    if (pending) return pending;
+    const walk = (async () => {
       const channels = new Set<string>();
       let cursor: string | undefined;
       do {
-        const page = await deps.slack.users.conversations({
+        const page = await deps.slack!.users.conversations({
           user: userId,
           types: "public_channel,private_channel",
           exclude_archived: true,
@@ -116,8 +143,21 @@ export function homeSources(deps: HomeSourceDeps): {
         for (const channel of page.channels ?? []) if (channel.id) channels.add(channel.id);
         cursor = page.response_metadata?.next_cursor || undefined;
       } while (cursor);
-      return all.filter((subscription) => channels.has(subscription.channel)).map(toHome);
-    },
+      return channels;
+    })().finally(() => memberships.delete(userId));
+    memberships.set(userId, walk);
+    return walk;
+  }
+}
+
+function toHomeHold(hold: Hold): HomeHold {
+  return {
+    channel: hold.channel,
+    kind: hold.kind,
+    clusterName: hold.clusterName,
+    userId: hold.userId,
+    reason: hold.reason,
+    untilMs: hold.untilMs,
   };
 }
 

@@ -11,6 +11,7 @@ import { helpVerb } from "./help.ts";
 import { kubeconfigVerb } from "./kubeconfig.ts";
 import { launchVerb } from "./launch.ts";
 import { errorSummary } from "./log-error.ts";
+import { muteVerbs } from "./mute.ts";
 import { nodesVerb } from "./nodes.ts";
 import { parseCommand, suggest } from "./parse.ts";
 import { errorReply, messageReply, usageReply } from "./reply.ts";
@@ -29,6 +30,7 @@ export const VERBS: VerbSpec[] = [
   launchVerb,
   ...subscribeVerbs,
   digestVerb,
+  ...muteVerbs,
 ];
 
 /** Short forms people type anyway. */
@@ -52,6 +54,9 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   workloads: [],
   kubeconfig: [],
   alerts: [],
+  mute: [],
+  unmute: [],
+  mutes: [],
 };
 
 export function findVerb(name: string): VerbSpec | undefined {

@@ -1,6 +1,7 @@
 import type { AccessPolicy } from "../access/types.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import type { HoldChange } from "../model/notification.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import type { AuditLog } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
@@ -39,6 +40,12 @@ export interface CommandDeps {
   channelProbe?: ChannelProbe;
   /** a channel's digest schedule was set or turned off: the running scheduler re-reads them */
   onDigestChange?: () => void;
+  /**
+   * A snooze or mute began or ended (src/commands/holds.ts): the Slack edge edits the card in
+   * place, or wakes the notification sender when an end summary was queued. Absent (the console):
+   * the card shows it at its next change, the summary goes out with the next poll.
+   */
+  onHoldChange?: (change: HoldChange) => Promise<void>;
 }
 
 export interface CommandContext extends CommandDeps {

@@ -1,7 +1,5 @@
 import type { KnownBlock } from "@slack/types";
-import { CARD_ACTIONS } from "../model/notification.ts";
-
-const CARD_ACTION_IDS = new Set<string>(Object.values(CARD_ACTIONS));
+import { RUN_COMMAND_ACTION } from "../model/command-text.ts";
 
 /**
  * Block Kit as terminal text: the console shows the same replies Slack would. Conversion is
@@ -37,6 +35,8 @@ const EMOJI: Record<string, string> = {
   mag: "🔍",
   eyes: "👀",
   sleeping: "😴",
+  loud_sound: "🔊",
+  alarm_clock: "⏰",
 };
 
 // everything but tab and newline
@@ -126,13 +126,14 @@ export function renderBlocks(blocks: readonly KnownBlock[], options: RenderOptio
       case "actions": {
         const elements = Array.isArray(block.elements) ? block.elements : [];
         out.push(elements.map(button).join(" "));
-        // in a terminal nothing is clickable: show what each button would run
+        // in a terminal nothing is clickable: show what each command button would run (a card's
+        // own buttons, Snooze or Mute, carry data for the Slack edge, not a command)
         for (const element of elements) {
           const object = element as Json;
           const label = plain(object.text);
-          // a card action's value is data for the Slack edge, not a command to show
-          const cardAction = CARD_ACTION_IDS.has(String(object.action_id));
-          if (typeof object.value === "string" && !cardAction) {
+          const runs =
+            typeof object.action_id !== "string" || object.action_id.startsWith(RUN_COMMAND_ACTION);
+          if (typeof object.value === "string" && runs) {
             out.push(
               style(options, "2", `  ${label}: /palette ${object.value.replace(CONTROL, "")}`),
             );

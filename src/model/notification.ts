@@ -41,6 +41,25 @@ export interface CardPayload {
   worse: boolean;
   alerts: AlertEvent[];
   at: string;
+  /** set on the card row that ends a snooze or mute: its thread line says what happened meanwhile */
+  held?: HeldSummary;
+}
+
+/**
+ * What a snooze or mute kept back, said in one line when the last hold of the cluster in the
+ * channel ends (src/notify/held-news.ts builds it, src/views/notification.ts renders it).
+ */
+export interface HeldSummary {
+  /** the holds that ended now (a snooze that ended while a mute went on is not named) */
+  ended: Array<{ kind: HoldKind; userId: string; reason?: string }>;
+  /** the changes kept meanwhile, oldest first, as short phrases ("Running → Upgrading") */
+  changes: string[];
+  /** changes kept but left out of `changes` (the list is capped) */
+  more: number;
+  /** where the cluster stands now */
+  now: { state: string; health: string };
+  /** who ended it early (Unsnooze, Unmute, `/palette unmute`); absent when its time ran out */
+  endedBy?: string;
 }
 
 export interface DigestPayload {
@@ -105,6 +124,16 @@ export interface Hold {
   reason?: string;
   startedAt: number;
   untilMs: number;
+}
+
+/**
+ * A snooze or mute of one card began or ended. `queued`: an end summary went into the outbox
+ * (the sender will edit the card with it); otherwise only the card's status needs redrawing.
+ */
+export interface HoldChange {
+  channel: string;
+  clusterUid: string;
+  queued: boolean;
 }
 
 export interface CardStatus {

@@ -277,8 +277,9 @@ export function createSender(options: SenderOptions): Sender {
       channel: row.channel,
       ...shaped(row, line),
       thread_ts: current.ts,
-      // once someone has it in hand, the rest of the incident stays in the thread
-      reply_broadcast: payload.worse && !ack,
+      // once someone has it in hand, the rest of the incident stays in the thread; the end of a
+      // snooze or mute is said in the channel (that one line replaces every change kept back)
+      reply_broadcast: (payload.worse || payload.held !== undefined) && !ack,
     });
     db.transaction(() => {
       if (recovers && ack) {

@@ -3,7 +3,7 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { alertKey, CLUSTER_HEALTH, type RaisedAlert } from "../model/alert.ts";
 import type { ClusterSnap } from "../model/cluster.ts";
-import type { ClusterChange, OutboxDraft } from "../model/notification.ts";
+import type { ClusterChange, HoldChange, OutboxDraft } from "../model/notification.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError, PaletteSchemaError } from "../palette/errors.ts";
 import { inBackground } from "../palette/priority.ts";
@@ -27,6 +27,7 @@ import {
 import { foldChannel } from "./digest.ts";
 import { logForDigest } from "./digest-events.ts";
 import { applyFlapping } from "./flapping.ts";
+import { holdCycle } from "./holds.ts";
 import { readIncremental } from "./incremental.ts";
 import { readFull } from "./reconcile.ts";
 import { cardPayload, routeNews } from "./route.ts";
@@ -64,6 +65,8 @@ export interface PollerOptions {
   lookupParallelism?: number;
   /** called after a cycle committed outbox rows (wakes the sender) */
   onCommitted?: (rows: number) => void;
+  /** called after a cycle ended snoozes or mutes (the Slack edge redraws their cards) */
+  onHoldsEnded?: (changes: HoldChange[]) => void;
   /** called after every cycle that ran (ok or failed; not for skipped ones), e.g. for metrics */
   onCycle?: (result: CycleResult) => void;
 }
@@ -446,15 +449,9 @@ export function createPoller(options: PollerOptions): Poller {
         at,
       ),
     );
-    for (const [channel, news] of route.byChannel) {
-      drafts.push(
-        ...foldChannel(
-          channel,
-          news.map((n) => cardPayload(n, at)),
-          at,
-        ),
-      );
-    }
+    const news = new Map(
+      [...route.byChannel].map(([channel, list]) => [channel, list.map((n) => cardPayload(n, at))]),
+    );
 
     // Baseline clusters already unhealthy count as raised, so their recovery is reported.
     const baselineRaised: RaisedAlert[] = [];
@@ -475,6 +472,7 @@ export function createPoller(options: PollerOptions): Poller {
       at,
     };
 
+    let holdChanges: HoldChange[] = [];
     // One transaction: the snapshot changes and the outbox rows that announce them.
     db.transaction(() => {
       for (const read of reads.values()) read.commit(at);
@@ -485,6 +483,12 @@ export function createPoller(options: PollerOptions): Poller {
       }
       for (const alert of baselineRaised) snapshots.raiseAlert(alert);
       snapshots.saveFlapHistories(flaps.histories);
+      // snoozes and mutes are read here, in the commit, so a hold set or ended meanwhile counts:
+      // run-out holds end (one summary each), held clusters' news is kept, the rest is folded
+      const held = holdCycle(db, news, started, at);
+      holdChanges = held.changes;
+      drafts.push(...held.ended);
+      for (const [channel, cards] of held.posted) drafts.push(...foldChannel(channel, cards, at));
       for (const draft of drafts) outbox.add(draft, at);
       logForDigest(eventLog, digestCycle);
       outbox.prune(iso(started - SENT_RETENTION_MS));
@@ -520,6 +524,7 @@ export function createPoller(options: PollerOptions): Poller {
     metrics.lastCycleOk = true;
     metrics.lastError = undefined;
     if (drafts.length > 0) options.onCommitted?.(drafts.length);
+    if (holdChanges.length > 0) options.onHoldsEnded?.(holdChanges);
     return {
       kind,
       ok: true,

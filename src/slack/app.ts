@@ -8,6 +8,7 @@ import type { Logger } from "../log.ts";
 import { createAnswerGate, watchRequests } from "./answer-gate.ts";
 import { boltLogger } from "./bolt-logger.ts";
 import { countingFetch, type SlackCallObserver } from "./call-counter.ts";
+import { holdFollowUp } from "./hold-follow-up.ts";
 import { InFlight } from "./in-flight.ts";
 import { createLaunchRuntime } from "./launch-runtime.ts";
 import { registerListeners } from "./listeners/index.ts";
@@ -151,6 +152,23 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
     deferInitialization: true,
   });
 
+  // a snooze or mute from a card, the modal or `/palette mute` edits the card in place (or wakes
+  // the sender for a queued end summary), unless the wiring brought its own follow-up
+  const commandDeps = {
+    ...deps.commandDeps,
+    onHoldChange:
+      deps.commandDeps.onHoldChange ??
+      holdFollowUp(
+        app.client,
+        {
+          db: deps.commandDeps.db,
+          clock: deps.commandDeps.clock,
+          logger,
+          consoleUrl: deps.commandDeps.consoleUrl,
+        },
+        deps.wakeSender,
+      ),
+  };
   deps.instrument?.(app);
   const answerGate = createAnswerGate();
   watchRequests(app, answerGate);
@@ -172,11 +190,12 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
   const dispatch = deps.dispatch ?? defaultDispatch;
   const edge: SlackEdge = {
     ...deps,
+    commandDeps,
     hooks,
     dispatch,
     launch,
     runCommand: createRunCommand({
-      commandDeps: deps.commandDeps,
+      commandDeps,
       dispatch,
       hooks,
       logger,

@@ -2,7 +2,7 @@ import type { AccessPolicy, Permission } from "../access/types.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { describeForUser } from "../palette/errors.ts";
-import type { AppHomeInput, FleetSnapshot, HomeSubscription } from "../views/app-home.ts";
+import type { AppHomeInput, FleetSnapshot, HomeHold, HomeSubscription } from "../views/app-home.ts";
 
 /**
  * What the App Home shows a user. The data sources are injected: src/app/home-sources.ts gives
@@ -14,6 +14,8 @@ export interface HomeDeps {
   fleet(): Promise<FleetSnapshot>;
   /** subscriptions of the channels `userId` is a member of */
   subscriptionsFor(userId: string): Promise<HomeSubscription[]>;
+  /** snoozes and mutes running in the channels `userId` is a member of; absent: not shown */
+  holdsFor?(userId: string): Promise<HomeHold[]>;
   policy: AccessPolicy;
   /** PALETTE_CONSOLE_URL */
   consoleUrl: string;
@@ -25,7 +27,7 @@ const PERMISSIONS: Permission[] = ["launch", "kubeconfig", "subscribe", "ack"];
 
 /** Gathers everything the view needs; every source may fail on its own without hiding the rest. */
 export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHomeInput> {
-  const [fleet, subscriptions, ...allowed] = await Promise.all([
+  const [fleet, subscriptions, holds, ...allowed] = await Promise.all([
     deps.fleet().catch((error: unknown) => {
       deps.logger.warn({ err: error }, "app home: fleet unavailable");
       // Palette errors have a user-safe description; anything else is not shown verbatim.
@@ -34,6 +36,10 @@ export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHome
     deps.subscriptionsFor(userId).catch((error: unknown) => {
       deps.logger.warn({ err: error }, "app home: subscriptions unavailable");
       return undefined;
+    }),
+    deps.holdsFor?.(userId).catch((error: unknown) => {
+      deps.logger.warn({ err: error }, "app home: mutes and snoozes unavailable");
+      return null;
     }),
     ...PERMISSIONS.map((permission) => deps.policy.allows(userId, permission).catch(() => false)),
   ]);
@@ -48,6 +54,7 @@ export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHome
     fleet,
     permissions,
     subscriptions,
+    ...(holds !== undefined ? { holds } : {}),
     consoleUrl: deps.consoleUrl,
     now: deps.clock.now(),
   };

@@ -56,6 +56,8 @@ export interface SlackAppDeps {
   dispatch?: Dispatch;
   /** waits between auth.test attempts at start while Slack is down; tests shorten them */
   startRetryDelaysMs?: readonly number[];
+  /** the notification sender's wake: an Unsnooze or Unmute queued what a hold kept back */
+  wakeSender?: () => void;
 }
 
 /** What every listener of the edge works with. */

@@ -1,7 +1,10 @@
 import type { Clock } from "../clock.ts";
 import type { Db } from "./db.ts";
 
-/** what was attempted; `read` covers the read-only verbs, refused when outside the watched projects */
+/**
+ * what was attempted; `read` covers the read-only verbs, refused when outside the watched
+ * projects; snooze and mute (and their ends) silence a channel's notifications for a while
+ */
 export type AuditAction =
   | "ack"
   | "kubeconfig"
@@ -11,7 +14,11 @@ export type AuditAction =
   | "unsubscribe"
   /** a channel's digest schedule set or replaced, or turned off */
   | "digest-set"
-  | "digest-off";
+  | "digest-off"
+  | "snooze"
+  | "unsnooze"
+  | "mute"
+  | "unmute";
 export type AuditOutcome = "granted" | "denied" | "failed" | "created" | "rejected" | "removed";
 
 export interface AuditRecord {

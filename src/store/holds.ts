@@ -75,6 +75,11 @@ export class HoldStore {
     return rows.map(toHold);
   }
 
+  /** Holds still running at `nowMs` (until > now), soonest end first: what lists show. */
+  running(nowMs: number, channel?: string): Hold[] {
+    return this.list(channel).filter((hold) => hold.untilMs > nowMs);
+  }
+
   /** Holds whose time has come (until ≤ now): the pipeline ends them. */
   due(nowMs: number): Hold[] {
     const rows = this.db

@@ -133,6 +133,16 @@ export class SnapshotStore {
     return scopes.reduce((sum, scope) => sum + (select.get(scope) as { n: number }).n, 0);
   }
 
+  /** One cluster by UID, whatever scope saw it last (the end of a snooze says where it stands). */
+  byUid(uid: string): ClusterSnap | undefined {
+    const row = this.db
+      .prepare(
+        "SELECT * FROM notify_snapshots WHERE cluster_uid = ? ORDER BY updated_at DESC LIMIT 1",
+      )
+      .get(uid) as SnapRow | undefined;
+    return row ? toSnap(row) : undefined;
+  }
+
   /** Some clusters of one scope by UID; UIDs it does not hold are left out. */
   byUids(scope: string, uids: readonly string[]): Map<string, ClusterSnap> {
     const found = new Map<string, ClusterSnap>();

@@ -3,7 +3,8 @@ import type { Permission } from "../access/types.ts";
 import { context, divider, header, section, urlButton } from "./blocks.ts";
 import { paletteClusterUrl } from "./cluster-card.ts";
 import { healthEmoji, isHealthy, stateEmoji } from "./emoji.ts";
-import { clampList, clampText, LIMITS, moreLabel } from "./limits.ts";
+import { channelRef, holdLine } from "./holds.ts";
+import { clampList, clampText, LIMITS, moreLabel, packLines } from "./limits.ts";
 import { bold, code, escapeMrkdwn } from "./mrkdwn.ts";
 
 /**
@@ -17,6 +18,7 @@ export const HOME_BLOCK_LIMIT = 100;
 export const HOME_MAX_PROJECTS = 15;
 export const HOME_MAX_UNHEALTHY = 15;
 export const HOME_MAX_SUBSCRIPTION_LINES = 40;
+export const HOME_MAX_HOLD_LINES = 20;
 
 export interface FleetCluster {
   uid: string;
@@ -45,6 +47,16 @@ export interface HomeSubscription {
   tag?: string;
 }
 
+/** A snooze or mute running in one of the user's channels. */
+export interface HomeHold {
+  channel: string;
+  kind: "snooze" | "mute";
+  clusterName: string;
+  userId: string;
+  reason?: string;
+  untilMs: number;
+}
+
 export interface HomePermission {
   allowed: boolean;
   /** shown when not allowed, e.g. "ask an admin to add you to ALLOW_LAUNCH" */
@@ -58,6 +70,8 @@ export interface AppHomeInput {
   permissions: Record<Permission, HomePermission>;
   /** undefined: could not be read */
   subscriptions: HomeSubscription[] | undefined;
+  /** the snoozes and mutes of the user's channels; null: could not be read; absent: not shown */
+  holds?: HomeHold[] | null;
   /** PALETTE_CONSOLE_URL, ends with "/" */
   consoleUrl: string;
   /** ms since the epoch, for "as of … (N min ago)" */
@@ -207,11 +221,6 @@ function permissionBlocks(permissions: AppHomeInput["permissions"]): KnownBlock[
   return [header("Your permissions"), section(lines.join("\n"))];
 }
 
-/** A channel ID renders as a clickable `#name`; anything else is shown as escaped text. */
-function channelRef(channel: string): string {
-  return /^[CG][A-Z0-9]{2,}$/.test(channel) ? `<#${channel}>` : code(channel);
-}
-
 function subscriptionLine(subscription: HomeSubscription): string {
   const parts = [channelRef(subscription.channel), escapeMrkdwn(subscription.kind)];
   if (subscription.project) parts.push(`project ${code(subscription.project)}`);
@@ -244,6 +253,25 @@ function subscriptionBlocks(subscriptions: HomeSubscription[] | undefined): Know
   return blocks;
 }
 
+function holdBlocks(holds: HomeHold[] | null | undefined): KnownBlock[] {
+  if (holds === undefined) return [];
+  const blocks: KnownBlock[] = [header("Mutes and snoozes in your channels")];
+  if (holds === null) {
+    blocks.push(section(":warning: Mutes and snoozes could not be read just now."));
+  } else if (holds.length === 0) {
+    blocks.push(section("No cluster is muted or snoozed in your channels."));
+  } else {
+    const sorted = [...holds].sort((a, b) => a.untilMs - b.untilMs);
+    const { shown, hidden } = clampList(sorted, HOME_MAX_HOLD_LINES);
+    const lines = shown.map(holdLine);
+    if (hidden > 0) lines.push(`_${moreLabel(hidden)}_`);
+    // reasons are at most 200 characters: 20 lines fit in two sections at most
+    for (const chunk of packLines(lines, LIMITS.sectionText, 3, "holds"))
+      blocks.push(section(chunk));
+  }
+  return [...blocks, divider()];
+}
+
 export function buildAppHome(input: AppHomeInput): HomeView {
   const blocks: KnownBlock[] = [
     header("Palette fleet"),
@@ -253,6 +281,7 @@ export function buildAppHome(input: AppHomeInput): HomeView {
     divider(),
     ...subscriptionBlocks(input.subscriptions),
     divider(),
+    ...holdBlocks(input.holds),
     context("Type `/palette help` in any channel for the commands."),
   ];
   // The caps above keep us far below the limit; this is the belt for future edits.

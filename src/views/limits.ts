@@ -23,6 +23,14 @@ export const LIMITS = {
   actionsElements: 5,
   /** chat.postMessage `text`; Slack truncates at 40,000, we keep fallbacks short */
   fallbackText: 3000,
+  /** modals: title, submit and close texts; blocks; private_metadata */
+  modalTitle: 24,
+  modalBlocks: 100,
+  privateMetadata: 3000,
+  /** an input block's label and hint */
+  inputLabel: 2000,
+  radioOptions: 10,
+  plainTextInputMax: 3000,
 } as const;
 
 const ELLIPSIS = "…";
@@ -161,6 +169,13 @@ export function checkSlackLimits(blocks: readonly KnownBlock[]): string[] {
       }
       case "divider":
         break;
+      case "input":
+        checkText(block.label, LIMITS.inputLabel, `${at} label`, problems, "plain_text");
+        if (block.hint !== undefined) {
+          checkText(block.hint, LIMITS.inputLabel, `${at} hint`, problems, "plain_text");
+        }
+        checkInputElement(block.element, `${at} element`, problems);
+        break;
       default:
         problems.push(`${at}: a block type our views do not produce`);
     }
@@ -269,4 +284,104 @@ function checkActionId(
     ids.add(value.action_id);
     if (value.action_id.length > LIMITS.actionId) problems.push(`${at}: action_id too long`);
   }
+}
+
+/** The input elements our modals use: radio buttons, a date picker, a text field, a select. */
+function checkInputElement(value: unknown, at: string, problems: string[]): void {
+  if (!isObject(value)) {
+    problems.push(`${at}: not an element`);
+    return;
+  }
+  const ids = new Set<string>();
+  switch (value.type) {
+    case "static_select":
+      checkSelect(value, at, problems, ids);
+      return;
+    case "radio_buttons": {
+      checkActionId(value, at, problems, ids);
+      const options = Array.isArray(value.options) ? value.options : [];
+      if (options.length === 0 || options.length > LIMITS.radioOptions) {
+        problems.push(`${at}: radio buttons need 1 to ${LIMITS.radioOptions} options`);
+      }
+      options.forEach((option: unknown, o) => {
+        const opt = isObject(option) ? option : {};
+        checkText(opt.text, LIMITS.optionText, `${at} option ${o} text`, problems);
+        if (typeof opt.value !== "string" || opt.value.length > LIMITS.optionValue) {
+          problems.push(`${at} option ${o}: value missing or > ${LIMITS.optionValue} chars`);
+        }
+      });
+      if (
+        value.initial_option !== undefined &&
+        !options.some((o) => JSON.stringify(o) === JSON.stringify(value.initial_option))
+      ) {
+        problems.push(`${at}: initial_option is not one of the options`);
+      }
+      return;
+    }
+    case "datepicker":
+      checkActionId(value, at, problems, ids);
+      if (value.placeholder !== undefined) {
+        checkText(value.placeholder, LIMITS.selectPlaceholder, `${at} placeholder`, problems);
+      }
+      if (
+        value.initial_date !== undefined &&
+        !/^\d{4}-\d{2}-\d{2}$/.test(String(value.initial_date))
+      ) {
+        problems.push(`${at}: initial_date is not YYYY-MM-DD`);
+      }
+      return;
+    case "plain_text_input":
+      checkActionId(value, at, problems, ids);
+      if (value.placeholder !== undefined) {
+        checkText(value.placeholder, LIMITS.selectPlaceholder, `${at} placeholder`, problems);
+      }
+      if (
+        value.max_length !== undefined &&
+        (typeof value.max_length !== "number" || value.max_length > LIMITS.plainTextInputMax)
+      ) {
+        problems.push(`${at}: max_length above ${LIMITS.plainTextInputMax}`);
+      }
+      return;
+    default:
+      problems.push(`${at}: an input element type our views do not produce`);
+  }
+}
+
+/**
+ * A modal against Slack's limits: title, submit and close of at most 24 characters, at most
+ * 100 blocks, private_metadata of at most 3,000, and its blocks as checkSlackLimits sees them.
+ */
+export function checkModalLimits(view: {
+  title?: unknown;
+  submit?: unknown;
+  close?: unknown;
+  callback_id?: unknown;
+  private_metadata?: unknown;
+  blocks: readonly unknown[];
+}): string[] {
+  const problems: string[] = [];
+  checkText(view.title, LIMITS.modalTitle, "title", problems, "plain_text");
+  if (view.submit !== undefined)
+    checkText(view.submit, LIMITS.modalTitle, "submit", problems, "plain_text");
+  if (view.close !== undefined)
+    checkText(view.close, LIMITS.modalTitle, "close", problems, "plain_text");
+  if (typeof view.callback_id === "string" && view.callback_id.length > LIMITS.actionId) {
+    problems.push("callback_id too long");
+  }
+  if (
+    typeof view.private_metadata === "string" &&
+    view.private_metadata.length > LIMITS.privateMetadata
+  ) {
+    problems.push(
+      `private_metadata ${view.private_metadata.length} chars > ${LIMITS.privateMetadata}`,
+    );
+  }
+  if (view.blocks.length > LIMITS.modalBlocks) {
+    problems.push(`${view.blocks.length} blocks > ${LIMITS.modalBlocks}`);
+  }
+  // the message limit of 50 blocks does not apply to a modal
+  const blockProblems = checkSlackLimits(view.blocks as KnownBlock[]).filter(
+    (problem) => !/^\d+ blocks > /.test(problem),
+  );
+  return [...problems, ...blockProblems];
 }

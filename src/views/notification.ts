@@ -6,6 +6,8 @@ import {
   type CardPayload,
   type CardStatus,
   type DigestPayload,
+  type HeldSummary,
+  type HoldKind,
   type SnoozeChoice,
   type SummaryPayload,
 } from "../model/notification.ts";
@@ -174,8 +176,9 @@ function cardActions(payload: CardPayload, links: CardLinks, status: CardStatus)
   };
 }
 
-/** One line in the card's thread. */
+/** One line in the card's thread (for the end of a snooze or mute: what happened meanwhile). */
 export function notificationThreadLine(payload: CardPayload): RenderedMessage {
+  if (payload.held) return heldEndLine(payload.cluster.name, payload.held);
   const c = payload.cluster;
   const lines = payload.lines.length > 0 ? payload.lines : ["changed"];
   const icon = payload.worse ? ":warning: " : "";
@@ -253,4 +256,39 @@ export function notificationSummary(payload: SummaryPayload): RenderedMessage {
 export function notificationNotice(text: string): RenderedMessage {
   const escaped = clampText(escapeMrkdwn(text), LIMITS.sectionText);
   return { text: fallback(escaped), blocks: [section(escaped)] };
+}
+
+const HELD_WORDS: Record<HoldKind, { noun: string; while: string; icon: string }> = {
+  snooze: { noun: "Snooze", while: "snoozed", icon: ":sleeping:" },
+  mute: { noun: "Mute", while: "muted", icon: ":mute:" },
+};
+
+/**
+ * "🔇 Mute on *web* ended (set by @u: reason): 3 changes while muted (…); now Running, Healthy".
+ * A mute is named first: who set it and why matter more than a snooze.
+ */
+function heldEndLine(clusterName: string, held: HeldSummary): RenderedMessage {
+  const ended = [...held.ended].sort((a, b) =>
+    a.kind === b.kind ? 0 : a.kind === "mute" ? -1 : 1,
+  );
+  const first = HELD_WORDS[ended[0]?.kind ?? "snooze"];
+  const noun = ended
+    .map((hold, i) => (i === 0 ? HELD_WORDS[hold.kind].noun : hold.kind))
+    .join(" and ");
+  const mute = ended.find((hold) => hold.kind === "mute");
+  const early = held.endedBy ? ` early by ${mention(held.endedBy)}` : "";
+  const setBy = mute
+    ? ` (${ended.length > 1 ? "mute " : ""}set by ${mention(mute.userId)}${mute.reason ? `: ${escapeMrkdwn(mute.reason)}` : ""})`
+    : "";
+  const count = held.changes.length + held.more;
+  const listed = [
+    ...held.changes.map(escapeMrkdwn),
+    ...(held.more > 0 ? [`…and ${held.more} more`] : []),
+  ];
+  const now = `${escapeMrkdwn(held.now.state || "unknown")}, ${escapeMrkdwn(held.now.health || "unknown")}`;
+  const text = clampText(
+    `${first.icon} ${noun} on ${bold(clusterName)} ended${early}${setBy}: ${count} change${count === 1 ? "" : "s"} while ${first.while} (${listed.join(", ")}); now ${now}`,
+    LIMITS.sectionText,
+  );
+  return { text: fallback(text), blocks: [section(text)] };
 }

@@ -13,6 +13,7 @@ import {
   clusterListBlocks,
 } from "./cluster-list.ts";
 import { type HelpEntry, helpBlocks } from "./help.ts";
+import { type HoldEntry, holdListBlocks } from "./holds.ts";
 import { errorBlocks, noticeBlocks, usageBlocks } from "./message.ts";
 import { type NodeTableData, nodeTableBlocks } from "./node-table.ts";
 import { subscriptionListBlocks } from "./notification-subscriptions.ts";
@@ -47,6 +48,7 @@ const SCREENS = {
     ...subscriptionListBlocks(data.subscriptions, data.undelivered),
   ],
   channelDigest: (data: ChannelDigestPayload) => channelDigestBlocks(data),
+  holdList: (data: { holds: readonly HoldEntry[] }) => holdListBlocks(data),
   error: (data: { mrkdwn: string; hint?: string }) => errorBlocks(data.mrkdwn, data.hint),
   notice: (data: { mrkdwn: string; hint?: string }) => noticeBlocks(data.mrkdwn, data.hint),
   usage: (data: { problem: string; usage: string; suggestion?: string }) =>

@@ -121,6 +121,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         };
       case "usergroups.users.list":
         return { ok: true, users: [] };
+      case "users.info":
+        return {
+          ok: true,
+          user: { id: body.user, tz: "America/New_York", tz_label: "Eastern Standard Time" },
+        };
       case "response":
         return { ok: true };
       default:

@@ -66,8 +66,10 @@ export interface HarnessOptions {
   maxConcurrentCommands?: number;
   /** SLACK_TEAM_ID; the captured payloads come from team T111 */
   homeTeamId?: string;
-  /** a store shared with another part under test (the notification pipeline); the caller closes it */
+  /** the store to share with a notification pipeline; default a fresh one (closed with the bot) */
   db?: Db;
+  /** what the bot calls when an action queued a notification (the sender's wake) */
+  wakeSender?: SlackAppDeps["wakeSender"];
 }
 
 const unusedPalette = new Proxy({} as PaletteApi, {
@@ -109,6 +111,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     home: options.home,
     optionsBudgetMs: options.optionsBudgetMs,
     maxConcurrentCommands: options.maxConcurrentCommands,
+    wakeSender: options.wakeSender,
   });
   const { port } = await bot.start(0);
   const base = `http://127.0.0.1:${port}`;

@@ -43,6 +43,7 @@ const SCOPES = [
   "groups:read",
   "im:write",
   "usergroups:read",
+  "users:read",
 ];
 
 describe.each(["manifest.yml", "manifest.http.yml"])("%s", (file) => {

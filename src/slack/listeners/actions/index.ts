@@ -1,6 +1,7 @@
 import type { App } from "@slack/bolt";
 import type { SlackEdge } from "../../types.ts";
 import { registerAcknowledgeAction } from "./acknowledge.ts";
+import { registerCardHoldActions } from "./card-holds.ts";
 import { registerProviderAction } from "./launch-provider.ts";
 import { registerLinkButton } from "./link-button.ts";
 import { registerRunCommandAction } from "./run-command.ts";
@@ -11,4 +12,5 @@ export function register(app: App, edge: SlackEdge): void {
   registerLinkButton(app);
   registerProviderAction(app, edge.commandDeps);
   registerAcknowledgeAction(app, edge);
+  registerCardHoldActions(app, edge);
 }
