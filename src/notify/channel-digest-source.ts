@@ -7,6 +7,7 @@ import type {
 import type { ClusterSnap } from "../model/cluster.ts";
 import type { Db } from "../store/db.ts";
 import { DigestStore } from "../store/digests.ts";
+import { HoldStore } from "../store/holds.ts";
 import { NotifyEventLog } from "../store/notify-events.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
@@ -78,6 +79,19 @@ export function composeChannelDigest(
     flappingNow: fleet.flappingNow,
     from: iso(from),
     to,
-    mutes: request.mutes,
+    mutes: request.mutes ?? activeMutes(db, request.channel, request.now),
   });
+}
+
+/** The channel's mutes still running at `now`, as the digest lists them. */
+function activeMutes(db: Db, channel: string, now: number): DigestMute[] {
+  return new HoldStore(db)
+    .running(now, channel)
+    .filter((hold) => hold.kind === "mute")
+    .map((hold) => ({
+      cluster: hold.clusterName,
+      until: iso(hold.untilMs),
+      by: hold.userId,
+      reason: hold.reason,
+    }));
 }

@@ -9,6 +9,7 @@ import type { PaletteApi } from "../../../src/palette/api.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
 import { openDb } from "../../../src/store/db.ts";
 import { DigestStore } from "../../../src/store/digests.ts";
+import { HoldStore } from "../../../src/store/holds.ts";
 import { NotifyEventLog } from "../../../src/store/notify-events.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
@@ -260,5 +261,42 @@ describe("/palette digest", () => {
     expect(text).toContain("Launched (1)");
     const outbox = db.prepare("SELECT COUNT(*) AS n FROM notify_outbox").get() as { n: number };
     expect(outbox.n).toBe(0);
+  });
+
+  it("lists the channel's running mutes, not its snoozes nor other channels' mutes", async () => {
+    const { ctx, db } = context();
+    new SubscriptionStore(db, new ManualClock(NOW)).add({
+      channel: "C1",
+      kind: "all",
+      createdBy: "U111",
+    });
+    const holds = new HoldStore(db);
+    const hold = {
+      clusterUid: "a",
+      clusterName: "billing-prod",
+      projectUid: "p1",
+      userId: "U222",
+      startedAt: NOW - 3600_000,
+      untilMs: NOW + 86_400_000,
+    };
+    holds.put({ ...hold, channel: "C1", kind: "mute", reason: "kernel <!here> upgrades" });
+    holds.put({ ...hold, channel: "C1", clusterUid: "b", clusterName: "web", kind: "snooze" });
+    holds.put({ ...hold, channel: "C2", clusterUid: "c", clusterName: "other", kind: "mute" });
+    holds.put({
+      ...hold,
+      channel: "C1",
+      clusterUid: "d",
+      clusterName: "old",
+      kind: "mute",
+      untilMs: NOW - 1,
+    });
+    const reply = await run("digest now", ctx);
+    expect(checkSlackLimits(reply.blocks)).toEqual([]);
+    const text = blocksText(reply.blocks);
+    expect(text).toContain("billing-prod");
+    expect(text).toContain("kernel &lt;!here&gt; upgrades");
+    expect(text).not.toContain("web");
+    expect(text).not.toContain("other");
+    expect(text).not.toContain("old");
   });
 });
