@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { arch, cpus, platform, totalmem } from "node:os";
 import { join } from "node:path";
 import { runAckBench } from "./ack.ts";
+import { runCardActionBench } from "./card-actions.ts";
 import { runClientBench } from "./client.ts";
 import { runPollBench } from "./poll.ts";
 import { runScaleBench } from "./scale.ts";
@@ -16,6 +17,7 @@ const only = process.argv.slice(2);
 const benches: Array<[string, () => Promise<unknown>]> = [
   ["client", runClientBench],
   ["ack", runAckBench],
+  ["actions", () => runCardActionBench()],
   ["poll", runPollBench],
   ["simulator", runSimulatorBench],
   // minutes, not seconds: run it alone with `npm run bench -- scale`
