@@ -265,14 +265,15 @@ async function postgresSchema(db: SqlDb): Promise<Schema> {
   );
   const schema: Schema = {};
   for (const column of columns) {
-    const table = (schema[column.table_name] ??= {
+    schema[column.table_name] ??= {
       columns: [],
       primaryKey: [],
       indexes: [],
       checks: [],
       identity: [],
       bigint: [],
-    });
+    };
+    const table = schema[column.table_name]!;
     const kind = ["integer", "bigint"].includes(column.data_type) ? "integer" : column.data_type;
     const fallback = column.column_default?.replace(/::[a-z ]+$/, "") ?? null;
     table.columns.push(
