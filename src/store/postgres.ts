@@ -36,9 +36,10 @@
  *   A test compares the two final schemas table by table so they cannot drift.
  * - `lease.ts`: the leader lease, a row (name, holder, fencing token, expiry). Taking a free or
  *   expired lease increments the token; renewing a live one keeps it. A singleton's write runs in
- *   a transaction that first calls `assertFenced` (a `SELECT … FOR UPDATE` of the lease row):
+ *   a transaction that first calls `assertFenced` (a `SELECT … FOR SHARE` of the lease row):
  *   it throws `FencedOut` when another replica took the lease or it expired, rolling the write
- *   back, and the row lock makes a concurrent take-over wait until that transaction has ended.
+ *   back, and the row lock makes a concurrent take-over wait until that transaction has ended
+ *   (FOR SHARE rather than FOR UPDATE: the leader's own fenced transactions do not queue).
  *   On SQLite (one replica, one connection) the same interface always grants the lease.
  *   The elector that renews it and starts or stops the singletons is `src/app/leader.ts`.
  *
