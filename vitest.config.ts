@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // one embedded PostgreSQL per run, started by the first test that asks for a database
+    globalSetup: ["test/support/postgres-global-setup.ts"],
   },
 });
