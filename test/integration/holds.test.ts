@@ -144,7 +144,7 @@ describe("snooze from the card", () => {
     expect(confirm!.body.response_type).toBe("ephemeral");
     expect(textOf(confirm!)).toContain("Snoozed");
     expect(checkSlackLimits(confirm!.body.blocks as never)).toEqual([]);
-    expect(h.db.prepare("SELECT action, outcome FROM audit").all()).toContainEqual({
+    expect((await h.db.all("SELECT action, outcome FROM audit"))).toContainEqual({
       action: "snooze",
       outcome: "created",
     });
@@ -319,7 +319,7 @@ describe("mute", () => {
     expect(textOf(answer!)).toContain("may not mute");
     expect(textOf(answer!)).toContain("ALLOW_SUBSCRIBE");
     expect(new HoldStore(h.db).list()).toEqual([]);
-    expect(h.db.prepare("SELECT user_id, action, outcome FROM audit").all()).toContainEqual({
+    expect((await h.db.all("SELECT user_id, action, outcome FROM audit"))).toContainEqual({
       user_id: "U999",
       action: "mute",
       outcome: "denied",

@@ -9,7 +9,7 @@ import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
-import { openDb } from "../../src/store/db.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { LaunchStore } from "../../src/store/launches.ts";
 
 describe("console launch prompts", () => {
@@ -26,7 +26,7 @@ describe("console launch prompts", () => {
       rateLimit: false,
       retries: 0,
     });
-    const db = openDb(":memory:");
+    const db = await openSqlite(":memory:");
     deps = {
       palette,
       db,

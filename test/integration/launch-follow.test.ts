@@ -6,7 +6,8 @@ import { silentLogger } from "../../src/log.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
 import { slackClientOptions } from "../../src/slack/app.ts";
 import { slackCardSink } from "../../src/slack/launch-card-sink.ts";
-import { type Db, openDb } from "../../src/store/db.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { LaunchStore } from "../../src/store/launches.ts";
 import { type FakeCluster, FakePalette } from "../support/fake-palette.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
@@ -35,7 +36,7 @@ function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
 
 describe("launch follower: bounded card retries, and the 3 h limit always applies", () => {
   let fake: FakeSlack;
-  let db: Db;
+  let db: SqlDb;
   let clock: ManualClock;
   let cluster: FakeCluster;
   let palette: FakePalette;
@@ -48,10 +49,10 @@ describe("launch follower: bounded card retries, and the 3 h limit always applie
   afterAll(async () => {
     await fake?.close();
   });
-  beforeEach(() => {
+  beforeEach(async () => {
     fake.reset();
     clock = new ManualClock(Date.UTC(2026, 2, 1));
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     cluster = {
       uid: "uid-1",
       name: "web-1",
@@ -73,8 +74,8 @@ describe("launch follower: bounded card retries, and the 3 h limit always applie
     store.created(claim.record.id, "uid-1");
     id = claim.record.id;
   });
-  afterEach(() => {
-    db.close();
+  afterEach(async () => {
+    await db.close();
   });
 
   function tracker(): LaunchTracker {

@@ -14,7 +14,8 @@ import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { slackClientOptions } from "../../src/slack/app.ts";
 import { createLaunchRuntime, type LaunchRuntime } from "../../src/slack/launch-runtime.ts";
 import { AuditLog } from "../../src/store/audit.ts";
-import { type Db, openDb } from "../../src/store/db.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { LaunchStore } from "../../src/store/launches.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
@@ -40,7 +41,7 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
   let dir: string;
   let project: string;
   const clock = new ManualClock(Date.UTC(2026, 2, 1));
-  let db: Db | undefined;
+  let db: SqlDb | undefined;
   let runtime: LaunchRuntime | undefined;
 
   beforeAll(async () => {
@@ -62,7 +63,7 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
     await fake?.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  beforeEach(() => {
+  beforeEach(async () => {
     fake.reset();
     sim.control.clearFaults();
   });
@@ -78,7 +79,7 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
   /** the process before the crash: it reserved the name, then died before recording anything */
   function crashAfterReserve(name: string): { file: string; id: number } {
     const file = join(dir, `state-${++fileSequence}.sqlite`);
-    const before = openDb(file);
+    const before = await openSqlite(file);
     const claim = new LaunchStore(before, clock).reserve({
       submissionKey: `slack:V-${name}`,
       projectUid: project,
@@ -94,7 +95,7 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
 
   /** the next process: the store reopened and the launch runtime started, as src/app/bot.ts does */
   function restart(file: string): { store: LaunchStore; runtime: LaunchRuntime } {
-    db = openDb(file);
+    db = await openSqlite(file);
     const deps: CommandDeps = {
       palette,
       db,

@@ -142,7 +142,7 @@ describe("notifications against the simulator", () => {
     const { Secret } = await import("../../src/secret.ts");
     const { openDb } = await import("../../src/store/db.ts");
     const { silentLogger } = await import("../../src/log.ts");
-    const db2 = openDb(dbPath);
+    const db2 = await openSqlite(dbPath);
     const harness = h;
     const poller2 = createPoller({
       palette: harness.palette,
@@ -165,7 +165,7 @@ describe("notifications against the simulator", () => {
     await sender2.drainAll();
     expect(h.posts("C1")).toHaveLength(3);
     expect(h.updates("C1")).toHaveLength(1);
-    db2.close();
+    await db2.close();
   });
 
   it("pauses a channel's subscriptions when Slack says channel_not_found", async () => {

@@ -3,18 +3,19 @@ import { homeSources } from "../../../src/app/home-sources.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { homeInput } from "../../../src/slack/home-input.ts";
-import { type Db, openDb } from "../../../src/store/db.ts";
+import type { SqlDb } from "../../../src/store/sql.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { HoldStore } from "../../../src/store/holds.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { FakePalette } from "../../support/fake-palette.ts";
 
 const T0 = Date.parse("2026-01-01T12:00:00.000Z");
-let db: Db | undefined;
+let db: SqlDb | undefined;
 afterEach(() => db?.close());
 
 describe("the App Home's mutes and snoozes", () => {
   it("shows the running holds of the user's channels, with one membership walk for both lists", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(T0);
     new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U1" });
     const holds = new HoldStore(db);

@@ -7,7 +7,7 @@ import type { CommandContext } from "../../../src/commands/types.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { DigestStore } from "../../../src/store/digests.ts";
 import { HoldStore } from "../../../src/store/holds.ts";
 import { NotifyEventLog } from "../../../src/store/notify-events.ts";
@@ -24,7 +24,7 @@ const onlyU1: AccessPolicy = {
 };
 
 function context(policy: AccessPolicy = allowAll, userId = "U111") {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock(NOW);
   let changes = 0;
   const ctx: CommandContext = {
@@ -49,7 +49,7 @@ async function run(text: string, ctx: CommandContext) {
 }
 
 describe("parseDigestArgs", () => {
-  it("reads daily, weekly, off, now and nothing", () => {
+  it("reads daily, weekly, off, now and nothing", async () => {
     expect(parseDigestArgs([])).toEqual({ kind: "show" });
     expect(parseDigestArgs(["now"])).toEqual({ kind: "now" });
     expect(parseDigestArgs(["OFF"])).toEqual({ kind: "off" });
@@ -81,7 +81,7 @@ describe("parseDigestArgs", () => {
     expect(parseDigestArgs(["weekly", "sun", "00:00"])).toMatchObject({ weekday: 0 });
   });
 
-  it("says what is wrong with a bad schedule", () => {
+  it("says what is wrong with a bad schedule", async () => {
     const problem = (args: string[]) => {
       const parsed = parseDigestArgs(args);
       return parsed.kind === "bad" ? parsed.problem : `parsed as ${parsed.kind}`;
@@ -259,7 +259,7 @@ describe("/palette digest", () => {
     expect(text).toContain("&lt;!channel&gt;");
     expect(text).not.toContain("<!channel>");
     expect(text).toContain("Launched (1)");
-    const outbox = db.prepare("SELECT COUNT(*) AS n FROM notify_outbox").get() as { n: number };
+    const outbox = (await db.get("SELECT COUNT(*) AS n FROM notify_outbox")) as { n: number };
     expect(outbox.n).toBe(0);
   });
 

@@ -44,7 +44,7 @@ describe("kubeconfig", () => {
 
   it("refuses with the grant hint and audits the denial, without asking Palette", async () => {
     const palette = new FakePalette(sampleFleet());
-    const ctx = testContext({
+    const ctx = await testContext({
       palette,
       policy: denyAll("ask an admin to add you to ALLOW_KUBECONFIG"),
     });
@@ -70,7 +70,7 @@ describe("kubeconfig", () => {
         "GET /v1/spectroclusters/{uid}/assets/kubeconfig",
       ),
     );
-    const ctx = testContext({ palette });
+    const ctx = await testContext({ palette });
     await expect(kubeconfigVerb.run(parse("kubeconfig web-prod"), ctx)).rejects.toThrow(
       PaletteError,
     );
@@ -78,7 +78,7 @@ describe("kubeconfig", () => {
   });
 
   it("audits an unknown cluster as failed", async () => {
-    const ctx = testContext();
+    const ctx = await testContext();
     const reply = await kubeconfigVerb.run(parse("kubeconfig nope"), ctx);
     expect(reply.kind).toBe("message");
     expect(ctx.audit.recent()[0]).toMatchObject({ outcome: "failed", target: "nope" });

@@ -15,7 +15,7 @@ const DAY = 86_400_000;
 
 function setup(options: { deny?: boolean } = {}) {
   const clock = new ManualClock(NOW);
-  const ctx: CommandContext = testContext({
+  const ctx: CommandContext = await testContext({
     clock,
     projects: [PROJECT],
     policy: options.deny ? denyAll("ask an admin to add you to ALLOW_SUBSCRIBE") : undefined,

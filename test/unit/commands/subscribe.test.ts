@@ -8,7 +8,7 @@ import type { CommandContext, MessageReply } from "../../../src/commands/types.t
 import { silentLogger } from "../../../src/log.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
@@ -22,7 +22,7 @@ function context(
   policy: AccessPolicy = allowAll,
   userId = "U1",
 ) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const ctx: CommandContext = {
     palette: {} as PaletteApi,

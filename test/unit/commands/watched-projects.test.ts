@@ -19,7 +19,7 @@ import { asMessage, blocksText, buttonValues } from "../../support/reply-text.ts
 /** PALETTE_PROJECTS with two projects: reads without `project:` cover both. */
 function twoProjects() {
   const palette = new FakePalette(sampleFleet());
-  return { palette, ctx: testContext({ palette, projects: [PROJECT, OTHER_PROJECT] }) };
+  return { palette, ctx: await testContext({ palette, projects: [PROJECT, OTHER_PROJECT] }) };
 }
 
 describe("reads cover every watched project", () => {
@@ -69,7 +69,7 @@ describe("reads cover every watched project", () => {
       ...many,
       ...sampleFleet().filter((c) => c.projectUid === OTHER_PROJECT),
     ]);
-    const ctx = testContext({ palette, projects: [PROJECT, OTHER_PROJECT] });
+    const ctx = await testContext({ palette, projects: [PROJECT, OTHER_PROJECT] });
     const reply = asMessage(await clustersVerb.run(parse("clusters"), ctx));
     expect(blocksText(reply.blocks)).toContain("…and 5 more in this project");
     expect(buttonValues(reply.blocks)).toEqual([`clusters project:${PROJECT}`]);

@@ -20,7 +20,7 @@ async function run(lines: string[]) {
   const output = new PassThrough();
   const chunks: string[] = [];
   output.on("data", (chunk) => chunks.push(String(chunk)));
-  const { requester: _requester, ...deps } = testContext();
+  const { requester: _requester, ...deps } = await testContext();
   const cards = new CardStore(deps.db);
   // what the demo's sender left behind: cards in the console's notification channel
   cards.put(

@@ -7,7 +7,7 @@ import { denyAll, testContext } from "../../support/fake-palette.ts";
 
 describe("console: digest", () => {
   it("`digest now` previews the console channel's digest; the operator may set one", async () => {
-    const { requester: _requester, ...deps } = testContext({ policy: denyAll() });
+    const { requester: _requester, ...deps } = await testContext({ policy: denyAll() });
     new SubscriptionStore(deps.db, deps.clock).add({
       channel: "console",
       kind: "all",

@@ -9,7 +9,7 @@ describe("mute, unmute and mutes in the console", () => {
     const output = new PassThrough();
     const chunks: string[] = [];
     output.on("data", (chunk) => chunks.push(String(chunk)));
-    const { requester: _requester, ...deps } = testContext({
+    const { requester: _requester, ...deps } = await testContext({
       palette: new FakePalette(sampleFleet()),
     });
     const lines = ["mute web-prod 7d kernel upgrades", "mutes", "unmute web-prod", "mutes"];

@@ -4,7 +4,7 @@ import { createConsolePoster } from "../../../src/console/notifications.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
 import { createSender } from "../../../src/notify/outbox-sender.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 
 const card = (state: string, line: string): CardPayload => ({
@@ -19,7 +19,7 @@ const card = (state: string, line: string): CardPayload => ({
 describe("console notifications", () => {
   it("prints the card, then the edit and the thread line, as text", async () => {
     const out: string[] = [];
-    const db = openDb(":memory:");
+    const db = await openSqlite(":memory:");
     const clock = new ManualClock();
     const sender = createSender({
       db,

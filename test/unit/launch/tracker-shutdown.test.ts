@@ -4,7 +4,8 @@ import { type CardMessage, type CardSink, LaunchTracker } from "../../../src/lau
 import { silentLogger } from "../../../src/log.ts";
 import { InFlight } from "../../../src/slack/in-flight.ts";
 import { placeholderErrors } from "../../../src/slack/listeners/views/launch-submit.ts";
-import { type Db, openDb } from "../../../src/store/db.ts";
+import type { SqlDb } from "../../../src/store/sql.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { LaunchStore } from "../../../src/store/launches.ts";
 import { launchCard } from "../../../src/views/launch-card.ts";
 import { launchNoticeView } from "../../../src/views/launch-modal.ts";
@@ -33,7 +34,7 @@ class RecordingSink implements CardSink {
 }
 
 /** a created launch whose card is already posted, so a tick reads its state */
-function seedLaunch(db: Db, clock: ManualClock): number {
+function seedLaunch(db: SqlDb, clock: ManualClock): number {
   const store = new LaunchStore(db, clock);
   const claim = store.reserve({
     submissionKey: "slack:V1",
@@ -60,7 +61,7 @@ class PaletteWithState extends FakePalette {
   }
 }
 
-function tracker(db: Db, clock: ManualClock, state: () => Promise<string>, sink: CardSink) {
+function tracker(db: SqlDb, clock: ManualClock, state: () => Promise<string>, sink: CardSink) {
   const palette = new PaletteWithState(state);
   return new LaunchTracker({
     db,
@@ -73,14 +74,14 @@ function tracker(db: Db, clock: ManualClock, state: () => Promise<string>, sink:
 }
 
 describe("launch shutdown", () => {
-  let db: Db | undefined;
+  let db: SqlDb | undefined;
   afterEach(() => {
     db?.close();
     db = undefined;
   });
 
   it("tracker.stop() waits for a check in progress before resolving", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(Date.UTC(2026, 2, 1));
     const id = seedLaunch(db, clock);
     const answer = deferred<string>();
@@ -104,7 +105,7 @@ describe("launch shutdown", () => {
   });
 
   it("tracker.stop() with nothing running resolves at once", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(0);
     const t = tracker(db, clock, async () => "Running", new RecordingSink());
     await expect(t.stop()).resolves.toBeUndefined();
@@ -152,14 +153,14 @@ describe("launch shutdown", () => {
 });
 
 describe("launch: Palette text is escaped in mrkdwn", () => {
-  let db: Db | undefined;
+  let db: SqlDb | undefined;
   afterEach(() => {
     db?.close();
     db = undefined;
   });
 
   it("the requester's mention in the thread escapes Palette's state", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(Date.UTC(2026, 2, 1));
     seedLaunch(db, clock);
     const sink = new RecordingSink();

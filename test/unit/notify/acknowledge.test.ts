@@ -8,7 +8,7 @@ import { ackOutlived, endsIncident, startsIncident } from "../../../src/notify/i
 import { AckStore } from "../../../src/store/acks.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
 import { CardStore } from "../../../src/store/cards.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 
 const payload = (over: Partial<CardPayload> = {}): CardPayload => ({
   cluster: {
@@ -29,7 +29,7 @@ const payload = (over: Partial<CardPayload> = {}): CardPayload => ({
 });
 
 function setup(allowAck: string[] = ["*"]) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 5));
   const policy = createAccessPolicy({
     allowLaunch: [],
@@ -135,7 +135,7 @@ describe("incidents (pure)", () => {
     worse: false,
   });
 
-  it("ends when the cluster is Healthy again: recovered, resolved or settled", () => {
+  it("ends when the cluster is Healthy again: recovered, resolved or settled", async () => {
     expect(endsIncident(recovered)).toBe(true);
     const resolvedOnly = payload({
       cluster: recovered.cluster,
@@ -152,7 +152,7 @@ describe("incidents (pure)", () => {
     expect(endsIncident(payload({ cluster: recovered.cluster, kinds: ["state"] }))).toBe(false);
   });
 
-  it("a new one begins when health leaves Healthy; not from no health yet, not on an alert alone", () => {
+  it("a new one begins when health leaves Healthy; not from no health yet, not on an alert alone", async () => {
     expect(startsIncident(payload())).toBe(true);
     // "" → UnHealthy: a cluster coming up goes bad, the trouble it was already in
     expect(startsIncident(payload({ previous: { state: "Provisioning", health: "" } }))).toBe(
@@ -170,7 +170,7 @@ describe("incidents (pure)", () => {
     expect(startsIncident(recovered)).toBe(false);
   });
 
-  it("an acknowledgement given before a new incident was seen does not cover it; one after does", () => {
+  it("an acknowledgement given before a new incident was seen does not cover it; one after does", async () => {
     const seenAt = Date.parse(payload().at);
     expect(ackOutlived(payload(), { userId: "U1", at: seenAt - 1 })).toBe(true);
     expect(ackOutlived(payload(), { userId: "U1", at: seenAt + 1 })).toBe(false);

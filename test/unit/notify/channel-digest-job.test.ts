@@ -5,7 +5,8 @@ import { isChannelDigestPost } from "../../../src/model/channel-digest.ts";
 import { createDigestJob, type DigestScheduler } from "../../../src/notify/channel-digest-job.ts";
 import { createSender } from "../../../src/notify/outbox-sender.ts";
 import type { SlackPoster } from "../../../src/notify/slack-port.ts";
-import { type Db, openDb } from "../../../src/store/db.ts";
+import type { SqlDb } from "../../../src/store/sql.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { DigestStore } from "../../../src/store/digests.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
@@ -40,7 +41,7 @@ const BEFORE_NINE = Date.parse("2026-03-10T07:59:00.000Z");
 const AFTER_NINE = Date.parse("2026-03-10T08:00:30.000Z");
 
 function setup(subscribed = true) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock(BEFORE_NINE);
   const cron = fakeScheduler();
   let woken = 0;
@@ -84,15 +85,15 @@ function setup(subscribed = true) {
   return { db, clock, cron, job, woken: () => woken };
 }
 
-const outbox = (db: Db) =>
-  db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+const outbox = (db: SqlDb) =>
+  (await db.all("SELECT channel, kind, payload FROM notify_outbox ORDER BY id")) as Array<{
     channel: string;
     kind: string;
     payload: string;
   }>;
 
 describe("the digest job", () => {
-  it("arms one node-cron timer per schedule, in the schedule's time zone", () => {
+  it("arms one node-cron timer per schedule, in the schedule's time zone", async () => {
     const s = setup();
     s.job.start();
     expect(s.cron.live().map((t) => `${t.cron}|${t.timeZone}`)).toEqual([
@@ -158,7 +159,7 @@ describe("the digest job", () => {
     expect(blocksText(blocks)).not.toContain("<!channel>");
   });
 
-  it("at start, posts the occurrence missed while down, once; a second start posts nothing", () => {
+  it("at start, posts the occurrence missed while down, once; a second start posts nothing", async () => {
     const first = setup();
     first.clock.set(Date.parse("2026-03-13T10:00:00.000Z"));
     first.job.start();
@@ -175,7 +176,7 @@ describe("the digest job", () => {
     expect(outbox(first.db)).toHaveLength(1);
   });
 
-  it("a channel without subscriptions gets nothing, and the occurrence counts as done", () => {
+  it("a channel without subscriptions gets nothing, and the occurrence counts as done", async () => {
     const s = setup(false);
     s.clock.set(AFTER_NINE);
     s.job.start();

@@ -6,7 +6,7 @@ import type { AlertEvent, ClusterChange } from "../../../src/model/notification.
 import { eventsOf, unhealthyMoves } from "../../../src/notify/digest-events.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { NotifyEventLog } from "../../../src/store/notify-events.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
 
@@ -22,7 +22,7 @@ const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({
 });
 
 describe("eventsOf: a poll's changes and alerts as the digest's log", () => {
-  it("writes one event per fact, with the cluster's name, project and tags", () => {
+  it("writes one event per fact, with the cluster's name, project and tags", async () => {
     const changes: ClusterChange[] = [
       { cluster: snap("a", { state: "Provisioning", health: "" }), kinds: ["new"], worse: false },
       {
@@ -57,7 +57,7 @@ describe("eventsOf: a poll's changes and alerts as the digest's log", () => {
     expect(events[4]!.detail!.length).toBeLessThanOrEqual(300);
   });
 
-  it("leaves out flapping and settled: they are the pipeline's verdicts, not facts", () => {
+  it("leaves out flapping and settled: they are the pipeline's verdicts, not facts", async () => {
     expect(
       eventsOf(
         [
@@ -72,7 +72,7 @@ describe("eventsOf: a poll's changes and alerts as the digest's log", () => {
 });
 
 describe("unhealthyMoves: since when a cluster has been unhealthy", () => {
-  it("starts on a known bad health, ends on Healthy or deletion, keeps through Unknown", () => {
+  it("starts on a known bad health, ends on Healthy or deletion, keeps through Unknown", async () => {
     const moves = unhealthyMoves(
       [
         {
@@ -110,7 +110,7 @@ describe("unhealthyMoves: since when a cluster has been unhealthy", () => {
 
 describe("the poll logs for the digest in its own transaction", () => {
   function setup(clusters: PollCluster[]) {
-    const db = openDb(":memory:");
+    const db = await openSqlite(":memory:");
     const clock = new ManualClock(Date.parse(AT));
     const palette = pollPalette(clusters);
     palette.alertComponents = [{ name: "ClusterHealth" }];

@@ -5,7 +5,7 @@ import type { CardPayload } from "../../../src/model/notification.ts";
 import { createSender, type SenderOptions } from "../../../src/notify/outbox-sender.ts";
 import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
 import { CardStore } from "../../../src/store/cards.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 
@@ -25,7 +25,7 @@ function setup(
   fail: (method: string, channel: string, n: number, call: Call) => Failure,
   options: Partial<SenderOptions> & { ping?: () => Promise<void> } = {},
 ) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const log: string[] = [];
   /** every call Slack saw, accepted or not, with the clock time it arrived */
@@ -132,7 +132,7 @@ describe("sender", () => {
 /** rows still waiting, parked or dead: anything not sent (raw SQL, so it reads any schema) */
 const unsent = (db: ReturnType<typeof openDb>) =>
   (
-    db.prepare("SELECT COUNT(*) AS n FROM notify_outbox WHERE sent_at IS NULL").get() as {
+    (await db.get("SELECT COUNT(*) AS n FROM notify_outbox WHERE sent_at IS NULL")) as {
       n: number;
     }
   ).n;

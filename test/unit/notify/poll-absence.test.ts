@@ -4,7 +4,7 @@ import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
@@ -15,14 +15,14 @@ import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
  * while GET by UID still finds it; removing it from the array makes the GET answer 404.
  */
 function setup(clusters: PollCluster[], projects: string[]) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const palette = pollPalette(clusters);
   palette.alertComponents = [{ name: "ClusterHealth" }];
   const poller = createPoller({ palette, db, clock, logger: silentLogger, projects });
   const subs = new SubscriptionStore(db, clock);
   const rows = () =>
-    db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+    (await db.all("SELECT channel, kind, payload FROM notify_outbox ORDER BY id")) as Array<{
       channel: string;
       kind: string;
       payload: string;
@@ -194,7 +194,7 @@ describe("poller: project channels in tenant scope", () => {
     s.subs.add({ channel: "C1", kind: "clusters", project: "p1", createdBy: "U" });
     await s.poll();
     // rows as an older build wrote them: no project of their own
-    s.db.prepare("UPDATE notify_snapshots SET project_uid = ''").run();
+    (await s.db.run("UPDATE notify_snapshots SET project_uid = ''"));
     expect(s.snapshot().get("a")?.project).toBe("");
     await s.poll(); // nothing changed, but the listing names each cluster's project
     expect(s.snapshot().get("a")?.project).toBe("p1");

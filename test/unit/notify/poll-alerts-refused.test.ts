@@ -5,7 +5,7 @@ import type { CardPayload } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import type { Scope } from "../../../src/palette/api.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
@@ -22,7 +22,7 @@ function refusal() {
 }
 
 function setup(clusters: PollCluster[], projects: string[]) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const palette = pollPalette(clusters);
   palette.alertComponents = [{ name: "ClusterHealth" }];
@@ -35,7 +35,7 @@ function setup(clusters: PollCluster[], projects: string[]) {
   const readiness = paletteReadiness(poller);
   const subs = new SubscriptionStore(db, clock);
   const rows = () =>
-    db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+    (await db.all("SELECT channel, kind, payload FROM notify_outbox ORDER BY id")) as Array<{
       channel: string;
       kind: string;
       payload: string;

@@ -4,7 +4,7 @@ import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import type { PaletteEvent } from "../../../src/palette/schemas.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
@@ -26,13 +26,13 @@ function setup(
   projects: string[],
   events?: Record<string, PaletteEvent[]>,
 ) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const palette = fakePalette(clusters, events);
   const poller = createPoller({ palette: palette.api, db, clock, logger: silentLogger, projects });
   new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U" });
   const rows = () =>
-    db.prepare("SELECT kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+    (await db.all("SELECT kind, payload FROM notify_outbox ORDER BY id")) as Array<{
       kind: string;
       payload: string;
     }>;

@@ -3,7 +3,7 @@ import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload, Hold, HoldChange } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { HoldStore } from "../../../src/store/holds.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
@@ -14,7 +14,7 @@ function setup() {
     { uid: "a", project: "p1", state: "Running", health: "Healthy" },
     { uid: "b", project: "p1", state: "Running", health: "Healthy" },
   ];
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 12));
   const palette = pollPalette(clusters);
   palette.alertComponents = [{ name: "ClusterHealth" }];
@@ -44,7 +44,7 @@ function setup() {
     });
   const rows = () =>
     (
-      db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+      (await db.all("SELECT channel, kind, payload FROM notify_outbox ORDER BY id")) as Array<{
         channel: string;
         kind: string;
         payload: string;

@@ -5,7 +5,7 @@ import type { CardPayload } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import type { ClusterSearch } from "../../../src/palette/api.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
@@ -16,7 +16,7 @@ import { callLog, type PollCluster, pollPalette } from "../../support/fake-palet
  * `requestReconcile()` asks for a reconciliation.
  */
 function setup(clusters: PollCluster[], projects = ["p1", "p2"], reconcileBatch?: number) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const palette = pollPalette(clusters);
   palette.alertComponents = [{ name: "ClusterHealth" }];
@@ -30,7 +30,7 @@ function setup(clusters: PollCluster[], projects = ["p1", "p2"], reconcileBatch?
   });
   new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U" });
   const rows = () =>
-    db.prepare("SELECT kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+    (await db.all("SELECT kind, payload FROM notify_outbox ORDER BY id")) as Array<{
       kind: string;
       payload: string;
     }>;
@@ -39,7 +39,7 @@ function setup(clusters: PollCluster[], projects = ["p1", "p2"], reconcileBatch?
       .filter((r) => r.kind === "card")
       .map((r) => JSON.parse(r.payload) as CardPayload);
   const staged = () =>
-    (db.prepare("SELECT COUNT(*) AS n FROM notify_reconcile_staging").get() as { n: number }).n;
+    ((await db.get("SELECT COUNT(*) AS n FROM notify_reconcile_staging")) as { n: number }).n;
   const snapshot = () => new Map(new SnapshotStore(db).all().map((c) => [c.uid, c]));
   const poll = async () => {
     clock.advance(30_000);
@@ -218,7 +218,7 @@ describe("poller: reconciliation", () => {
     expect(s.poller.lastSnapshot()).toEqual({ clusters: [] });
     await s.poll();
     expect(s.poller.lastSnapshot().clusters.map((c) => c.uid)).toEqual(["a", "b", "c", "d"]);
-    s.db.prepare("DELETE FROM notify_snapshots WHERE cluster_uid IN ('a', 'b')").run();
+    (await s.db.run("DELETE FROM notify_snapshots WHERE cluster_uid IN ('a', 'b')"));
     expect(s.poller.lastSnapshot().clusters.map((c) => c.uid)).toEqual(["c", "d"]);
     expect(s.poller.lastSnapshot().at).toBeDefined();
   });
@@ -226,7 +226,7 @@ describe("poller: reconciliation", () => {
   it("learns tag changes of steady clusters, which no incremental search can see", async () => {
     const s = setup(fleet());
     await s.poll();
-    s.db.prepare("UPDATE notify_snapshots SET tags = '[\"old\"]' WHERE cluster_uid = 'a'").run();
+    (await s.db.run("UPDATE notify_snapshots SET tags = '[\"old\"]' WHERE cluster_uid = 'a'"));
     await s.poll();
     expect(s.snapshot().get("a")?.tags).toEqual(["old"]);
     s.poller.requestReconcile();

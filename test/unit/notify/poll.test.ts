@@ -3,7 +3,7 @@ import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
 
@@ -38,7 +38,7 @@ function fakePalette(clusters: PollCluster[], alertKinds = ["ClusterHealth"]) {
 }
 
 function setup(clusters: PollCluster[], alertKinds?: string[]) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const palette = fakePalette(clusters, alertKinds);
   const poller = createPoller({
@@ -50,7 +50,7 @@ function setup(clusters: PollCluster[], alertKinds?: string[]) {
   });
   const subs = new SubscriptionStore(db, clock);
   const outbox = () =>
-    db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+    (await db.all("SELECT channel, kind, payload FROM notify_outbox ORDER BY id")) as Array<{
       channel: string;
       kind: string;
       payload: string;
@@ -112,7 +112,7 @@ describe("poller", () => {
     expect(s.poller.metrics().lastError).not.toContain("down");
     expect(s.outbox()).toHaveLength(1);
     expect(
-      s.db.prepare("SELECT state FROM notify_snapshots WHERE cluster_uid = 'a'").get(),
+      (await s.db.get("SELECT state FROM notify_snapshots WHERE cluster_uid = 'a'")),
     ).toEqual({
       state: "Running",
     });
@@ -135,7 +135,7 @@ describe("poller", () => {
     expect(result.ok).toBe(true);
     expect(s.outbox().map((r) => r.kind)).toEqual(["summary", "card"]);
     expect(
-      s.db.prepare("SELECT COUNT(*) AS n FROM notify_snapshots WHERE project = 'p2'").get(),
+      (await s.db.get("SELECT COUNT(*) AS n FROM notify_snapshots WHERE project = 'p2'")),
     ).toEqual({ n: 1 });
   });
 

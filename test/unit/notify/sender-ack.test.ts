@@ -6,7 +6,7 @@ import { createSender } from "../../../src/notify/outbox-sender.ts";
 import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
 import { AckStore } from "../../../src/store/acks.ts";
 import { CardStore } from "../../../src/store/cards.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 
@@ -65,7 +65,7 @@ interface Sent {
 function setup(
   fail: (message: { thread_ts?: string }) => SlackSendError | undefined = () => undefined,
 ) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock(T0);
   const sent: Sent[] = [];
   let n = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { migrate, openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { DigestStore } from "../../../src/store/digests.ts";
 import { MIGRATIONS } from "../../../src/store/migrations/index.ts";
 import { NotifyEventLog } from "../../../src/store/notify-events.ts";
@@ -16,8 +16,8 @@ const schedule = {
 };
 
 describe("DigestStore", () => {
-  it("keeps one schedule per channel: set, replace, read, remove", () => {
-    const store = new DigestStore(openDb(":memory:"));
+  it("keeps one schedule per channel: set, replace, read, remove", async () => {
+    const store = new DigestStore(await openSqlite(":memory:"));
     expect(store.get("C1")).toBeUndefined();
     expect(store.set(schedule)).toBeUndefined();
     expect(store.get("C1")).toEqual(schedule);
@@ -31,8 +31,8 @@ describe("DigestStore", () => {
     expect(store.all().map((s) => s.channel)).toEqual(["C2"]);
   });
 
-  it("claims a run once per (channel, occurrence); the last run is the latest occurrence", () => {
-    const store = new DigestStore(openDb(":memory:"));
+  it("claims a run once per (channel, occurrence); the last run is the latest occurrence", async () => {
+    const store = new DigestStore(await openSqlite(":memory:"));
     const occurrence = "2026-03-10T08:00:00.000Z";
     expect(store.claimRun("C1", occurrence, "2026-03-10T08:00:01.000Z")).toBe(true);
     expect(store.claimRun("C1", occurrence, "2026-03-10T09:00:00.000Z")).toBe(false);
@@ -49,8 +49,8 @@ describe("DigestStore", () => {
 });
 
 describe("NotifyEventLog", () => {
-  it("reads the events of a window, oldest first, and prunes old ones", () => {
-    const log = new NotifyEventLog(openDb(":memory:"));
+  it("reads the events of a window, oldest first, and prunes old ones", async () => {
+    const log = new NotifyEventLog(await openSqlite(":memory:"));
     const event = (at: string, uid: string) => ({
       at,
       clusterUid: uid,
@@ -85,8 +85,8 @@ describe("NotifyEventLog", () => {
     expect(log.between("2026-01-01T00:00:00.000Z", "2026-12-01T00:00:00.000Z")).toHaveLength(2);
   });
 
-  it("keeps since when each cluster has been unhealthy: a start never moves an earlier one", () => {
-    const log = new NotifyEventLog(openDb(":memory:"));
+  it("keeps since when each cluster has been unhealthy: a start never moves an earlier one", async () => {
+    const log = new NotifyEventLog(await openSqlite(":memory:"));
     log.applyUnhealthy({
       start: [
         { clusterUid: "a", since: "2026-03-01T00:00:00.000Z", exact: true },
@@ -103,8 +103,8 @@ describe("NotifyEventLog", () => {
     );
   });
 
-  it("migration 46 starts the clusters already unhealthy as 'at least since now'", () => {
-    const db = openDb(
+  it("migration 46 starts the clusters already unhealthy as 'at least since now'", async () => {
+    const db = await openSqlite(
       ":memory:",
       MIGRATIONS.filter((m) => m.id < 45),
     );
