@@ -12,8 +12,8 @@ import { acknowledgeCard } from "../src/notify/acknowledge.ts";
 import { cardStatus } from "../src/notify/card-status.ts";
 import { createSender } from "../src/notify/outbox-sender.ts";
 import { AuditLog } from "../src/store/audit.ts";
-import { openSqlite } from "../src/store/sqlite.ts";
 import { OutboxStore } from "../src/store/outbox.ts";
+import { openSqlite } from "../src/store/sqlite.ts";
 import { ackThreadLine } from "../src/views/card-ack.ts";
 import { notificationCard } from "../src/views/notification.ts";
 

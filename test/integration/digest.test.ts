@@ -118,7 +118,7 @@ describe("the channel digest, scheduled, across restarts", () => {
   function query<T>(sql: string): T[] {
     const db = new Database(stateDb, { readonly: true });
     try {
-      return (await db.all(sql)) as T[];
+      return db.prepare(sql).all() as T[];
     } finally {
       db.close();
     }

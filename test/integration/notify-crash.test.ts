@@ -56,12 +56,12 @@ describe("a bot killed with SIGKILL and restarted", () => {
     fake = await startFakeSlack();
     const dbPath = join(mkdtempSync(join(tmpdir(), "notify-crash-")), "state.sqlite");
     const setup = await openSqlite(dbPath);
-    new SubscriptionStore(setup, systemClock).add({
+    await new SubscriptionStore(setup, systemClock).add({
       channel: "C1",
       kind: "clusters",
       createdBy: "U1",
     });
-    setup.close();
+    await setup.close();
     const env = {
       PALETTE_API_URL: sim.url,
       PALETTE_API_KEY: sim.credentials.apiKey,

@@ -56,7 +56,7 @@ describe("homeSources().fleet", () => {
     const scopes: Array<string | undefined> = [];
     const sources = homeSources({
       poller: {
-        lastSnapshot: () => ({
+        lastSnapshot: async () => ({
           clusters: [snap("c-1"), snap("c-2", "Running", "UnHealthy")],
           at: new Date(T0 - 30_000).toISOString(),
         }),
@@ -81,7 +81,7 @@ describe("homeSources().fleet", () => {
     const scopes: Array<string | undefined> = [];
     const stale = homeSources({
       poller: {
-        lastSnapshot: () => ({
+        lastSnapshot: async () => ({
           clusters: [snap("old")],
           at: new Date(T0 - 10 * 60_000).toISOString(),
         }),
@@ -103,7 +103,7 @@ describe("homeSources().fleet", () => {
     // no PALETTE_PROJECTS: one tenant-scope search; no snapshot yet (the bot just started)
     const tenantScopes: Array<string | undefined> = [];
     const tenant = homeSources({
-      poller: { lastSnapshot: () => ({ clusters: [] }) },
+      poller: { lastSnapshot: async () => ({ clusters: [] }) },
       palette: palette({ "": ["t"] }, tenantScopes),
       db,
       projects: [],
@@ -133,7 +133,7 @@ describe("homeSources().fleet under load", () => {
     flakyPalette.failOn("searchClusters", () => (fail ? new Error("palette down") : undefined));
     const sources = homeSources({
       poller: {
-        lastSnapshot: () => ({
+        lastSnapshot: async () => ({
           clusters: [snap("old")],
           at: new Date(T0 - 60 * 60_000).toISOString(),
         }),
@@ -167,9 +167,9 @@ describe("homeSources().subscriptionsFor", () => {
     db = await openSqlite(":memory:");
     const clock = new ManualClock(T0);
     const store = new SubscriptionStore(db, clock);
-    store.add({ channel: "C1", kind: "all", createdBy: "U1" });
-    store.add({ channel: "C2", kind: "alerts", project: "p-1", createdBy: "U1" });
-    store.add({ channel: "G3", kind: "clusters", tag: "env:prod", createdBy: "U1" });
+    await store.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await store.add({ channel: "C2", kind: "alerts", project: "p-1", createdBy: "U1" });
+    await store.add({ channel: "G3", kind: "clusters", tag: "env:prod", createdBy: "U1" });
     const asked: Array<Record<string, unknown>> = [];
     const pages: Record<string, { channels: Array<{ id: string }>; next: string }> = {
       "": { channels: [{ id: "C9" }, { id: "C2" }], next: "page2" },
@@ -189,7 +189,7 @@ describe("homeSources().subscriptionsFor", () => {
       },
     };
     const sources = homeSources({
-      poller: { lastSnapshot: () => ({ clusters: [] }) },
+      poller: { lastSnapshot: async () => ({ clusters: [] }) },
       palette: palette({}, []),
       db,
       projects: [],
@@ -209,7 +209,7 @@ describe("homeSources().subscriptionsFor", () => {
     db = await openSqlite(":memory:");
     let calls = 0;
     const sources = homeSources({
-      poller: { lastSnapshot: () => ({ clusters: [] }) },
+      poller: { lastSnapshot: async () => ({ clusters: [] }) },
       palette: palette({}, []),
       db,
       projects: [],

@@ -81,13 +81,18 @@ describe("cluster", () => {
       new PaletteError("server", 500, undefined, "boom", "r", "GET /v1/dashboard"),
     );
     const reply = asMessage(
-      await clusterVerb.run(parse(`cluster web-prod project:${PROJECT}`), await testContext({ palette })),
+      await clusterVerb.run(
+        parse(`cluster web-prod project:${PROJECT}`),
+        await testContext({ palette }),
+      ),
     );
     expect(blocksText(reply.blocks)).toContain("web-prod");
   });
 
   it("escapes a hostile name everywhere, including the header", async () => {
-    const reply = asMessage(await clusterVerb.run(parse(`cluster "<!channel>"`), await testContext()));
+    const reply = asMessage(
+      await clusterVerb.run(parse(`cluster "<!channel>"`), await testContext()),
+    );
     const text = blocksText(reply.blocks);
     expect(text).toContain("&lt;!channel&gt;");
     expect(text).toContain("node w-9 NotReady");
@@ -99,7 +104,9 @@ describe("cluster", () => {
       blocksText(asMessage(await clusterVerb.run(parse("cluster"), await testContext())).blocks),
     ).toMatch(/Which cluster/);
     expect(
-      blocksText(asMessage(await clusterVerb.run(parse("cluster a b"), await testContext())).blocks),
+      blocksText(
+        asMessage(await clusterVerb.run(parse("cluster a b"), await testContext())).blocks,
+      ),
     ).toMatch(/One cluster/);
   });
 });

@@ -64,7 +64,9 @@ describe("dispatch", () => {
         "POST /v1/dashboard/spectroclusters/search",
       ),
     );
-    const reply = asMessage(await dispatch("clusters", { ...testContext({ palette }), logger }));
+    const reply = asMessage(
+      await dispatch("clusters", { ...(await testContext({ palette })), logger }),
+    );
     expect(reply.visibility).toBe("ephemeral");
     expect(blocksText(reply.blocks)).toContain("PALETTE_API_KEY");
     await new Promise((resolve) => setImmediate(resolve));
@@ -80,7 +82,9 @@ describe("dispatch", () => {
   });
 
   it("accepts aliases and help for one verb", async () => {
-    expect(blocksText(asMessage(await dispatch("ls", await testContext())).blocks)).toContain("Clusters");
+    expect(blocksText(asMessage(await dispatch("ls", await testContext())).blocks)).toContain(
+      "Clusters",
+    );
     const help = blocksText(asMessage(await dispatch("help nodes", await testContext())).blocks);
     expect(help).toContain("/palette nodes");
     expect(help).not.toContain("/palette kubeconfig");

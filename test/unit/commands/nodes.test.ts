@@ -8,7 +8,9 @@ import { asMessage, blocksText } from "../../support/reply-text.ts";
 describe("nodes", () => {
   it("follows cloudConfigRef to pools and machines", async () => {
     const palette = new FakePalette(sampleFleet());
-    const reply = asMessage(await nodesVerb.run(parse("nodes web-prod"), await testContext({ palette })));
+    const reply = asMessage(
+      await nodesVerb.run(parse("nodes web-prod"), await testContext({ palette })),
+    );
     const text = blocksText(reply.blocks);
     expect(text).toContain("control-plane");
     expect(text).toContain("(control plane)");
@@ -47,7 +49,9 @@ describe("nodes", () => {
     const palette = new FakePalette([
       { uid: "big", name: "big", state: "Running", provider: "aws", pools },
     ]);
-    const reply = asMessage(await nodesVerb.run(parse("nodes big"), await testContext({ palette })));
+    const reply = asMessage(
+      await nodesVerb.run(parse("nodes big"), await testContext({ palette })),
+    );
     expect(checkSlackLimits(reply.blocks)).toEqual([]);
     expect(blocksText(reply.blocks)).toMatch(/…and \d+ more/);
   });

@@ -96,7 +96,12 @@ describe("resolveCluster", () => {
   });
 
   it("says no cluster named X and suggests a near name", async () => {
-    const result = await resolveCluster("web-prd", [{}], await testContext(), replayWith("cluster"));
+    const result = await resolveCluster(
+      "web-prd",
+      [{}],
+      await testContext(),
+      replayWith("cluster"),
+    );
     if (result.kind !== "reply") throw new Error("expected a reply");
     expect(result.reason).toBe("unknown");
     const text = blocksText(rendered(result.reply).blocks);

@@ -7,7 +7,9 @@ import { asMessage, blocksText } from "../../support/reply-text.ts";
 
 describe("workloads", () => {
   it("counts per namespace and names unhealthy pods", async () => {
-    const reply = asMessage(await workloadsVerb.run(parse("workloads web-prod"), await testContext()));
+    const reply = asMessage(
+      await workloadsVerb.run(parse("workloads web-prod"), await testContext()),
+    );
     const text = blocksText(reply.blocks);
     expect(text).toMatch(/default\s+2\s+1\s+1\s+0\s+0/);
     expect(text).toMatch(/kube-system\s+1\s+1\s+0\s+1\s+0/);

@@ -21,6 +21,6 @@ describe("mute, unmute and mutes in the console", () => {
     expect(out).toContain("kernel upgrades");
     expect(out).toContain("ended the mute of web-prod in this channel. Nothing changed meanwhile.");
     expect(out).toContain("No mutes or snoozes in this channel");
-    expect(new HoldStore(deps.db).list()).toEqual([]);
+    expect(await new HoldStore(deps.db).list()).toEqual([]);
   });
 });

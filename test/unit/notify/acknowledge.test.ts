@@ -28,7 +28,7 @@ const payload = (over: Partial<CardPayload> = {}): CardPayload => ({
   ...over,
 });
 
-function setup(allowAck: string[] = ["*"]) {
+async function setup(allowAck: string[] = ["*"]) {
   const db = await openSqlite(":memory:");
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 5));
   const policy = createAccessPolicy({
@@ -41,14 +41,14 @@ function setup(allowAck: string[] = ["*"]) {
   });
   const audit = new AuditLog(db, clock);
   const cards = new CardStore(db);
-  cards.put({ channel: "C1", clusterUid: "u1", ts: "111.222", payload: payload() }, "t");
+  await cards.put({ channel: "C1", clusterUid: "u1", ts: "111.222", payload: payload() }, "t");
   const deps = { db, policy, audit, clock, logger: silentLogger };
   return { db, clock, audit, cards, deps, acks: new AckStore(db) };
 }
 
 describe("acknowledging a card", () => {
   it("stores who acknowledged it and when, and audits it", async () => {
-    const s = setup();
+    const s = await setup();
     const decision = await acknowledgeCard(s.deps, {
       channel: "C1",
       userId: "U1",
@@ -60,19 +60,19 @@ describe("acknowledging a card", () => {
       ack: { userId: "U1", at: s.clock.now() },
       card: { ts: "111.222" },
     });
-    expect(s.acks.get("C1", "u1")).toEqual({ userId: "U1", at: s.clock.now() });
-    expect(s.audit.recent()[0]).toMatchObject({
+    expect(await s.acks.get("C1", "u1")).toEqual({ userId: "U1", at: s.clock.now() });
+    expect((await s.audit.recent())[0]).toMatchObject({
       userId: "U1",
       action: "ack",
       outcome: "granted",
     });
-    expect(s.audit.recent()[0]!.target).toContain("web-prod");
+    expect((await s.audit.recent())[0]!.target).toContain("web-prod");
   });
 
   it("the first acknowledgement stands: a second person hears who has it, nothing changes", async () => {
-    const s = setup();
+    const s = await setup();
     await acknowledgeCard(s.deps, { channel: "C1", userId: "U1", clusterUid: "u1" });
-    const first = s.acks.get("C1", "u1");
+    const first = await s.acks.get("C1", "u1");
     s.clock.advance(60_000);
     const decision = await acknowledgeCard(s.deps, {
       channel: "C1",
@@ -80,19 +80,23 @@ describe("acknowledging a card", () => {
       clusterUid: "u1",
     });
     expect(decision).toEqual({ kind: "already", clusterUid: "u1", ack: first });
-    expect(s.acks.get("C1", "u1")).toEqual(first);
-    expect(s.audit.recent()[0]).toMatchObject({ userId: "U2", action: "ack", outcome: "rejected" });
+    expect(await s.acks.get("C1", "u1")).toEqual(first);
+    expect((await s.audit.recent())[0]).toMatchObject({
+      userId: "U2",
+      action: "ack",
+      outcome: "rejected",
+    });
   });
 
   it("the same person clicking twice is told it is already theirs", async () => {
-    const s = setup();
+    const s = await setup();
     await acknowledgeCard(s.deps, { channel: "C1", userId: "U1", clusterUid: "u1" });
     const again = await acknowledgeCard(s.deps, { channel: "C1", userId: "U1", clusterUid: "u1" });
     expect(again.kind).toBe("already");
   });
 
   it("refuses a user outside ALLOW_ACK with how to get it; nothing is stored, the refusal is audited", async () => {
-    const s = setup(["U1"]);
+    const s = await setup(["U1"]);
     const decision = await acknowledgeCard(s.deps, {
       channel: "C1",
       userId: "U9",
@@ -100,12 +104,16 @@ describe("acknowledging a card", () => {
     });
     expect(decision.kind).toBe("refused");
     expect(decision.kind === "refused" && decision.hint).toContain("ALLOW_ACK");
-    expect(s.acks.get("C1", "u1")).toBeUndefined();
-    expect(s.audit.recent()[0]).toMatchObject({ userId: "U9", action: "ack", outcome: "denied" });
+    expect(await s.acks.get("C1", "u1")).toBeUndefined();
+    expect((await s.audit.recent())[0]).toMatchObject({
+      userId: "U9",
+      action: "ack",
+      outcome: "denied",
+    });
   });
 
   it("goes by the message clicked over the value it carries", async () => {
-    const s = setup();
+    const s = await setup();
     const decision = await acknowledgeCard(s.deps, {
       channel: "C1",
       userId: "U1",
@@ -116,14 +124,14 @@ describe("acknowledging a card", () => {
   });
 
   it("a card the bot does not follow (another channel, gone) is not acknowledged", async () => {
-    const s = setup();
+    const s = await setup();
     const decision = await acknowledgeCard(s.deps, {
       channel: "C2",
       userId: "U1",
       clusterUid: "u1",
     });
     expect(decision).toEqual({ kind: "unknown-card" });
-    expect(s.acks.get("C2", "u1")).toBeUndefined();
+    expect(await s.acks.get("C2", "u1")).toBeUndefined();
   });
 });
 

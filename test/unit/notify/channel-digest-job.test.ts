@@ -5,10 +5,10 @@ import { isChannelDigestPost } from "../../../src/model/channel-digest.ts";
 import { createDigestJob, type DigestScheduler } from "../../../src/notify/channel-digest-job.ts";
 import { createSender } from "../../../src/notify/outbox-sender.ts";
 import type { SlackPoster } from "../../../src/notify/slack-port.ts";
-import type { SqlDb } from "../../../src/store/sql.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { DigestStore } from "../../../src/store/digests.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import type { SqlDb } from "../../../src/store/sql.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { blocksText } from "../../support/reply-text.ts";
@@ -40,7 +40,7 @@ function fakeScheduler() {
 const BEFORE_NINE = Date.parse("2026-03-10T07:59:00.000Z");
 const AFTER_NINE = Date.parse("2026-03-10T08:00:30.000Z");
 
-function setup(subscribed = true) {
+async function setup(subscribed = true) {
   const db = await openSqlite(":memory:");
   const clock = new ManualClock(BEFORE_NINE);
   const cron = fakeScheduler();
@@ -55,9 +55,9 @@ function setup(subscribed = true) {
     },
   });
   if (subscribed) {
-    new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U111" });
+    await new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U111" });
   }
-  new SnapshotStore(db).replace(
+  await new SnapshotStore(db).replace(
     "p1",
     new Map(),
     [
@@ -72,7 +72,7 @@ function setup(subscribed = true) {
     ],
     "2026-03-01T00:00:00.000Z",
   );
-  new DigestStore(db).set({
+  await new DigestStore(db).set({
     channel: "C1",
     cadence: "daily",
     hour: 9,
@@ -85,7 +85,7 @@ function setup(subscribed = true) {
   return { db, clock, cron, job, woken: () => woken };
 }
 
-const outbox = (db: SqlDb) =>
+const outbox = async (db: SqlDb) =>
   (await db.all("SELECT channel, kind, payload FROM notify_outbox ORDER BY id")) as Array<{
     channel: string;
     kind: string;
@@ -94,13 +94,13 @@ const outbox = (db: SqlDb) =>
 
 describe("the digest job", () => {
   it("arms one node-cron timer per schedule, in the schedule's time zone", async () => {
-    const s = setup();
-    s.job.start();
+    const s = await setup();
+    await s.job.start();
     expect(s.cron.live().map((t) => `${t.cron}|${t.timeZone}`)).toEqual([
       "0 9 * * *|Europe/Berlin",
     ]);
     // a change re-arms it; turning the digest off disarms it
-    new DigestStore(s.db).set({
+    await new DigestStore(s.db).set({
       channel: "C1",
       cadence: "weekly",
       weekday: 1,
@@ -110,25 +110,25 @@ describe("the digest job", () => {
       setBy: "U111",
       setAt: new Date(BEFORE_NINE).toISOString(),
     });
-    s.job.sync();
+    await s.job.sync();
     expect(s.cron.live().map((t) => `${t.cron}|${t.timeZone}`)).toEqual(["30 8 * * 1|UTC"]);
-    new DigestStore(s.db).remove("C1");
-    s.job.sync();
+    await new DigestStore(s.db).remove("C1");
+    await s.job.sync();
     expect(s.cron.live()).toEqual([]);
   });
 
   it("queues the digest once when 09:00 passes, however many ticks look", async () => {
-    const s = setup();
-    s.job.start();
-    expect(outbox(s.db)).toEqual([]);
+    const s = await setup();
+    await s.job.start();
+    expect(await outbox(s.db)).toEqual([]);
     s.cron.fire();
-    expect(outbox(s.db)).toEqual([]);
+    expect(await outbox(s.db)).toEqual([]);
 
     s.clock.set(AFTER_NINE);
     s.cron.fire();
     s.cron.fire();
-    expect(s.job.runDue()).toBe(0);
-    const rows = outbox(s.db);
+    expect(await s.job.runDue()).toBe(0);
+    const rows = await outbox(s.db);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ channel: "C1", kind: "post" });
     const payload = JSON.parse(rows[0]!.payload) as unknown;
@@ -138,7 +138,9 @@ describe("the digest job", () => {
       channelDigest: { channel: "C1", cadence: "daily", preview: false, total: 1 },
     });
     expect(s.woken()).toBe(1);
-    expect(new DigestStore(s.db).lastRun("C1")?.occurrence).toBe("2026-03-10T08:00:00.000Z");
+    expect((await new DigestStore(s.db).lastRun("C1"))?.occurrence).toBe(
+      "2026-03-10T08:00:00.000Z",
+    );
 
     // the sender renders it as the digest, escaped and within Slack's limits
     const posted: Array<Record<string, unknown>> = [];
@@ -160,11 +162,13 @@ describe("the digest job", () => {
   });
 
   it("at start, posts the occurrence missed while down, once; a second start posts nothing", async () => {
-    const first = setup();
+    const first = await setup();
     first.clock.set(Date.parse("2026-03-13T10:00:00.000Z"));
-    first.job.start();
-    expect(outbox(first.db)).toHaveLength(1);
-    expect(new DigestStore(first.db).lastRun("C1")?.occurrence).toBe("2026-03-13T08:00:00.000Z");
+    await first.job.start();
+    expect(await outbox(first.db)).toHaveLength(1);
+    expect((await new DigestStore(first.db).lastRun("C1"))?.occurrence).toBe(
+      "2026-03-13T08:00:00.000Z",
+    );
     void first.job.stop();
     const again = createDigestJob({
       db: first.db,
@@ -172,26 +176,28 @@ describe("the digest job", () => {
       logger: silentLogger,
       scheduler: fakeScheduler().scheduler,
     });
-    again.start();
-    expect(outbox(first.db)).toHaveLength(1);
+    await again.start();
+    expect(await outbox(first.db)).toHaveLength(1);
   });
 
   it("a channel without subscriptions gets nothing, and the occurrence counts as done", async () => {
-    const s = setup(false);
+    const s = await setup(false);
     s.clock.set(AFTER_NINE);
-    s.job.start();
-    expect(outbox(s.db)).toEqual([]);
-    expect(new DigestStore(s.db).lastRun("C1")?.occurrence).toBe("2026-03-10T08:00:00.000Z");
+    await s.job.start();
+    expect(await outbox(s.db)).toEqual([]);
+    expect((await new DigestStore(s.db).lastRun("C1"))?.occurrence).toBe(
+      "2026-03-10T08:00:00.000Z",
+    );
   });
 
   it("stops its timers on stop, and ticks after stop do nothing", async () => {
-    const s = setup();
-    s.job.start();
+    const s = await setup();
+    await s.job.start();
     const [timer] = s.cron.live();
     await s.job.stop();
     expect(s.cron.live()).toEqual([]);
     s.clock.set(AFTER_NINE);
     timer!.tick();
-    expect(outbox(s.db)).toEqual([]);
+    expect(await outbox(s.db)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { MIGRATIONS as migrations } from "../../../src/store/migrations/index.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 
 describe("migrations", () => {
   it("have one id each, so none is skipped or collides when two branches add one", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { ReconcileStaging } from "../../../src/store/staging.ts";
 
 const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({
@@ -70,9 +70,11 @@ describe("ReconcileStaging", () => {
       "new-2:Running",
       "new-1:Running",
     ]);
-    const untouched = (await db.get("SELECT updated_at FROM notify_snapshots WHERE cluster_uid = 'b'")) as { updated_at: string };
+    const untouched = (await db.get(
+      "SELECT updated_at FROM notify_snapshots WHERE cluster_uid = 'b'",
+    )) as { updated_at: string };
     expect(untouched.updated_at).toBe("2026-01-01T00:00:00.000Z");
-    expect((await db.get("SELECT COUNT(*) AS n FROM notify_reconcile_staging"))).toEqual({
+    expect(await db.get("SELECT COUNT(*) AS n FROM notify_reconcile_staging")).toEqual({
       n: 0,
     });
   });
