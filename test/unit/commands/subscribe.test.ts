@@ -178,9 +178,10 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
     await run("subscribe clusters", ctx);
     await run("subscribe alerts", ctx);
     const outbox = new OutboxStore(ctx.db);
-    const ids = ["a", "b", "c"].map((text) =>
-      outbox.add({ channel: "C1", kind: "post", payload: { text } }, "t"),
-    );
+    const ids: number[] = [];
+    for (const text of ["a", "b", "c"]) {
+      ids.push(await outbox.add({ channel: "C1", kind: "post", payload: { text } }, "t"));
+    }
     const elsewhere = await outbox.add(
       { channel: "C9", kind: "post", payload: { text: "x" } },
       "t",

@@ -15,7 +15,12 @@ import { blocksText } from "../../support/reply-text.ts";
 
 /** node-cron's place in tests: records what was scheduled; the test fires the ticks. */
 function fakeScheduler() {
-  const timers: Array<{ cron: string; timeZone: string; tick: () => void; stopped: boolean }> = [];
+  const timers: Array<{
+    cron: string;
+    timeZone: string;
+    tick: () => void | Promise<void>;
+    stopped: boolean;
+  }> = [];
   const scheduler: DigestScheduler = {
     schedule(cron, timeZone, tick) {
       const timer = { cron, timeZone, tick, stopped: false };
@@ -30,8 +35,9 @@ function fakeScheduler() {
   return {
     scheduler,
     live: () => timers.filter((t) => !t.stopped),
-    fire: () => {
-      for (const t of timers.filter((x) => !x.stopped)) t.tick();
+    /** every live timer ticks at once, as node-cron's would; resolves when their looks end */
+    fire: async () => {
+      await Promise.all(timers.filter((x) => !x.stopped).map((t) => t.tick()));
     },
   };
 }
@@ -121,12 +127,12 @@ describe("the digest job", () => {
     const s = await setup();
     await s.job.start();
     expect(await outbox(s.db)).toEqual([]);
-    s.cron.fire();
+    await s.cron.fire();
     expect(await outbox(s.db)).toEqual([]);
 
     s.clock.set(AFTER_NINE);
-    s.cron.fire();
-    s.cron.fire();
+    await s.cron.fire();
+    await s.cron.fire();
     expect(await s.job.runDue()).toBe(0);
     const rows = await outbox(s.db);
     expect(rows).toHaveLength(1);
