@@ -17,6 +17,9 @@ const fromStaged = (row: StagedRow): ClusterSnap =>
  * outbox rows. A scope's rows are cleared when its reconciliation starts and when it is applied,
  * so rows a crash left behind never count.
  */
+/** Staged rows per INSERT: 8 parameters each, far below either backend's bound. */
+const INSERT_ROWS = 100;
+
 export class ReconcileStaging {
   constructor(private readonly db: SqlExecutor) {}
 
@@ -26,22 +29,24 @@ export class ReconcileStaging {
 
   /**
    * Adds one batch of listed clusters; meant for one small transaction per batch (staging is not
-   * the snapshot). The inserts are issued together and awaited once. A cluster listed twice keeps
-   * its first place and its latest columns.
+   * the snapshot). Rows go in `INSERT_ROWS` to a statement, in listing order. A cluster listed
+   * twice keeps its first place and its latest columns (within one statement: its last listing).
    */
   async add(
     scope: string,
     rows: ReadonlyArray<{ cluster: ClusterSnap; changed: boolean }>,
   ): Promise<void> {
-    const insert = `INSERT INTO notify_reconcile_staging
-         (scope, cluster_uid, project_uid, name, state, health, tags, changed)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (scope, cluster_uid) DO UPDATE SET project_uid = excluded.project_uid,
-         name = excluded.name, state = excluded.state, health = excluded.health,
-         tags = excluded.tags, changed = excluded.changed`;
-    await Promise.all(
-      rows.map(({ cluster: c, changed }) =>
-        this.db.run(insert, [
+    for (const part of chunks(rows, INSERT_ROWS)) {
+      // a cluster twice in one statement would be a conflict with itself: its last listing counts
+      const unique = [...new Map(part.map((row) => [row.cluster.uid, row])).values()];
+      await this.db.run(
+        `INSERT INTO notify_reconcile_staging
+           (scope, cluster_uid, project_uid, name, state, health, tags, changed)
+         VALUES ${unique.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+         ON CONFLICT (scope, cluster_uid) DO UPDATE SET project_uid = excluded.project_uid,
+           name = excluded.name, state = excluded.state, health = excluded.health,
+           tags = excluded.tags, changed = excluded.changed`,
+        unique.flatMap(({ cluster: c, changed }) => [
           scope,
           c.uid,
           c.project,
@@ -51,8 +56,8 @@ export class ReconcileStaging {
           JSON.stringify(c.tags),
           changed ? 1 : 0,
         ]),
-      ),
-    );
+      );
+    }
   }
 
   /** Which of these UIDs this reconciliation already listed (a page boundary can repeat one). */
