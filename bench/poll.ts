@@ -13,7 +13,7 @@ import { createPaletteClient } from "../src/palette/client.ts";
 import { Secret } from "../src/secret.ts";
 import { startSimulator } from "../src/simulator/server.ts";
 import { createSlackPoster } from "../src/slack/notify-poster.ts";
-import { openDb } from "../src/store/db.ts";
+import { openSqlite } from "../src/store/sqlite.ts";
 import { SubscriptionStore } from "../src/store/subscriptions.ts";
 import { startFakeSlack } from "../test/support/fake-slack.ts";
 
@@ -59,8 +59,8 @@ async function measure(clusters: number, projects: number): Promise<PollFigures>
     credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
     logger: silentLogger,
   });
-  const db = openDb(":memory:");
-  new SubscriptionStore(db, systemClock).add({ channel: "C1", kind: "all", createdBy: "U1" });
+  const db = await openSqlite(":memory:");
+  await new SubscriptionStore(db, systemClock).add({ channel: "C1", kind: "all", createdBy: "U1" });
   const sender = createSender({
     db,
     slack: createSlackPoster({ token: new Secret("xoxb-bench"), apiUrl: fake.apiUrl }),
@@ -141,7 +141,7 @@ async function measure(clusters: number, projects: number): Promise<PollFigures>
     await palette.close();
     await sim.close();
     await fake.close();
-    db.close();
+    await db.close();
   }
 }
 

@@ -12,8 +12,8 @@ import { acknowledgeCard } from "../src/notify/acknowledge.ts";
 import { cardStatus } from "../src/notify/card-status.ts";
 import { createSender } from "../src/notify/outbox-sender.ts";
 import { AuditLog } from "../src/store/audit.ts";
-import { openDb } from "../src/store/db.ts";
 import { OutboxStore } from "../src/store/outbox.ts";
+import { openSqlite } from "../src/store/sqlite.ts";
 import { ackThreadLine } from "../src/views/card-ack.ts";
 import { notificationCard } from "../src/views/notification.ts";
 
@@ -21,7 +21,7 @@ const CHANNEL = "C0ONCALL";
 const USER = "U024BE7LH";
 const CONSOLE_URL = "https://console.spectrocloud.com/";
 const clock = new ManualClock(Date.parse("2026-11-22T02:57:00.000Z"));
-const db = openDb(":memory:");
+const db = await openSqlite(":memory:");
 const out = (text: string) => process.stdout.write(text);
 const poster = createConsolePoster(out);
 const sender = createSender({
@@ -41,16 +41,16 @@ const cluster = {
   state: "Running",
   tags: ["staging", "team:platform"],
 };
-const news = (payload: Omit<CardPayload, "at">) => {
+const news = async (payload: Omit<CardPayload, "at">) => {
   const at = new Date(clock.now()).toISOString();
-  outbox.add(
+  await outbox.add(
     { channel: CHANNEL, kind: "card", clusterUid: cluster.uid, payload: { ...payload, at } },
     at,
   );
 };
 
 out("── a poll finds the cluster unhealthy ──\n");
-news({
+await news({
   cluster: { ...cluster, health: "UnHealthy" },
   previous: { state: "Running", health: "Healthy" },
   kinds: ["health-lost"],
@@ -67,7 +67,7 @@ const decision = await acknowledgeCard(
   { channel: CHANNEL, userId: USER, clusterUid: cluster.uid },
 );
 if (decision.kind !== "acknowledged" || !decision.card.payload) throw new Error(decision.kind);
-const status = cardStatus(db, CHANNEL, cluster.uid, clock.now());
+const status = await cardStatus(db, CHANNEL, cluster.uid, clock.now());
 await poster.update({
   channel: CHANNEL,
   ts: decision.card.ts,
@@ -81,7 +81,7 @@ await poster.postMessage({
 
 out("\n── a later poll finds it Healthy again ──\n");
 clock.advance(40 * 60_000);
-news({
+await news({
   cluster: { ...cluster, health: "Healthy" },
   previous: { state: "Running", health: "UnHealthy" },
   kinds: ["health-recovered"],
@@ -90,4 +90,4 @@ news({
   alerts: [],
 });
 await sender.drainAll();
-db.close();
+await db.close();

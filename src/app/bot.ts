@@ -15,7 +15,7 @@ import { createPaletteClient } from "../palette/client.ts";
 import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { AuditLog } from "../store/audit.ts";
-import { openDb } from "../store/db.ts";
+import { openSqlite } from "../store/sqlite.ts";
 import { homeSources } from "./home-sources.ts";
 import {
   countingDispatch,
@@ -57,7 +57,7 @@ export async function startBot(
   if (!slack) throw new Error("SLACK_BOT_TOKEN: required for start");
 
   const metrics = new Metrics({ knownVerbs: VERBS.map((verb) => verb.name) });
-  const db = openDb(config.stateDb);
+  const db = await openSqlite(config.stateDb);
   const countPaletteEvent = paletteMetricsHook(metrics);
   // the probes read the poller (created below) only when /readyz is asked, after start-up
   const paletteHealth = paletteReadiness({ metrics: () => poller.metrics() });
@@ -144,8 +144,8 @@ export async function startBot(
     advisory: ["palette_poll", "notify_sender"],
     logger,
     probes: {
-      store: () => {
-        db.prepare("SELECT 1").get();
+      store: async () => {
+        await db.get("SELECT 1 AS one");
         return true;
       },
       palette: () => paletteHealth.credentials(),
@@ -193,7 +193,7 @@ export async function startBot(
   poller.start();
   sender.start();
   // arms each channel's digest timer, and posts a digest missed while the bot was down
-  digests.start();
+  await digests.start();
   launch.tracker.start(intervalScheduler(LAUNCH_WATCH_MS));
   // a first poll now rather than at the next tick: readiness and the baseline come sooner
   void poller.runCycle();
@@ -221,7 +221,7 @@ export async function startBot(
       await sender.stop();
       await palette.close();
       await opsServer?.close();
-      db.close();
+      await db.close();
       logger.info("palette-chatops stopped");
     },
   };

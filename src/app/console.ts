@@ -9,17 +9,18 @@ import { runConsole } from "../console/repl.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { createPaletteClient, type PaletteClient } from "../palette/client.ts";
 import { AuditLog } from "../store/audit.ts";
-import { type Db, openDb } from "../store/db.ts";
+import type { SqlDb } from "../store/sql.ts";
+import { openSqlite } from "../store/sqlite.ts";
 
 export interface ConsoleSession {
   palette: PaletteClient;
-  db: Db;
+  db: SqlDb;
   deps: CommandDeps;
   close(): Promise<void>;
 }
 
 /** The parts a console needs: a Palette client, the store, and the operator allowed everything. */
-export function openConsoleSession(input: {
+export async function openConsoleSession(input: {
   apiUrl: string;
   credentials: PaletteCredentials;
   projects: string[];
@@ -29,8 +30,10 @@ export function openConsoleSession(input: {
   clock?: Clock;
   /** TOKEN_REFRESH_SCHEDULE, for a service account; default every 10 minutes */
   tokenRefreshSchedule?: string;
-}): ConsoleSession {
+}): Promise<ConsoleSession> {
   const clock = input.clock ?? systemClock;
+  // opened before the Palette client: a store that cannot open leaves no timer running
+  const db = await openSqlite(input.stateDb);
   const palette = createPaletteClient({
     baseUrl: input.apiUrl,
     credentials: input.credentials,
@@ -38,7 +41,6 @@ export function openConsoleSession(input: {
     clock,
     tokenRefreshSchedule: input.tokenRefreshSchedule,
   });
-  const db = openDb(input.stateDb);
   const deps: CommandDeps = {
     palette,
     db,
@@ -55,7 +57,7 @@ export function openConsoleSession(input: {
     deps,
     async close() {
       await palette.close();
-      db.close();
+      await db.close();
     },
   };
 }
@@ -84,7 +86,7 @@ export async function runPaletteConsole(config: Config): Promise<number> {
     config.logLevel === "info" ? "warn" : config.logLevel,
     process.stderr,
   );
-  const session = openConsoleSession({
+  const session = await openConsoleSession({
     apiUrl: config.palette.apiUrl,
     credentials: config.palette.credentials,
     projects: config.palette.projects,

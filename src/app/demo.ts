@@ -23,7 +23,7 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
   const logger = createLogger(logLevel, process.stderr);
   const clock = systemClock;
   const sim = await startSimulator({ clusters: 40, projects: 3, animateEveryMs: DEMO_ANIMATE_MS });
-  const session = openConsoleSession({
+  const session = await openConsoleSession({
     apiUrl: sim.url,
     credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
     projects: sim.control.projects(),
@@ -71,7 +71,7 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
   });
   session.deps.onDigestChange = () => digests.sync();
   if (!quiet) {
-    new SubscriptionStore(session.db, clock).add({
+    await new SubscriptionStore(session.db, clock).add({
       channel: "console",
       kind: "all",
       createdBy: "console",
@@ -81,7 +81,7 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
     await sender.drainAll(20);
     poller.start();
     sender.start();
-    digests.start();
+    await digests.start();
   }
 
   try {

@@ -3,15 +3,15 @@ import type { Clock } from "../clock.ts";
 import type { Hold } from "../model/notification.ts";
 import type { Poller } from "../notify/poll.ts";
 import type { PaletteApi } from "../palette/api.ts";
-import type { Db } from "../store/db.ts";
 import { HoldStore } from "../store/holds.ts";
+import type { SqlDb } from "../store/sql.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import type { FleetCluster, FleetSnapshot, HomeHold, HomeSubscription } from "../views/app-home.ts";
 
 export interface HomeSourceDeps {
   poller: Pick<Poller, "lastSnapshot">;
   palette: PaletteApi;
-  db: Db;
+  db: SqlDb;
   projects: string[];
   clock: Clock;
   /** for "channels the user is in"; absent: every subscription is shown */
@@ -40,8 +40,8 @@ export function homeSources(deps: HomeSourceDeps): {
   let read: FleetSnapshot | undefined;
   let reading: Promise<FleetSnapshot> | undefined;
 
-  const fromPoller = (): FleetSnapshot | undefined => {
-    const snapshot = deps.poller.lastSnapshot();
+  const fromPoller = async (): Promise<FleetSnapshot | undefined> => {
+    const snapshot = await deps.poller.lastSnapshot();
     const at = snapshot.at ? Date.parse(snapshot.at) : Number.NaN;
     if (Number.isNaN(at)) return undefined;
     return {
@@ -82,7 +82,7 @@ export function homeSources(deps: HomeSourceDeps): {
 
   return {
     async fleet() {
-      const polled = fromPoller();
+      const polled = await fromPoller();
       if (polled && isFresh(polled)) return polled;
       const lastRead = read;
       if (lastRead && isFresh(lastRead)) return lastRead;
@@ -108,14 +108,14 @@ export function homeSources(deps: HomeSourceDeps): {
     },
 
     async subscriptionsFor(userId) {
-      const all = subscriptions.all();
+      const all = await subscriptions.all();
       if (!deps.slack || all.length === 0) return all.map(toHome);
       const channels = await channelsOf(userId);
       return all.filter((subscription) => channels.has(subscription.channel)).map(toHome);
     },
 
     async holdsFor(userId) {
-      const running = holds.running(deps.clock.now());
+      const running = await holds.running(deps.clock.now());
       if (!deps.slack || running.length === 0) return running.map(toHomeHold);
       const channels = await channelsOf(userId);
       return running.filter((hold) => channels.has(hold.channel)).map(toHomeHold);

@@ -142,14 +142,14 @@ function nextLine(schedule: DigestSchedule, now: number): string {
     : `Next: ${formatWall(next, schedule.timeZone)} (${escapeMrkdwn(schedule.timeZone)}).`;
 }
 
-function trail(
+async function trail(
   ctx: CommandContext,
   action: Extract<AuditAction, "digest-set" | "digest-off">,
   outcome: AuditOutcome,
   detail?: Record<string, unknown>,
-): void {
+): Promise<void> {
   const channel = ctx.requester.channelId;
-  ctx.audit.record({
+  await ctx.audit.record({
     userId: ctx.requester.userId,
     action,
     target: channel,
@@ -167,7 +167,7 @@ async function refused(
   action: "digest-set" | "digest-off",
 ): Promise<MessageReply | undefined> {
   if (await ctx.policy.allows(ctx.requester.userId, "subscribe")) return undefined;
-  trail(ctx, action, "denied");
+  await trail(ctx, action, "denied");
   return errorReply(
     "You may not change this channel's digest.",
     "You may not change this channel's digest.",
@@ -177,12 +177,9 @@ async function refused(
 
 const USAGE = "digest [daily HH:MM [zone] | weekly <day> HH:MM [zone] | off | now]";
 
-function hasSubscriptions(ctx: CommandContext): boolean {
-  return (
-    new SubscriptionStore(ctx.db, ctx.clock)
-      .forChannel(ctx.requester.channelId)
-      .filter((sub) => !sub.pausedReason).length > 0
-  );
+async function hasSubscriptions(ctx: CommandContext): Promise<boolean> {
+  const subs = await new SubscriptionStore(ctx.db, ctx.clock).forChannel(ctx.requester.channelId);
+  return subs.filter((sub) => !sub.pausedReason).length > 0;
 }
 
 async function setDigest(
@@ -202,20 +199,21 @@ async function setDigest(
     setBy: ctx.requester.userId,
     setAt: new Date(now).toISOString(),
   };
-  const replaced = new DigestStore(ctx.db).set(schedule);
-  trail(ctx, "digest-set", "created", {
+  // read and replaced in one transaction: "was …" names exactly what this replaced
+  const replaced = await ctx.db.transaction((tx) => new DigestStore(tx).set(schedule));
+  await trail(ctx, "digest-set", "created", {
     cadence: schedule.cadence,
     weekday: schedule.weekday,
     time: `${two(schedule.hour)}:${two(schedule.minute)}`,
     timeZone: schedule.timeZone,
     replaced: replaced !== undefined,
   });
-  ctx.onDigestChange?.();
+  await ctx.onDigestChange?.();
   const hints = [
     request.zoneGiven
       ? ""
       : "No time zone given, so UTC; add one to change that, e.g. `/palette digest daily 09:00 Europe/Berlin`.",
-    hasSubscriptions(ctx)
+    (await hasSubscriptions(ctx))
       ? "It sums up what this channel's subscriptions cover. `/palette digest now` previews it; `/palette digest off` stops it."
       : "This channel has no subscriptions yet, so there is nothing to sum up: `/palette subscribe` adds one.",
   ].filter(Boolean);
@@ -234,9 +232,11 @@ async function setDigest(
 async function turnOff(ctx: CommandContext): Promise<MessageReply> {
   const refusal = await refused(ctx, "digest-off");
   if (refusal) return refusal;
-  const removed = new DigestStore(ctx.db).remove(ctx.requester.channelId);
+  const removed = await ctx.db.transaction((tx) =>
+    new DigestStore(tx).remove(ctx.requester.channelId),
+  );
   if (!removed) {
-    trail(ctx, "digest-off", "rejected", { reason: "no digest" });
+    await trail(ctx, "digest-off", "rejected", { reason: "no digest" });
     return messageReply(
       notice(
         "This channel has no digest.",
@@ -245,11 +245,11 @@ async function turnOff(ctx: CommandContext): Promise<MessageReply> {
       "This channel has no digest.",
     );
   }
-  trail(ctx, "digest-off", "removed", {
+  await trail(ctx, "digest-off", "removed", {
     cadence: removed.cadence,
     timeZone: removed.timeZone,
   });
-  ctx.onDigestChange?.();
+  await ctx.onDigestChange?.();
   return messageReply(
     notice(
       `:no_entry_sign: ${mention(ctx.requester.userId)} turned off this channel's ${removed.cadence} digest (${describeSchedule(removed)}).`,
@@ -260,9 +260,9 @@ async function turnOff(ctx: CommandContext): Promise<MessageReply> {
   );
 }
 
-function show(ctx: CommandContext): MessageReply {
+async function show(ctx: CommandContext): Promise<MessageReply> {
   const store = new DigestStore(ctx.db);
-  const schedule = store.get(ctx.requester.channelId);
+  const schedule = await store.get(ctx.requester.channelId);
   if (!schedule) {
     return messageReply(
       notice(
@@ -272,7 +272,7 @@ function show(ctx: CommandContext): MessageReply {
       "This channel has no digest.",
     );
   }
-  const last = store.lastRun(schedule.channel);
+  const last = await store.lastRun(schedule.channel);
   const lastText = last
     ? `Last digest: for ${formatWall(Date.parse(last.occurrence), schedule.timeZone)}.`
     : "Last digest: not sent yet.";
@@ -286,10 +286,10 @@ function show(ctx: CommandContext): MessageReply {
   );
 }
 
-function preview(ctx: CommandContext): MessageReply {
+async function preview(ctx: CommandContext): Promise<MessageReply> {
   const channel = ctx.requester.channelId;
-  const schedule = new DigestStore(ctx.db).get(channel);
-  const digest = composeChannelDigest(ctx.db, {
+  const schedule = await new DigestStore(ctx.db).get(channel);
+  const digest = await composeChannelDigest(ctx.db, {
     channel,
     schedule,
     now: ctx.clock.now(),

@@ -84,7 +84,7 @@ export async function dispatch(text: string, ctx: CommandContext): Promise<Reply
       );
     }
     if (!spec) return unknownVerb(command.verb);
-    const outside = outsideWatchedProjects(command.project, spec.name, ctx);
+    const outside = await outsideWatchedProjects(command.project, spec.name, ctx);
     if (outside) return outside;
     const unknownFlag = [...command.flags]
       .map((flag) => flag.split("=")[0]!)
@@ -109,17 +109,17 @@ export async function dispatch(text: string, ctx: CommandContext): Promise<Reply
  * PALETTE_PROJECTS is the bot's boundary when it is set: a `project:` outside it is refused before
  * any Palette call, for every verb (kubeconfig included), and the attempt is audited.
  */
-function outsideWatchedProjects(
+async function outsideWatchedProjects(
   project: string | undefined,
   verb: string,
   ctx: CommandContext,
-): MessageReply | undefined {
+): Promise<MessageReply | undefined> {
   if (project === undefined || ctx.projects.length === 0 || ctx.projects.includes(project)) {
     return undefined;
   }
   const action: AuditAction =
     verb === "kubeconfig" ? "kubeconfig" : verb === "subscribe" ? "subscribe" : "read";
-  ctx.audit.record({
+  await ctx.audit.record({
     userId: ctx.requester.userId,
     action,
     target: `${verb} project:${project.slice(0, 64)}`,

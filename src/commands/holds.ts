@@ -35,14 +35,15 @@ export interface HoldTarget {
  * The cluster a card's button names: its name and project as the card shows them (else as the
  * poller last saw it, else just the UID, which still holds correctly).
  */
-export function cardTarget(
+export async function cardTarget(
   ctx: Pick<CommandContext, "db">,
   channel: string,
   clusterUid: string,
   projectHint?: string,
-): HoldTarget {
-  const shown: CardPayload | undefined = new CardStore(ctx.db).get(channel, clusterUid)?.payload;
-  const cluster = shown?.cluster ?? new SnapshotStore(ctx.db).byUid(clusterUid);
+): Promise<HoldTarget> {
+  const shown: CardPayload | undefined = (await new CardStore(ctx.db).get(channel, clusterUid))
+    ?.payload;
+  const cluster = shown?.cluster ?? (await new SnapshotStore(ctx.db).byUid(clusterUid));
   return {
     channel,
     clusterUid,
@@ -53,15 +54,15 @@ export function cardTarget(
 
 type HoldAction = "snooze" | "unsnooze" | "mute" | "unmute";
 
-function trail(
+async function trail(
   ctx: CommandContext,
   action: HoldAction,
   target: Pick<HoldTarget, "channel" | "clusterName" | "clusterUid">,
   outcome: AuditOutcome,
   detail: Record<string, unknown> = {},
-): void {
+): Promise<void> {
   const full = { clusterUid: target.clusterUid, ...detail };
-  ctx.audit.record({
+  await ctx.audit.record({
     userId: ctx.requester.userId,
     action,
     target: `${target.channel} ${target.clusterName}`.slice(0, 200),
@@ -82,7 +83,7 @@ export async function holdRefusal(
 ): Promise<MessageReply | undefined> {
   const kind: HoldKind = action === "snooze" || action === "unsnooze" ? "snooze" : "mute";
   if (await allowed(ctx, kind)) return undefined;
-  trail(ctx, action, target, "denied");
+  await trail(ctx, action, target, "denied");
   const what = kind === "snooze" ? `${action} cards` : `${action} clusters`;
   return errorReply(
     `You may not ${what} in this channel.`,
@@ -121,14 +122,14 @@ export async function snoozeCluster(
   if (refusal) return refusal;
   const now = ctx.clock.now();
   const untilMs = snoozeUntil(choice, now, zone.name);
-  new HoldStore(ctx.db).put({
+  await new HoldStore(ctx.db).put({
     ...target,
     kind: "snooze",
     userId: ctx.requester.userId,
     startedAt: now,
     untilMs,
   });
-  trail(ctx, "snooze", target, "created", { choice, untilMs, zone: zone.name });
+  await trail(ctx, "snooze", target, "created", { choice, untilMs, zone: zone.name });
   await tellEdge(ctx, target.channel, target.clusterUid, false);
   const where =
     choice !== "weekday"
@@ -155,7 +156,7 @@ export async function muteCluster(
   const refusal = await holdRefusal(ctx, "mute", target);
   if (refusal) return refusal;
   const now = ctx.clock.now();
-  new HoldStore(ctx.db).put({
+  await new HoldStore(ctx.db).put({
     ...target,
     kind: "mute",
     userId: ctx.requester.userId,
@@ -163,7 +164,7 @@ export async function muteCluster(
     startedAt: now,
     untilMs,
   });
-  trail(ctx, "mute", target, "created", { untilMs, reason });
+  await trail(ctx, "mute", target, "created", { untilMs, reason });
   await tellEdge(ctx, target.channel, target.clusterUid, false);
   const why = reason ? `: ${escapeMrkdwn(reason)}` : "";
   return messageReply(
@@ -193,16 +194,15 @@ export async function endHoldNow(
   if (refusal) return refusal;
   const now = ctx.clock.now();
   const at = new Date(now).toISOString();
-  const holds = new HoldStore(ctx.db);
-  const outbox = new OutboxStore(ctx.db);
-  const result = ctx.db.transaction(() => {
+  const result = await ctx.db.transaction(async (tx) => {
     // the hold may have ended meanwhile (its time, another click): read it in the write
-    const current = holds.get(target.channel, target.clusterUid, kind);
+    const current = await new HoldStore(tx).get(target.channel, target.clusterUid, kind);
     if (!current) return undefined;
-    const ended = endHolds(ctx.db, [current], now, at, ctx.requester.userId);
-    for (const draft of ended.drafts) outbox.add(draft, at);
+    const ended = await endHolds(tx, [current], now, at, ctx.requester.userId);
+    const outbox = new OutboxStore(tx);
+    for (const draft of ended.drafts) await outbox.add(draft, at);
     return ended;
-  })();
+  });
   const hold = { ...target, kind };
   const noun = hold.kind === "snooze" ? "Snooze" : "Mute";
   const name = bold(hold.clusterName);
@@ -214,9 +214,11 @@ export async function endHoldNow(
     );
   }
   const queued = result.drafts[0]?.payload as CardPayload | undefined;
-  trail(ctx, action, hold, "removed", { queued: queued !== undefined });
+  await trail(ctx, action, hold, "removed", { queued: queued !== undefined });
   await tellEdge(ctx, hold.channel, hold.clusterUid, queued !== undefined);
-  const other = holds.running(now, hold.channel).find((h) => h.clusterUid === hold.clusterUid);
+  const other = (await new HoldStore(ctx.db).running(now, hold.channel)).find(
+    (h) => h.clusterUid === hold.clusterUid,
+  );
   const count = queued?.held ? queued.held.changes.length + queued.held.more : 0;
   const what = other
     ? ` It is still ${other.kind}d until ${slackDate(other.untilMs, "dateTime")}: what changed stays kept until then.`
@@ -234,9 +236,9 @@ export async function endHoldNow(
 }
 
 /** `/palette mutes`: the channel's running mutes and snoozes with who, why and until. */
-export function holdsList(ctx: CommandContext): MessageReply {
+export async function holdsList(ctx: CommandContext): Promise<MessageReply> {
   const channel = ctx.requester.channelId;
-  const running = new HoldStore(ctx.db).running(ctx.clock.now(), channel);
+  const running = await new HoldStore(ctx.db).running(ctx.clock.now(), channel);
   if (running.length === 0) {
     return messageReply(
       notice(

@@ -15,13 +15,13 @@ export function kubeconfigFileName(clusterName: string): string {
 }
 
 /** Every attempt leaves an audit record and a log line; neither ever holds the content. */
-function trail(
+async function trail(
   ctx: CommandContext,
   target: string,
   outcome: AuditOutcome,
   detail: Record<string, unknown>,
-): void {
-  ctx.audit.record({
+): Promise<void> {
+  await ctx.audit.record({
     userId: ctx.requester.userId,
     action: "kubeconfig",
     target,
@@ -58,7 +58,7 @@ export const kubeconfigVerb: VerbSpec = {
     const ref = command.args[0]!;
     // the policy goes first: a refused user learns nothing about the cluster, not even if it exists
     if (!(await ctx.policy.allows(ctx.requester.userId, "kubeconfig"))) {
-      trail(ctx, ref, "denied", {});
+      await trail(ctx, ref, "denied", {});
       const hint = ctx.policy.grantHint("kubeconfig");
       return messageReply(
         {
@@ -80,14 +80,14 @@ export const kubeconfigVerb: VerbSpec = {
         replayWith("kubeconfig"),
       );
       if (found.kind === "reply") {
-        trail(ctx, ref, "failed", { reason: found.reason });
+        await trail(ctx, ref, "failed", { reason: found.reason });
         return found.reply;
       }
       const { cluster, scope: clusterScope } = found;
       stage = "download";
       const content = await ctx.palette.getKubeconfig(cluster.uid, clusterScope);
       if (content.length === 0) {
-        trail(ctx, cluster.name, "failed", { uid: cluster.uid, reason: "empty" });
+        await trail(ctx, cluster.name, "failed", { uid: cluster.uid, reason: "empty" });
         return messageReply(
           {
             screen: "error",
@@ -99,7 +99,7 @@ export const kubeconfigVerb: VerbSpec = {
         );
       }
       stage = "audit";
-      trail(ctx, cluster.name, "granted", {
+      await trail(ctx, cluster.name, "granted", {
         uid: cluster.uid,
         projectUid: clusterScope.projectUid ?? null,
         bytes: content.length,
@@ -124,7 +124,8 @@ export const kubeconfigVerb: VerbSpec = {
       return reply;
     } catch (error) {
       // an audit write that failed is not a kubeconfig failure to record (it would fail again)
-      if (stage !== "audit") trail(ctx, ref, "failed", { stage, error: errorSummary(error).name });
+      if (stage !== "audit")
+        await trail(ctx, ref, "failed", { stage, error: errorSummary(error).name });
       throw error;
     }
   },

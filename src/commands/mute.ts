@@ -114,7 +114,9 @@ export const unmuteVerb: VerbSpec = {
     });
     if (refusal) return refusal;
     // the channel's own mutes, not Palette: a deleted or renamed cluster can still be unmuted
-    const mutes = new HoldStore(ctx.db).list(channel).filter((hold) => hold.kind === "mute");
+    const mutes = (await new HoldStore(ctx.db).list(channel)).filter(
+      (hold) => hold.kind === "mute",
+    );
     const exact = mutes.filter((hold) => hold.clusterUid === ref || hold.clusterName === ref);
     const matches =
       exact.length > 0

@@ -39,10 +39,10 @@ function describe(kind: SubscriptionKind, project?: string, tag?: string): strin
  * after the first poll (which announced the fleet to the channels subscribed then) is not left
  * guessing. Nothing when the poller has not looked yet: its first poll posts the summary.
  */
-function watchedNow(ctx: CommandContext, subscription: Subscription): string {
-  const clusters = new SnapshotStore(ctx.db)
-    .all()
-    .filter((cluster) => matchesFilter(subscription, cluster));
+async function watchedNow(ctx: CommandContext, subscription: Subscription): Promise<string> {
+  const clusters = (await new SnapshotStore(ctx.db).all()).filter((cluster) =>
+    matchesFilter(subscription, cluster),
+  );
   if (clusters.length === 0) return "";
   const unhealthy = clusters.filter((cluster) => isKnownUnhealthy(cluster.health));
   const names = unhealthy
@@ -64,7 +64,7 @@ async function refusedToChange(
   action: "subscribe" | "unsubscribe",
 ): Promise<MessageReply | undefined> {
   if (await ctx.policy.allows(ctx.requester.userId, "subscribe")) return undefined;
-  trail(ctx, action, ctx.requester.channelId, "denied");
+  await trail(ctx, action, ctx.requester.channelId, "denied");
   return errorReply(
     "You may not change this channel's subscriptions.",
     "You may not change this channel's subscriptions.",
@@ -72,14 +72,14 @@ async function refusedToChange(
   );
 }
 
-function trail(
+async function trail(
   ctx: CommandContext,
   action: "subscribe" | "unsubscribe",
   target: string,
   outcome: AuditOutcome,
   detail?: Record<string, unknown>,
-): void {
-  ctx.audit.record({
+): Promise<void> {
+  await ctx.audit.record({
     userId: ctx.requester.userId,
     action,
     target,
@@ -114,13 +114,14 @@ const notifications = (n: number) => `${n} notification${n === 1 ? "" : "s"}`;
  * The bot may post here again (the membership probe did not say otherwise): the channel's paused
  * subscriptions resume, and the messages held while it was closed go out, in their old order.
  */
-function reopenChannel(ctx: CommandContext, channel: string): { resumed: number; held: number } {
-  const store = new SubscriptionStore(ctx.db, ctx.clock);
-  const outbox = new OutboxStore(ctx.db);
-  const reopened = ctx.db.transaction(() => ({
-    resumed: store.resumeChannel(channel),
-    held: outbox.requeue(channel, { heldOnly: true }),
-  }))();
+async function reopenChannel(
+  ctx: CommandContext,
+  channel: string,
+): Promise<{ resumed: number; held: number }> {
+  const reopened = await ctx.db.transaction(async (tx) => ({
+    resumed: await new SubscriptionStore(tx, ctx.clock).resumeChannel(channel),
+    held: await new OutboxStore(tx).requeue(channel, { heldOnly: true }),
+  }));
   if (reopened.resumed + reopened.held > 0) {
     ctx.logger.info(
       { channel, ...reopened },
@@ -177,9 +178,9 @@ export const subscribeVerb: VerbSpec = {
 
     const store = new SubscriptionStore(ctx.db, ctx.clock);
     const channel = ctx.requester.channelId;
-    const existing = store.find(channel, kind, project, tag);
+    const existing = await store.find(channel, kind, project, tag);
     const wasPaused = existing?.pausedReason !== undefined;
-    const reopened = reopenChannel(ctx, channel);
+    const reopened = await reopenChannel(ctx, channel);
     if (existing && !wasPaused) {
       return messageReply(
         notice(
@@ -190,7 +191,10 @@ export const subscribeVerb: VerbSpec = {
       );
     }
     if (existing) {
-      trail(ctx, "subscribe", channel, "granted", { subscription: existing.id, resumed: true });
+      await trail(ctx, "subscribe", channel, "granted", {
+        subscription: existing.id,
+        resumed: true,
+      });
       return messageReply(
         notice(
           `:arrow_forward: Resumed subscription #${existing.id}: ${describe(kind, project, tag)}.${reopenedNote(reopened, true)}`,
@@ -199,11 +203,11 @@ export const subscribeVerb: VerbSpec = {
         "in_channel",
       );
     }
-    const sub = store.add({ channel, kind, project, tag, createdBy: ctx.requester.userId });
-    trail(ctx, "subscribe", channel, "created", { subscription: sub.id, kind });
+    const sub = await store.add({ channel, kind, project, tag, createdBy: ctx.requester.userId });
+    await trail(ctx, "subscribe", channel, "created", { subscription: sub.id, kind });
     return messageReply(
       notice(
-        `:bell: Subscribed (#${sub.id}): this channel gets ${describe(kind, project, tag)}.${reopenedNote(reopened, false)}${watchedNow(ctx, sub)}`,
+        `:bell: Subscribed (#${sub.id}): this channel gets ${describe(kind, project, tag)}.${reopenedNote(reopened, false)}${await watchedNow(ctx, sub)}`,
         "Each change is posted once; a cluster's later changes edit its card and add a line to its thread. `/palette unsubscribe` stops them.",
       ),
       `Subscribed (#${sub.id}).`,
@@ -220,7 +224,7 @@ export const unsubscribeVerb: VerbSpec = {
   run: async (command, ctx) => {
     const store = new SubscriptionStore(ctx.db, ctx.clock);
     const channel = ctx.requester.channelId;
-    const subs = store.forChannel(channel);
+    const subs = await store.forChannel(channel);
     if (command.args.length > 1 || command.tags.length > 0 || command.project) {
       return usageReply(unsubscribeVerb, "Give one subscription id, or `all`.");
     }
@@ -234,8 +238,10 @@ export const unsubscribeVerb: VerbSpec = {
       );
     }
     if (arg === "all" || (arg === undefined && subs.length === 1)) {
-      store.removeAll(channel);
-      trail(ctx, "unsubscribe", channel, "removed", { subscriptions: subs.map((sub) => sub.id) });
+      await store.removeAll(channel);
+      await trail(ctx, "unsubscribe", channel, "removed", {
+        subscriptions: subs.map((sub) => sub.id),
+      });
       return removedReply(ctx, subs);
     }
     if (arg === undefined) {
@@ -255,14 +261,14 @@ export const unsubscribeVerb: VerbSpec = {
       return usageReply(unsubscribeVerb, `"${arg}" is not a subscription id.`);
     }
     const target = subs.find((sub) => sub.id === id);
-    if (!target || !store.remove(channel, id)) {
+    if (!target || !(await store.remove(channel, id))) {
       return errorReply(
         `This channel has no subscription #${id}.`,
         `No subscription #${id} here.`,
         "`/palette subscriptions` lists them.",
       );
     }
-    trail(ctx, "unsubscribe", channel, "removed", { subscriptions: [id] });
+    await trail(ctx, "unsubscribe", channel, "removed", { subscriptions: [id] });
     return removedReply(ctx, [target]);
   },
 };
@@ -287,7 +293,7 @@ async function retryUndelivered(ctx: CommandContext): Promise<MessageReply> {
   const refusal = await notMember(ctx);
   if (refusal) return refusal;
   const channel = ctx.requester.channelId;
-  const requeued = new OutboxStore(ctx.db).requeue(channel);
+  const requeued = await new OutboxStore(ctx.db).requeue(channel);
   if (requeued === 0) {
     return messageReply(
       notice(
@@ -320,8 +326,8 @@ export const subscriptionsVerb: VerbSpec = {
     }
     if (arg === "retry") return retryUndelivered(ctx);
     const channel = ctx.requester.channelId;
-    const subs = new SubscriptionStore(ctx.db, ctx.clock).forChannel(channel);
-    const undelivered = new OutboxStore(ctx.db).undelivered(channel);
+    const subs = await new SubscriptionStore(ctx.db, ctx.clock).forChannel(channel);
+    const undelivered = await new OutboxStore(ctx.db).undelivered(channel);
     if (subs.length === 0 && undelivered.length === 0) {
       return messageReply(
         notice("This channel has no subscriptions.", "`/palette subscribe` adds one."),

@@ -4,7 +4,7 @@ import type { Logger } from "../log.ts";
 import type { HoldChange } from "../model/notification.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import type { AuditLog } from "../store/audit.ts";
-import type { Db } from "../store/db.ts";
+import type { SqlDb } from "../store/sql.ts";
 import type { ReplyView } from "../views/reply.ts";
 
 /**
@@ -27,7 +27,7 @@ export interface ChannelProbe {
 
 export interface CommandDeps {
   palette: PaletteApi;
-  db: Db;
+  db: SqlDb;
   audit: AuditLog;
   policy: AccessPolicy;
   clock: Clock;
@@ -39,7 +39,7 @@ export interface CommandDeps {
   /** for `/palette subscribe`: warns when the bot is not in the channel; absent = no check */
   channelProbe?: ChannelProbe;
   /** a channel's digest schedule was set or turned off: the running scheduler re-reads them */
-  onDigestChange?: () => void;
+  onDigestChange?: () => void | Promise<void>;
   /**
    * A snooze or mute began or ended (src/commands/holds.ts): the Slack edge edits the card in
    * place, or wakes the notification sender when an end summary was queued. Absent (the console):

@@ -31,7 +31,7 @@ export async function runConsoleAck(
     return;
   }
   const channel = ctx.requester.channelId;
-  const found = findCard(new CardStore(ctx.db).inChannel(channel), argument);
+  const found = findCard(await new CardStore(ctx.db).inChannel(channel), argument);
   if (found.length !== 1) {
     out(
       found.length === 0
@@ -61,7 +61,7 @@ export async function runConsoleAck(
   const { card } = decision;
   const poster = createConsolePoster(out);
   if (card.payload) {
-    const status = cardStatus(ctx.db, channel, card.clusterUid, ctx.clock.now());
+    const status = await cardStatus(ctx.db, channel, card.clusterUid, ctx.clock.now());
     const view = notificationCard(card.payload, { consoleUrl: ctx.consoleUrl }, status);
     await poster.update({ channel, ts: card.ts, ...view });
   }

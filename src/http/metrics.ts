@@ -29,8 +29,11 @@ export interface MetricsOptions {
   /** the dispatcher's verbs; any other verb is counted as `other`. Unset: any well-formed word. */
   knownVerbs?: readonly string[];
   /** read at every scrape; can also be set later with `setOutboxSource` */
-  outbox?: () => OutboxStats;
+  outbox?: OutboxSource;
 }
+
+/** Reads the outbox's numbers (from the store: possibly asynchronous). */
+export type OutboxSource = () => OutboxStats | Promise<OutboxStats>;
 
 const OTHER = "other";
 
@@ -70,7 +73,7 @@ export class Metrics {
   readonly #senderPauses: Counter<"reason">;
   readonly #senderPaused: Gauge;
   readonly #knownVerbs: Set<string> | undefined;
-  #outbox: (() => OutboxStats) | undefined;
+  #outbox: OutboxSource | undefined;
 
   constructor(options: MetricsOptions = {}) {
     const prefix = options.prefix ?? "palette_chatops_";
@@ -167,9 +170,9 @@ export class Metrics {
     });
     this.#senderPaused.set(0);
 
-    const outboxStats = (): OutboxStats | undefined => {
+    const outboxStats = async (): Promise<OutboxStats | undefined> => {
       try {
-        return this.#outbox?.();
+        return await this.#outbox?.();
       } catch {
         // A failing source must not break the whole scrape; the gauges just keep their value.
         return undefined;
@@ -179,8 +182,8 @@ export class Metrics {
       name: `${prefix}outbox_depth`,
       help: "Notification messages waiting in the outbox",
       registers,
-      collect() {
-        const stats = outboxStats();
+      async collect() {
+        const stats = await outboxStats();
         if (stats) this.set(stats.depth);
       },
     });
@@ -188,8 +191,8 @@ export class Metrics {
       name: `${prefix}outbox_oldest_age_seconds`,
       help: "Age of the oldest message waiting in the outbox (0 when empty)",
       registers,
-      collect() {
-        const stats = outboxStats();
+      async collect() {
+        const stats = await outboxStats();
         if (stats) this.set(stats.oldestAgeSeconds);
       },
     });
@@ -198,8 +201,8 @@ export class Metrics {
       name: `${prefix}outbox_dead_letters`,
       help: "Notifications given up (retries spent, or refused even as plain text); /palette subscriptions retry re-sends them",
       registers,
-      collect() {
-        const stats = outboxStats();
+      async collect() {
+        const stats = await outboxStats();
         if (stats?.deadLetters !== undefined) this.set(stats.deadLetters);
       },
     });
@@ -207,8 +210,8 @@ export class Metrics {
       name: `${prefix}outbox_parked`,
       help: "Notifications held while the conversation they go to is closed to the bot; subscribing again there re-sends them",
       registers,
-      collect() {
-        const stats = outboxStats();
+      async collect() {
+        const stats = await outboxStats();
         if (stats?.parked !== undefined) this.set(stats.parked);
       },
     });
@@ -290,7 +293,7 @@ export class Metrics {
   }
 
   /** Where the outbox gauges read from at scrape time (set once the outbox exists). */
-  setOutboxSource(source: () => OutboxStats): void {
+  setOutboxSource(source: OutboxSource): void {
     this.#outbox = source;
   }
 

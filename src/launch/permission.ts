@@ -18,7 +18,7 @@ export async function checkLaunchPermission(
   target: string,
 ): Promise<LaunchPermission> {
   if (await deps.policy.allows(userId, "launch")) return { allowed: true };
-  deps.audit.record({ userId, action: "launch", target, outcome: "denied" });
+  await deps.audit.record({ userId, action: "launch", target, outcome: "denied" });
   return { allowed: false, refusal: LAUNCH_REFUSAL, hint: deps.policy.grantHint("launch") };
 }
 

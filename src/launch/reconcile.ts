@@ -2,8 +2,8 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { AuditLog } from "../store/audit.ts";
-import type { Db } from "../store/db.ts";
 import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
+import type { SqlDb } from "../store/sql.ts";
 
 /**
  * Settles a reservation whose create nobody saw answered: the process crashed between reserving
@@ -14,7 +14,7 @@ import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
  */
 
 export interface ReconcileDeps {
-  db: Db;
+  db: SqlDb;
   palette: PaletteApi;
   clock: Clock;
   logger: Logger;
@@ -57,15 +57,13 @@ export async function reconcileReservation(
   deps: ReconcileDeps,
   graceMs = RELEASE_GRACE_MS,
 ): Promise<ReconcileResult> {
-  const store = new LaunchStore(deps.db, deps.clock);
-  const audit = new AuditLog(deps.db, deps.clock);
   const target = `${record.provider}/${record.name}`;
   const uid = await findLaunched(deps.palette, record);
   if (uid) {
     // the launch and its audit record land together, as on the ordinary path
-    const recorded = deps.db.transaction(() => {
-      if (!store.created(record.id, uid)) return false;
-      audit.record({
+    const recorded = await deps.db.transaction(async (tx) => {
+      if (!(await new LaunchStore(tx, deps.clock).created(record.id, uid))) return false;
+      await new AuditLog(tx, deps.clock).record({
         userId: record.requester,
         action: "launch",
         target,
@@ -77,7 +75,7 @@ export async function reconcileReservation(
         }),
       });
       return true;
-    })();
+    });
     if (recorded) {
       deps.logger.info(
         { launchId: record.id, name: record.name, clusterUid: uid },
@@ -87,9 +85,9 @@ export async function reconcileReservation(
     return "created";
   }
   if (deps.clock.now() - record.createdAt < graceMs) return "waiting";
-  deps.db.transaction(() => {
-    store.release(record.id);
-    audit.record({
+  await deps.db.transaction(async (tx) => {
+    await new LaunchStore(tx, deps.clock).release(record.id);
+    await new AuditLog(tx, deps.clock).record({
       userId: record.requester,
       action: "launch",
       target,
@@ -99,7 +97,7 @@ export async function reconcileReservation(
         reason: "no cluster of that name in Palette; the name is free again",
       }),
     });
-  })();
+  });
   deps.logger.info(
     { launchId: record.id, name: record.name },
     "launch reservation reconciled: Palette has no such cluster; name released",

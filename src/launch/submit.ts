@@ -7,6 +7,7 @@ import {
   redactBody,
 } from "../palette/providers/index.ts";
 import { isProvider, type Provider } from "../palette/providers-list.ts";
+import { AuditLog } from "../store/audit.ts";
 import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
 import { checkLaunchPermission, refusalLine } from "./permission.ts";
 
@@ -63,7 +64,7 @@ export async function submitLaunch(
     deps.projects.length > 0 &&
     (!submission.projectUid || !deps.projects.includes(submission.projectUid))
   ) {
-    deps.audit.record({
+    await deps.audit.record({
       userId: requester.userId,
       action: "launch",
       target: `${provider} project:${(submission.projectUid ?? "tenant").slice(0, 64)}`,
@@ -87,7 +88,7 @@ export async function submitLaunch(
     JSON.stringify({ projectUid: projectUid || undefined, ...extra, body: redactBody(body) });
 
   const store = new LaunchStore(deps.db, deps.clock);
-  const claim = store.reserve({
+  const claim = await store.reserve({
     submissionKey: submission.submissionKey,
     projectUid,
     provider,
@@ -108,7 +109,7 @@ export async function submitLaunch(
   let uid: string;
   try {
     if (await nameTaken(deps, name, scope)) {
-      releaseQuietly(store, record, deps);
+      await releaseQuietly(store, record, deps);
       return {
         kind: "invalid",
         errors: { name: `A cluster named “${name}” already exists in this project.` },
@@ -125,10 +126,10 @@ export async function submitLaunch(
       );
       return { kind: "unconfirmed", record };
     }
-    releaseQuietly(store, record, deps);
+    await releaseQuietly(store, record, deps);
     const message = describeForUser(error);
     const rejected = error instanceof PaletteError && error.status >= 400 && error.status < 500;
-    auditQuietly(deps, {
+    await auditQuietly(deps, {
       userId: requester.userId,
       action: "launch",
       target,
@@ -147,16 +148,18 @@ export async function submitLaunch(
   // From here on Palette has the cluster: whatever the store does, nobody hears "failed".
   try {
     // the launch and its audit record land together, or neither does
-    deps.db.transaction(() => {
-      if (!store.created(record.id, uid)) throw new Error("the reservation was no longer pending");
-      deps.audit.record({
+    await deps.db.transaction(async (tx) => {
+      if (!(await new LaunchStore(tx, deps.clock).created(record.id, uid))) {
+        throw new Error("the reservation was no longer pending");
+      }
+      await new AuditLog(tx, deps.clock).record({
         userId: requester.userId,
         action: "launch",
         target,
         outcome: "created",
         detail: detail({ clusterUid: uid }),
       });
-    })();
+    });
   } catch (error) {
     deps.logger.error(
       { err: String(error), provider, name, clusterUid: uid, launchId: record.id },
@@ -165,7 +168,7 @@ export async function submitLaunch(
     return { kind: "unrecorded", record, clusterUid: uid };
   }
   deps.logger.info({ provider, name, clusterUid: uid, projectUid }, "cluster launched");
-  return { kind: "created", record: store.get(record.id) ?? record, body };
+  return { kind: "created", record: (await store.get(record.id)) ?? record, body };
 }
 
 /**
@@ -181,9 +184,13 @@ export function createRefused(error: unknown): boolean {
 }
 
 /** a refused launch frees its name; if the store cannot, the tracker settles it later */
-function releaseQuietly(store: LaunchStore, record: LaunchRecord, deps: CommandDeps): void {
+async function releaseQuietly(
+  store: LaunchStore,
+  record: LaunchRecord,
+  deps: CommandDeps,
+): Promise<void> {
   try {
-    store.release(record.id);
+    await store.release(record.id);
   } catch (error) {
     deps.logger.warn(
       { err: String(error), launchId: record.id },
@@ -193,9 +200,12 @@ function releaseQuietly(store: LaunchStore, record: LaunchRecord, deps: CommandD
 }
 
 /** the refusal is what the user needs to hear; an audit write failing is the log's business */
-function auditQuietly(deps: CommandDeps, entry: Parameters<CommandDeps["audit"]["record"]>[0]) {
+async function auditQuietly(
+  deps: CommandDeps,
+  entry: Parameters<CommandDeps["audit"]["record"]>[0],
+) {
   try {
-    deps.audit.record(entry);
+    await deps.audit.record(entry);
   } catch (error) {
     deps.logger.error({ err: String(error), target: entry.target }, "audit record not written");
   }

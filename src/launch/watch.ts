@@ -4,8 +4,8 @@ import { adoptCard } from "../notify/adopt-launch-card.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import { inBackground } from "../palette/priority.ts";
-import type { Db } from "../store/db.ts";
 import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
+import type { SqlDb } from "../store/sql.ts";
 import type { KnownBlock } from "../views/block-kit.ts";
 import { isSettled, launchCard, launchPhase } from "../views/launch-card.ts";
 import { code, escapeMrkdwn, mention } from "../views/mrkdwn.ts";
@@ -56,7 +56,7 @@ export function intervalScheduler(everyMs: number): Scheduler {
 }
 
 export interface LaunchTrackerDeps {
-  db: Db;
+  db: SqlDb;
   palette: PaletteApi;
   sink: CardSink;
   clock: Clock;
@@ -84,9 +84,10 @@ export class LaunchTracker {
   /**
    * Reservations up to this id were made before this tracker existed, by an earlier run: none
    * of them is still being submitted, so each is settled against Palette. The runtime builds
-   * the tracker before the app takes requests, so no submission of this run is below it.
+   * the tracker before the app takes requests, so no submission of this run is below it (the
+   * read is issued when the tracker is built, and awaited where it is needed).
    */
-  private readonly earlierUpTo: number;
+  private readonly earlierUpTo: Promise<number>;
   /** reservations this run's submits could not settle (lost answer, store refused the record) */
   private readonly handedOver = new Set<number>();
   /** cards Slack took whose ts the store refused: recorded on the next try, never re-posted */
@@ -101,6 +102,8 @@ export class LaunchTracker {
     this.store = new LaunchStore(deps.db, deps.clock);
     this.attempts = new CardAttempts(deps.cardRetry ?? DEFAULT_CARD_RETRY);
     this.earlierUpTo = this.store.lastId();
+    // a failed read surfaces where it is awaited (each tick), not as an unhandled rejection
+    this.earlierUpTo.catch(() => undefined);
   }
 
   private card(record: LaunchRecord, state: string | undefined, note?: string): CardMessage {
@@ -123,7 +126,7 @@ export class LaunchTracker {
   follow(launchId: number): Promise<LaunchRecord | undefined> {
     if (this.stopped) return Promise.resolve(undefined);
     return this.exclusive(async () => {
-      const record = this.store.get(launchId);
+      const record = await this.store.get(launchId);
       if (record?.status !== "created" || record.done || record.cardTs) return record;
       await this.deliver(record, record.lastState, undefined, false, false);
       return this.store.get(launchId);
@@ -190,7 +193,7 @@ export class LaunchTracker {
   private async check(): Promise<number> {
     await this.reconcile();
     let changed = 0;
-    for (const record of this.store.open()) {
+    for (const record of await this.store.open()) {
       if (!record.clusterUid) continue;
       if (await this.followOne(record)) changed++;
     }
@@ -201,9 +204,10 @@ export class LaunchTracker {
   private async reconcile(): Promise<void> {
     const { clock, logger } = this.deps;
     const staleAfterMs = this.deps.staleAfterMs ?? 15 * 60_000;
-    for (const record of this.store.submitting()) {
+    const earlierUpTo = await this.earlierUpTo;
+    for (const record of await this.store.submitting()) {
       const unsettled =
-        record.id <= this.earlierUpTo ||
+        record.id <= earlierUpTo ||
         this.handedOver.has(record.id) ||
         clock.now() - record.createdAt >= staleAfterMs;
       if (!unsettled) continue;
@@ -253,7 +257,7 @@ export class LaunchTracker {
     const delivery = await this.deliver(record, state, note, done, timedOut);
     // a card still to be shown keeps the old state, so the next try shows the new one
     if (delivery === "retry" && !timedOut) return false;
-    if (news || done) this.store.setState(record.id, state ?? "Pending", done);
+    if (news || done) await this.store.setState(record.id, state ?? "Pending", done);
     if (done) {
       this.attempts.forget(record.id);
       this.postedNotRecorded.delete(record.id);
@@ -284,7 +288,7 @@ export class LaunchTracker {
           this.postedNotRecorded.get(record.id) ??
           (await sink.post(record.channel, message, record.requester));
         this.postedNotRecorded.set(record.id, posted);
-        this.recordCard(record, posted);
+        await this.recordCard(record, posted);
         this.postedNotRecorded.delete(record.id);
         ({ channel, ts: cardTs } = posted);
       } else {
@@ -310,18 +314,21 @@ export class LaunchTracker {
    * notifier then threads its lines under this card instead of posting a second one when the
    * channel is also subscribed.
    */
-  private recordCard(record: LaunchRecord, posted: { channel: string; ts: string }): void {
+  private async recordCard(
+    record: LaunchRecord,
+    posted: { channel: string; ts: string },
+  ): Promise<void> {
     const { db, clock } = this.deps;
-    db.transaction(() => {
-      this.store.setCard(record.id, posted.channel, posted.ts);
+    await db.transaction(async (tx) => {
+      await new LaunchStore(tx, clock).setCard(record.id, posted.channel, posted.ts);
       if (record.clusterUid) {
-        adoptCard(
-          db,
+        await adoptCard(
+          tx,
           { channel: posted.channel, clusterUid: record.clusterUid, ts: posted.ts },
           clock,
         );
       }
-    })();
+    });
   }
 
   /** an edit notifies nobody: the requester hears of the end in the card's thread */

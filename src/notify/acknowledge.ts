@@ -5,10 +5,10 @@ import type { CardAck } from "../model/notification.ts";
 import { AckStore } from "../store/acks.ts";
 import type { AuditLog, AuditOutcome } from "../store/audit.ts";
 import { type Card, CardStore } from "../store/cards.ts";
-import type { Db } from "../store/db.ts";
+import type { SqlDb } from "../store/sql.ts";
 
 export interface AckDeps {
-  db: Db;
+  db: SqlDb;
   policy: AccessPolicy;
   audit: AuditLog;
   clock: Clock;
@@ -44,15 +44,15 @@ export type AckDecision =
 export async function acknowledgeCard(deps: AckDeps, request: AckRequest): Promise<AckDecision> {
   const { channel, userId } = request;
   if (!(await deps.policy.allows(userId, "ack"))) {
-    trail(deps, request, request.clusterUid ?? "?", "denied");
+    await trail(deps, request, request.clusterUid ?? "?", "denied");
     return { kind: "refused", hint: deps.policy.grantHint("ack") };
   }
   const cards = new CardStore(deps.db);
   const card =
-    (request.messageTs ? cards.byTs(channel, request.messageTs) : undefined) ??
-    (request.clusterUid ? cards.get(channel, request.clusterUid) : undefined);
+    (request.messageTs ? await cards.byTs(channel, request.messageTs) : undefined) ??
+    (request.clusterUid ? await cards.get(channel, request.clusterUid) : undefined);
   if (!card || card.owner) {
-    trail(deps, request, request.clusterUid ?? "?", "rejected", { reason: "no card" });
+    await trail(deps, request, request.clusterUid ?? "?", "rejected", { reason: "no card" });
     return { kind: "unknown-card" };
   }
   const target = card.payload
@@ -61,24 +61,24 @@ export async function acknowledgeCard(deps: AckDeps, request: AckRequest): Promi
   const acks = new AckStore(deps.db);
   const mine: CardAck = { userId, at: deps.clock.now() };
   // the store keeps the first one, also against another replica storing one at the same moment
-  const existing = acks.get(channel, card.clusterUid);
-  const standing = existing ?? acks.put(channel, card.clusterUid, mine);
+  const existing = await acks.get(channel, card.clusterUid);
+  const standing = existing ?? (await acks.put(channel, card.clusterUid, mine));
   if (existing || standing.userId !== mine.userId || standing.at !== mine.at) {
-    trail(deps, request, target, "rejected", { acknowledgedBy: standing.userId });
+    await trail(deps, request, target, "rejected", { acknowledgedBy: standing.userId });
     return { kind: "already", clusterUid: card.clusterUid, ack: standing };
   }
-  trail(deps, request, target, "granted");
+  await trail(deps, request, target, "granted");
   return { kind: "acknowledged", clusterUid: card.clusterUid, ack: standing, card };
 }
 
-function trail(
+async function trail(
   deps: AckDeps,
   request: AckRequest,
   target: string,
   outcome: AuditOutcome,
   detail?: Record<string, string>,
-): void {
-  deps.audit.record({
+): Promise<void> {
+  await deps.audit.record({
     userId: request.userId,
     action: "ack",
     target,

@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from "../clock.ts";
 import { CardStore } from "../store/cards.ts";
-import type { Db } from "../store/db.ts";
+import type { SqlExecutor } from "../store/sql.ts";
 
 /**
  * The launch flow keeps its own card for a launched cluster (src/launch/watch.ts) and edits it
@@ -8,12 +8,12 @@ import type { Db } from "../store/db.ts";
  * channel then adds its lines to that card's thread instead of posting a second card, and never
  * edits the launch card.
  */
-export function adoptCard(
-  db: Db,
+export async function adoptCard(
+  db: SqlExecutor,
   card: { channel: string; clusterUid: string; ts: string; owner?: string },
   clock: Clock = systemClock,
-): void {
-  new CardStore(db).put(
+): Promise<void> {
+  await new CardStore(db).put(
     {
       channel: card.channel,
       clusterUid: card.clusterUid,

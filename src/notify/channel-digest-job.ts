@@ -2,9 +2,9 @@ import cron from "node-cron";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { ChannelDigestPost, DigestMute, DigestSchedule } from "../model/channel-digest.ts";
-import type { Db } from "../store/db.ts";
 import { DigestStore } from "../store/digests.ts";
 import { OutboxStore } from "../store/outbox.ts";
+import type { SqlDb, SqlExecutor } from "../store/sql.ts";
 import { channelDigestText } from "../views/channel-digest.ts";
 import { composeChannelDigest, type FleetNow, readFleet } from "./channel-digest-source.ts";
 import { cronOf, dueOccurrence } from "./digest-due.ts";
@@ -15,7 +15,7 @@ export interface DigestTimer {
 }
 
 export interface DigestScheduler {
-  schedule(expression: string, timeZone: string, tick: () => void): DigestTimer;
+  schedule(expression: string, timeZone: string, tick: () => void | Promise<void>): DigestTimer;
 }
 
 /** node-cron with its time-zone option: a 09:00 Europe/Berlin schedule ticks at 09:00 there. */
@@ -32,7 +32,7 @@ export const nodeCronScheduler: DigestScheduler = {
 };
 
 export interface DigestJobOptions {
-  db: Db;
+  db: SqlDb;
   clock: Clock;
   logger: Logger;
   /** default node-cron; tests pass one whose ticks they fire */
@@ -44,13 +44,16 @@ export interface DigestJobOptions {
 }
 
 export interface DigestJob {
-  /** arms the timers and posts any occurrence missed while the bot was down */
-  start(): void;
+  /**
+   * arms the timers and posts any occurrence missed while the bot was down; resolves when that
+   * catch-up is done
+   */
+  start(): Promise<void>;
   stop(): Promise<void>;
   /** re-reads the schedules and re-arms the timers (a command changed one) */
-  sync(): void;
+  sync(): Promise<void>;
   /** queues every digest owed now; returns how many. What every tick and the start run. */
-  runDue(): number;
+  runDue(): Promise<number>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -68,7 +71,6 @@ export function createDigestJob(options: DigestJobOptions): DigestJob {
   const { db, clock, logger } = options;
   const scheduler = options.scheduler ?? nodeCronScheduler;
   const store = new DigestStore(db);
-  const outbox = new OutboxStore(db);
   const timers = new Map<string, { key: string; timer: DigestTimer }>();
   let running = false;
 
@@ -92,43 +94,47 @@ export function createDigestJob(options: DigestJobOptions): DigestJob {
   function runOne(
     schedule: DigestSchedule,
     now: number,
-    fleet: () => FleetNow,
-  ): "queued" | "skipped" | undefined {
-    return db.transaction(() => {
-      const last = store.lastRun(schedule.channel);
+    fleet: (tx: SqlExecutor) => Promise<FleetNow>,
+  ): Promise<"queued" | "skipped" | undefined> {
+    return db.transaction(async (tx) => {
+      const runs = new DigestStore(tx);
+      const last = await runs.lastRun(schedule.channel);
       const due = dueOccurrence(schedule, last ? Date.parse(last.occurrence) : undefined, now);
       if (due === undefined) return undefined;
       // built before the claim: "since the last digest" means the one before this
-      const digest = composeChannelDigest(db, {
+      const digest = await composeChannelDigest(tx, {
         channel: schedule.channel,
         schedule,
         now,
         preview: false,
         mutes: options.mutesFor?.(schedule.channel, now),
-        fleet: fleet(),
+        fleet: await fleet(tx),
       });
       const occurrence = iso(due);
-      if (!store.claimRun(schedule.channel, occurrence, iso(now))) return undefined;
+      if (!(await runs.claimRun(schedule.channel, occurrence, iso(now)))) return undefined;
       if (!digest) return "skipped";
       const payload: ChannelDigestPost = { text: channelDigestText(digest), channelDigest: digest };
-      const id = outbox.add({ channel: schedule.channel, kind: "post", payload }, iso(now));
-      store.attachOutbox(schedule.channel, occurrence, id);
+      const id = await new OutboxStore(tx).add(
+        { channel: schedule.channel, kind: "post", payload },
+        iso(now),
+      );
+      await runs.attachOutbox(schedule.channel, occurrence, id);
       return "queued";
-    })();
+    });
   }
 
-  function runDue(): number {
+  async function runDue(): Promise<number> {
     const now = clock.now();
     let queued = 0;
     // read once, and only when some channel is owed a digest: a whole fleet is not free
     let fleet: FleetNow | undefined;
-    const fleetNow = () => {
-      fleet ??= readFleet(db);
+    const fleetNow = async (tx: SqlExecutor) => {
+      fleet ??= await readFleet(tx);
       return fleet;
     };
-    for (const schedule of store.all()) {
+    for (const schedule of await store.all()) {
       try {
-        const outcome = runOne(schedule, now, fleetNow);
+        const outcome = await runOne(schedule, now, fleetNow);
         if (outcome === "queued") {
           queued += 1;
           logger.info(
@@ -146,14 +152,25 @@ export function createDigestJob(options: DigestJobOptions): DigestJob {
         logger.error({ err: String(error), channel: schedule.channel }, "channel digest failed");
       }
     }
-    store.pruneRuns(iso(now - RUN_RETENTION_MS));
+    await store.pruneRuns(iso(now - RUN_RETENTION_MS));
     if (queued > 0) options.onCommitted?.(queued);
     return queued;
   }
 
-  function sync(): void {
+  /** one sync at a time: two reading the schedules at once could arm what the later one dropped */
+  let syncing: Promise<void> = Promise.resolve();
+  function sync(): Promise<void> {
+    syncing = syncing.then(syncNow).catch((error: unknown) => {
+      // the timers stay as they were; the next tick or change syncs again
+      logger.error({ err: String(error) }, "digest schedules not re-read");
+    });
+    return syncing;
+  }
+
+  async function syncNow(): Promise<void> {
     if (!running) return;
-    const schedules = store.all();
+    const schedules = await store.all();
+    if (!running) return;
     const wanted = new Map(schedules.map((s) => [s.channel, `${cronOf(s)}|${s.timeZone}`]));
     for (const [channel, armed] of timers) {
       if (wanted.get(channel) !== armed.key) disarm(channel);
@@ -165,25 +182,32 @@ export function createDigestJob(options: DigestJobOptions): DigestJob {
     }
   }
 
-  function tick(): void {
-    if (!running) return;
-    try {
-      sync();
-      runDue();
-    } catch (error) {
-      logger.error({ err: String(error) }, "digest tick failed");
-    }
+  /** A tick's look; stop waits for the ones still running. */
+  function tick(): Promise<void> {
+    if (!running) return Promise.resolve();
+    const look = (async () => {
+      try {
+        await sync();
+        await runDue();
+      } catch (error) {
+        logger.error({ err: String(error) }, "digest tick failed");
+      }
+    })();
+    const tracked = look.finally(() => pending.delete(tracked));
+    pending.add(tracked);
+    return tracked;
   }
 
   return {
-    start() {
+    async start() {
       if (running) return;
       running = true;
       // the catch-up: an occurrence that passed while the bot was down is owed now, once
-      tick();
+      await tick();
     },
     async stop() {
       running = false;
+      await syncing;
       for (const channel of [...timers.keys()]) disarm(channel);
       await Promise.all([...pending]);
     },

@@ -5,11 +5,11 @@ import type {
   UnhealthySince,
 } from "../model/channel-digest.ts";
 import type { ClusterSnap } from "../model/cluster.ts";
-import type { Db } from "../store/db.ts";
 import { DigestStore } from "../store/digests.ts";
 import { HoldStore } from "../store/holds.ts";
 import { NotifyEventLog } from "../store/notify-events.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
+import type { SqlExecutor } from "../store/sql.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import { buildChannelDigest } from "./channel-digest.ts";
 import { EVENT_RETENTION_MS } from "./digest-events.ts";
@@ -25,13 +25,13 @@ export interface FleetNow {
   flappingNow: ReadonlySet<string>;
 }
 
-export function readFleet(db: Db): FleetNow {
+export async function readFleet(db: SqlExecutor): Promise<FleetNow> {
   const snapshots = new SnapshotStore(db);
   return {
-    clusters: snapshots.all(),
-    unhealthySince: new NotifyEventLog(db).unhealthySince(),
+    clusters: await snapshots.all(),
+    unhealthySince: await new NotifyEventLog(db).unhealthySince(),
     flappingNow: new Set(
-      [...snapshots.flapHistories()].filter(([, h]) => h.reported).map(([uid]) => uid),
+      [...(await snapshots.flapHistories())].filter(([, h]) => h.reported).map(([uid]) => uid),
     ),
   };
 }
@@ -53,20 +53,20 @@ export interface ComposeRequest {
  * since when clusters have been unhealthy, and which flap now. Undefined when the channel has no
  * active subscription: there is nothing it follows.
  */
-export function composeChannelDigest(
-  db: Db,
+export async function composeChannelDigest(
+  db: SqlExecutor,
   request: ComposeRequest,
-): ChannelDigestPayload | undefined {
-  const subscriptions = new SubscriptionStore(db, { now: () => request.now })
-    .forChannel(request.channel)
-    .filter((sub) => !sub.pausedReason);
+): Promise<ChannelDigestPayload | undefined> {
+  const subscriptions = (
+    await new SubscriptionStore(db, { now: () => request.now }).forChannel(request.channel)
+  ).filter((sub) => !sub.pausedReason);
   if (subscriptions.length === 0) return undefined;
   const period = request.schedule?.cadence === "weekly" ? 7 * DAY_MS : DAY_MS;
-  const last = new DigestStore(db).lastRun(request.channel);
+  const last = await new DigestStore(db).lastRun(request.channel);
   const oldest = request.now - EVENT_RETENTION_MS;
   const from = Math.max(last ? Date.parse(last.builtAt) : request.now - period, oldest);
   const to = iso(request.now);
-  const fleet = request.fleet ?? readFleet(db);
+  const fleet = request.fleet ?? (await readFleet(db));
   return buildChannelDigest({
     channel: request.channel,
     cadence: request.schedule?.cadence,
@@ -74,19 +74,18 @@ export function composeChannelDigest(
     timeZone: request.schedule?.timeZone ?? "UTC",
     subscriptions,
     clusters: fleet.clusters,
-    events: new NotifyEventLog(db).between(iso(from), to),
+    events: await new NotifyEventLog(db).between(iso(from), to),
     unhealthySince: fleet.unhealthySince,
     flappingNow: fleet.flappingNow,
     from: iso(from),
     to,
-    mutes: request.mutes ?? activeMutes(db, request.channel, request.now),
+    mutes: request.mutes ?? (await activeMutes(db, request.channel, request.now)),
   });
 }
 
 /** The channel's mutes still running at `now`, as the digest lists them. */
-function activeMutes(db: Db, channel: string, now: number): DigestMute[] {
-  return new HoldStore(db)
-    .running(now, channel)
+async function activeMutes(db: SqlExecutor, channel: string, now: number): Promise<DigestMute[]> {
+  return (await new HoldStore(db).running(now, channel))
     .filter((hold) => hold.kind === "mute")
     .map((hold) => ({
       cluster: hold.clusterName,

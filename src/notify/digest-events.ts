@@ -105,7 +105,7 @@ export function unhealthyMoves(
 }
 
 /** The poll's part, inside its transaction: log the cycle, and forget what is past keeping. */
-export function logForDigest(
+export async function logForDigest(
   log: NotifyEventLog,
   cycle: {
     changes: readonly ClusterChange[];
@@ -113,8 +113,8 @@ export function logForDigest(
     baselineUnhealthy: readonly ClusterSnap[];
     at: string;
   },
-): void {
-  log.append(eventsOf(cycle.changes, cycle.alerts, cycle.at));
-  log.applyUnhealthy(unhealthyMoves(cycle.changes, cycle.baselineUnhealthy, cycle.at));
-  log.prune(new Date(Date.parse(cycle.at) - EVENT_RETENTION_MS).toISOString());
+): Promise<void> {
+  await log.append(eventsOf(cycle.changes, cycle.alerts, cycle.at));
+  await log.applyUnhealthy(unhealthyMoves(cycle.changes, cycle.baselineUnhealthy, cycle.at));
+  await log.prune(new Date(Date.parse(cycle.at) - EVENT_RETENTION_MS).toISOString());
 }

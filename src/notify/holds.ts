@@ -1,7 +1,7 @@
 import type { CardPayload, Hold, HoldChange, OutboxDraft } from "../model/notification.ts";
-import type { Db } from "../store/db.ts";
 import { HoldStore } from "../store/holds.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
+import type { SqlExecutor } from "../store/sql.ts";
 import { endSummary, splitHeld } from "./held-news.ts";
 
 /**
@@ -24,16 +24,18 @@ export interface HeldCycle {
  * One cycle: holds whose time has come end first (so their cluster's news of this cycle is
  * posted, after the summary), then the news of clusters still held is kept.
  */
-export function holdCycle(
-  db: Db,
+export async function holdCycle(
+  tx: SqlExecutor,
   news: ReadonlyMap<string, readonly CardPayload[]>,
   nowMs: number,
   at: string,
-): HeldCycle {
-  const holds = new HoldStore(db);
-  const { drafts, changes } = endHolds(db, holds.due(nowMs), nowMs, at);
-  const { posted, kept } = splitHeld(news, holds.list(), nowMs);
-  for (const { channel, payload } of kept) holds.keep(channel, payload.cluster.uid, payload, at);
+): Promise<HeldCycle> {
+  const holds = new HoldStore(tx);
+  const { drafts, changes } = await endHolds(tx, await holds.due(nowMs), nowMs, at);
+  const { posted, kept } = splitHeld(news, await holds.list(), nowMs);
+  for (const { channel, payload } of kept) {
+    await holds.keep(channel, payload.cluster.uid, payload, at);
+  }
   return { posted, ended: drafts, changes, kept: kept.length };
 }
 
@@ -43,15 +45,15 @@ export function holdCycle(
  * thread gets one line saying what happened (src/views/notification.ts). Nothing kept, nothing
  * queued. A card still held by its other kind keeps its news until that one ends too.
  */
-export function endHolds(
-  db: Db,
+export async function endHolds(
+  tx: SqlExecutor,
   ended: readonly Hold[],
   nowMs: number,
   at: string,
   endedBy?: string,
-): { drafts: OutboxDraft[]; changes: HoldChange[] } {
-  const holds = new HoldStore(db);
-  const snapshots = new SnapshotStore(db);
+): Promise<{ drafts: OutboxDraft[]; changes: HoldChange[] }> {
+  const holds = new HoldStore(tx);
+  const snapshots = new SnapshotStore(tx);
   const byCard = new Map<string, Hold[]>();
   for (const hold of ended) {
     const id = `${hold.channel}\u0000${hold.clusterUid}`;
@@ -61,18 +63,19 @@ export function endHolds(
   const changes: HoldChange[] = [];
   for (const group of byCard.values()) {
     const { channel, clusterUid } = group[0]!;
-    for (const hold of group) holds.remove(channel, clusterUid, hold.kind);
-    const stillHeld = (["snooze", "mute"] as const).some((kind) => {
-      const other = holds.get(channel, clusterUid, kind);
-      return other !== undefined && other.untilMs > nowMs;
-    });
+    for (const hold of group) await holds.remove(channel, clusterUid, hold.kind);
+    let stillHeld = false;
+    for (const kind of ["snooze", "mute"] as const) {
+      const other = await holds.get(channel, clusterUid, kind);
+      if (other !== undefined && other.untilMs > nowMs) stillHeld = true;
+    }
     if (stillHeld) continue;
-    const kept = holds.kept(channel, clusterUid).map((row) => row.payload as CardPayload);
-    holds.forgetKept(channel, clusterUid);
+    const kept = (await holds.kept(channel, clusterUid)).map((row) => row.payload as CardPayload);
+    await holds.forgetKept(channel, clusterUid);
     const payload = endSummary({
       ended: group,
       kept,
-      current: snapshots.byUid(clusterUid),
+      current: await snapshots.byUid(clusterUid),
       at,
       endedBy,
     });

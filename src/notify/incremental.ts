@@ -6,6 +6,7 @@ import {
 } from "../model/cluster.ts";
 import type { ClusterSearch } from "../palette/api.ts";
 import { clusterPages } from "../palette/paging.ts";
+import { SnapshotStore } from "../store/snapshots.ts";
 import { lookUpAbsent } from "./absence.ts";
 import { diffClusters } from "./diff.ts";
 import { type ReadDeps, readSummary, type ScopeRead, scopeQuery } from "./scope-read.ts";
@@ -35,12 +36,12 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
  * last, as they were read. A reconciliation and an incremental cycle then tell a channel about
  * the same changes in the same order.
  */
-function inListingOrder(
+async function inListingOrder(
   listed: ReadonlyMap<string, ClusterSnap>,
   snapshots: ReadDeps["snapshots"],
   scope: string,
-): ClusterSnap[] {
-  const positions = snapshots.positions(scope, [...listed.keys()]);
+): Promise<ClusterSnap[]> {
+  const positions = await snapshots.positions(scope, [...listed.keys()]);
   const known = [...listed.values()].filter((c) => positions.has(c.uid));
   known.sort((a, b) => positions.get(a.uid)! - positions.get(b.uid)!);
   return [...known, ...[...listed.values()].filter((c) => !positions.has(c.uid))];
@@ -69,7 +70,7 @@ export async function readIncremental(deps: ReadDeps, scope: string): Promise<Sc
     }
   }
 
-  const expected = snapshots.unsteady(scope);
+  const expected = await snapshots.unsteady(scope);
   const left = [...expected.values()].filter((c) => !listed.has(c.uid));
   const leftUids = new Set(left.map((c) => c.uid));
   for (const names of chunk([...new Set(left.map((c) => c.name))], NAMES_PER_SEARCH)) {
@@ -89,10 +90,10 @@ export async function readIncremental(deps: ReadDeps, scope: string): Promise<Sc
 
   // the listed clusters remembered as steady: the ones that just became news
   const newlyUnsteady = [...listed.keys()].filter((uid) => !expected.has(uid));
-  const previous = new Map([...expected, ...snapshots.byUids(scope, newlyUnsteady)]);
+  const previous = new Map([...expected, ...(await snapshots.byUids(scope, newlyUnsteady))]);
   const { changes, next } = diffClusters(
     previous,
-    inListingOrder(listed, snapshots, scope),
+    await inListingOrder(listed, snapshots, scope),
     absent,
   );
   const nextByUid = new Map(next.map((c) => [c.uid, c]));
@@ -103,7 +104,7 @@ export async function readIncremental(deps: ReadDeps, scope: string): Promise<Sc
     mode: "incremental",
     changes,
     conditions,
-    after(uids) {
+    async after(uids) {
       const found = new Map<string, ClusterSnap>();
       const stored: string[] = [];
       for (const uid of uids) {
@@ -111,13 +112,13 @@ export async function readIncremental(deps: ReadDeps, scope: string): Promise<Sc
         if (cluster) found.set(uid, cluster);
         else if (!gone.has(uid)) stored.push(uid);
       }
-      for (const [uid, cluster] of snapshots.byUids(scope, stored)) found.set(uid, cluster);
+      for (const [uid, cluster] of await snapshots.byUids(scope, stored)) found.set(uid, cluster);
       return found;
     },
-    unhealthyAfter() {
+    async unhealthyAfter() {
       const out: ClusterSnap[] = [];
       const seen = new Set<string>();
-      for (const before of snapshots.unhealthy(scope)) {
+      for (const before of await snapshots.unhealthy(scope)) {
         seen.add(before.uid);
         if (gone.has(before.uid)) continue;
         const cluster = nextByUid.get(before.uid) ?? before;
@@ -128,8 +129,8 @@ export async function readIncremental(deps: ReadDeps, scope: string): Promise<Sc
       }
       return out;
     },
-    commit(at) {
-      snapshots.replace(scope, previous, next, at);
+    async commit(tx, at) {
+      await new SnapshotStore(tx).replace(scope, previous, next, at);
     },
   };
 }

@@ -4,8 +4,8 @@ import { isChannelDigestPost } from "../model/channel-digest.ts";
 import type { CardPayload, DigestPayload, SummaryPayload } from "../model/notification.ts";
 import { AckStore } from "../store/acks.ts";
 import { CardStore } from "../store/cards.ts";
-import type { Db } from "../store/db.ts";
 import { type OutboxRow, OutboxStore } from "../store/outbox.ts";
+import type { SqlDb } from "../store/sql.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import { recoveryThreadLine } from "../views/card-ack.ts";
 import { channelDigestMessage } from "../views/channel-digest.ts";
@@ -22,7 +22,7 @@ import { ackOutlived, endsIncident } from "./incident.ts";
 import { type SlackPoster, SlackSendError } from "./slack-port.ts";
 
 export interface SenderOptions {
-  db: Db;
+  db: SqlDb;
   slack: SlackPoster;
   clock: Clock;
   logger: Logger;
@@ -89,7 +89,12 @@ export interface Sender {
   wake(): void;
   metrics(): SenderMetrics;
   /** waiting messages, the oldest one's age, dead letters and held rows (src/http/metrics.ts) */
-  outboxStats(): { depth: number; oldestAgeSeconds: number; deadLetters: number; parked: number };
+  outboxStats(): Promise<{
+    depth: number;
+    oldestAgeSeconds: number;
+    deadLetters: number;
+    parked: number;
+  }>;
   /** paused or not, and why (for /readyz) */
   status(): SenderStatus;
 }
@@ -124,7 +129,6 @@ export function createSender(options: SenderOptions): Sender {
   const outbox = new OutboxStore(db);
   const cards = new CardStore(db);
   const acks = new AckStore(db);
-  const subscriptions = new SubscriptionStore(db, clock);
   const sleep = options.sleep ?? realSleep;
   const minGapMs = options.minGapMs ?? 1000;
   const backoffBaseMs = options.backoffBaseMs ?? 1000;
@@ -214,24 +218,24 @@ export function createSender(options: SenderOptions): Sender {
         break;
     }
     await post({ channel: row.channel, ...shaped(row, view) });
-    outbox.markSent(row.id, now());
+    await outbox.markSent(row.id, now());
     return true;
   }
 
   async function processCard(row: OutboxRow, payload: CardPayload): Promise<boolean> {
     const uid = payload.cluster.uid;
     const now = () => iso(clock.now());
-    const card = cards.get(row.channel, uid);
-    const earlier = acks.get(row.channel, uid);
+    const card = await cards.get(row.channel, uid);
+    const earlier = await acks.get(row.channel, uid);
     if (row.step === 0 && earlier && ackOutlived(payload, earlier)) {
       // a new incident: whoever had the last one has not taken this one
-      acks.clear(row.channel, uid);
+      await acks.clear(row.channel, uid);
       logger.info({ channel: row.channel, uid }, "acknowledgement ended: a new incident began");
     }
     // on recovery the card drops the acknowledgement at once; the store keeps it until the
     // thread line naming who had it has gone out
     const recovers = endsIncident(payload);
-    const status = cardStatus(db, row.channel, uid, clock.now());
+    const status = await cardStatus(db, row.channel, uid, clock.now());
     const shown = recovers ? { ...status, ack: undefined } : status;
     const view = shaped(row, notificationCard(payload, { consoleUrl: options.consoleUrl }, shown));
     if (row.step === 0) {
@@ -243,34 +247,37 @@ export function createSender(options: SenderOptions): Sender {
           metrics.updates += 1;
           accepted();
           logger.info({ channel: row.channel, ts: card.ts }, "notification card updated");
-          db.transaction(() => {
-            cards.setPayload(row.channel, uid, payload);
-            outbox.setStep(row.id, 1);
-          })();
+          await db.transaction(async (tx) => {
+            await new CardStore(tx).setPayload(row.channel, uid, payload);
+            await new OutboxStore(tx).setStep(row.id, 1);
+          });
         } catch (error) {
           if (error instanceof SlackSendError && error.kind === "gone") {
             // someone deleted the card: forget it and post a fresh one next round
-            cards.remove(row.channel, uid);
+            await cards.remove(row.channel, uid);
             return false;
           }
           throw error;
         }
       } else {
         const { ts } = await post({ channel: row.channel, ...view });
-        db.transaction(() => {
-          cards.put({ channel: row.channel, clusterUid: uid, ts, payload }, now());
-          if (recovers) acks.clear(row.channel, uid);
-          outbox.markSent(row.id, now());
-        })();
+        await db.transaction(async (tx) => {
+          await new CardStore(tx).put(
+            { channel: row.channel, clusterUid: uid, ts, payload },
+            now(),
+          );
+          if (recovers) await new AckStore(tx).clear(row.channel, uid);
+          await new OutboxStore(tx).markSent(row.id, now());
+        });
         return true;
       }
     }
-    const current = cards.get(row.channel, uid);
+    const current = await cards.get(row.channel, uid);
     if (!current) {
-      outbox.setStep(row.id, 0);
+      await outbox.setStep(row.id, 0);
       return false;
     }
-    const ack = acks.get(row.channel, uid);
+    const ack = await acks.get(row.channel, uid);
     const line =
       recovers && ack ? recoveryThreadLine(payload, ack) : notificationThreadLine(payload);
     await post({
@@ -281,16 +288,16 @@ export function createSender(options: SenderOptions): Sender {
       // snooze or mute is said in the channel (that one line replaces every change kept back)
       reply_broadcast: (payload.worse || payload.held !== undefined) && !ack,
     });
-    db.transaction(() => {
+    await db.transaction(async (tx) => {
       if (recovers && ack) {
-        acks.clear(row.channel, uid);
+        await new AckStore(tx).clear(row.channel, uid);
         logger.info(
           { channel: row.channel, uid, had: ack.userId },
           "acknowledgement ended: recovered",
         );
       }
-      outbox.markSent(row.id, now());
-    })();
+      await new OutboxStore(tx).markSent(row.id, now());
+    });
     return true;
   }
 
@@ -336,19 +343,19 @@ export function createSender(options: SenderOptions): Sender {
     const delay = Math.round(exp / 2 + (random() * exp) / 2);
     if (attempts < maxAttempts || !(await slackAnswers())) {
       metrics.retries += 1;
-      outbox.retryLater(row.id, now + delay);
+      await outbox.retryLater(row.id, now + delay);
       logger.warn(
         { channel: row.channel, code: sendError.code, attempts, delayMs: delay },
         "Slack call failed; retrying",
       );
       return;
     }
-    deadLetter(row, `Slack: ${sendError.code} after ${attempts} attempts`);
+    await deadLetter(row, `Slack: ${sendError.code} after ${attempts} attempts`);
   }
 
-  function deadLetter(row: OutboxRow, reason: string): void {
+  async function deadLetter(row: OutboxRow, reason: string): Promise<void> {
     metrics.deadLettered += 1;
-    outbox.deadLetter(row.id, reason, iso(clock.now()));
+    await outbox.deadLetter(row.id, reason, iso(clock.now()));
     logger.error(
       { channel: row.channel, row: row.id, reason },
       "notification set aside as a dead letter; the channel goes on (/palette subscriptions retry)",
@@ -376,7 +383,7 @@ export function createSender(options: SenderOptions): Sender {
     switch (sendError.kind) {
       case "ratelimited":
         metrics.rateLimited += 1;
-        outbox.deferTo(row.id, now + (sendError.retryAfterMs ?? minGapMs));
+        await outbox.deferTo(row.id, now + (sendError.retryAfterMs ?? minGapMs));
         logger.warn(
           { channel: row.channel, retryAfterMs: sendError.retryAfterMs },
           "Slack rate-limited a notification; waiting as told",
@@ -384,10 +391,10 @@ export function createSender(options: SenderOptions): Sender {
         return;
       case "channel": {
         const reason = `Slack: ${sendError.code}`;
-        db.transaction(() => {
-          subscriptions.pauseChannel(row.channel, reason);
-          metrics.parked += outbox.parkChannel(row.channel, reason);
-        })();
+        metrics.parked += await db.transaction(async (tx) => {
+          await new SubscriptionStore(tx, clock).pauseChannel(row.channel, reason);
+          return new OutboxStore(tx).parkChannel(row.channel, reason);
+        });
         logger.warn(
           { channel: row.channel, code: sendError.code },
           "channel closed to the bot; its subscriptions are paused and its messages held",
@@ -397,14 +404,14 @@ export function createSender(options: SenderOptions): Sender {
       case "rejected":
         if (!row.plainText) {
           metrics.fallbacks += 1;
-          outbox.usePlainText(row.id);
+          await outbox.usePlainText(row.id);
           logger.warn(
             { channel: row.channel, code: sendError.code, row: row.id },
             "Slack refused a notification's blocks; sending it once more as plain text",
           );
           return;
         }
-        deadLetter(row, `Slack: ${sendError.code}`);
+        await deadLetter(row, `Slack: ${sendError.code}`);
         return;
       default:
         await retryOrGiveUp(row, sendError);
@@ -433,17 +440,28 @@ export function createSender(options: SenderOptions): Sender {
         for (const wake of [...settledWaiters]) wake();
       });
     busy.set(row.channel, task);
+    launches.set(row.channel, (launches.get(row.channel) ?? 0) + 1);
     return task;
   }
 
+  /** launches so far, per channel: a head read before the last launch may be sent already */
+  const launches = new Map<string, number>();
+
   /** Starts every due head row of a free channel, oldest first, up to the in-flight cap. */
-  function launchDue(): Promise<void>[] {
-    const now = clock.now();
+  async function launchDue(): Promise<Promise<void>[]> {
     const started: Promise<void>[] = [];
+    if (pause && (probing || clock.now() < pause.nextProbeAt)) return started;
+    // The heads are read while calls may settle: a channel busy when the read began, or
+    // launched since, may have its head sent already, so it waits for the next round.
+    const busyBefore = new Set(busy.keys());
+    const launchesBefore = new Map(launches);
+    const heads = await outbox.heads();
+    const now = clock.now();
     if (pause && (probing || now < pause.nextProbeAt)) return started;
-    for (const row of outbox.heads()) {
+    for (const row of heads) {
       if (busy.size >= maxInFlight) break;
-      if (busy.has(row.channel) || readyAt(row) > now) continue;
+      if (busyBefore.has(row.channel) || busy.has(row.channel) || readyAt(row) > now) continue;
+      if (launches.get(row.channel) !== launchesBefore.get(row.channel)) continue;
       started.push(launch(row, pause !== undefined));
       // paused: one row at a time finds out whether Slack takes the bot back
       if (pause) break;
@@ -452,9 +470,11 @@ export function createSender(options: SenderOptions): Sender {
   }
 
   /** When a free channel's next row falls due; undefined when only a settling call can help. */
-  function nextDueAt(): number | undefined {
+  async function nextDueAt(): Promise<number | undefined> {
     if (busy.size >= maxInFlight || (pause && probing)) return undefined;
-    const free = outbox.heads().filter((row) => !busy.has(row.channel));
+    const heads = await outbox.heads();
+    if (busy.size >= maxInFlight || (pause && probing)) return undefined;
+    const free = heads.filter((row) => !busy.has(row.channel));
     if (free.length === 0) return undefined;
     const earliest = Math.min(...free.map(readyAt));
     return pause ? Math.max(earliest, pause.nextProbeAt) : earliest;
@@ -472,14 +492,18 @@ export function createSender(options: SenderOptions): Sender {
 
   async function drainOnce() {
     const before = metrics.sent;
-    await Promise.all(launchDue());
-    return { sent: metrics.sent - before, pending: outbox.pendingCount(), nextAt: nextDueAt() };
+    await Promise.all(await launchDue());
+    return {
+      sent: metrics.sent - before,
+      pending: await outbox.pendingCount(),
+      nextAt: await nextDueAt(),
+    };
   }
 
   async function drainAll(maxRounds = Number.POSITIVE_INFINITY) {
     for (let round = 0; round < maxRounds; round++) {
-      launchDue();
-      const nextAt = nextDueAt();
+      await launchDue();
+      const nextAt = await nextDueAt();
       if (busy.size === 0) {
         if (nextAt === undefined) return;
         const wait = nextAt - clock.now();
@@ -522,8 +546,8 @@ export function createSender(options: SenderOptions): Sender {
       loop = (async () => {
         while (running) {
           try {
-            launchDue();
-            const nextAt = nextDueAt();
+            await launchDue();
+            const nextAt = await nextDueAt();
             const wait =
               nextAt === undefined ? idle : Math.min(idle, Math.max(1, nextAt - clock.now()));
             // woken by the timer, by new rows, or by any call settling (its channel is free)

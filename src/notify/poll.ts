@@ -8,10 +8,10 @@ import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError, PaletteSchemaError } from "../palette/errors.ts";
 import { inBackground } from "../palette/priority.ts";
 import type { PaletteEvent } from "../palette/schemas.ts";
-import type { Db } from "../store/db.ts";
 import { NotifyEventLog } from "../store/notify-events.ts";
 import { OutboxStore } from "../store/outbox.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
+import type { SqlDb } from "../store/sql.ts";
 import { ReconcileStaging } from "../store/staging.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import {
@@ -46,7 +46,7 @@ const EVENT_READERS = 4;
 
 export interface PollerOptions {
   palette: PaletteApi;
-  db: Db;
+  db: SqlDb;
   clock: Clock;
   logger: Logger;
   /** PALETTE_PROJECTS; empty = tenant scope */
@@ -130,7 +130,7 @@ export interface Poller {
   start(): void;
   stop(): Promise<void>;
   /** the clusters as of the last committed cycle (for the App Home), read from the store on call */
-  lastSnapshot(): { clusters: ClusterSnap[]; at?: string };
+  lastSnapshot(): Promise<{ clusters: ClusterSnap[]; at?: string }>;
   metrics(): PollerMetrics;
 }
 
@@ -209,8 +209,6 @@ export function createPoller(options: PollerOptions): Poller {
   const snapshots = new SnapshotStore(db);
   const staging = new ReconcileStaging(db);
   const subscriptions = new SubscriptionStore(db, clock);
-  const outbox = new OutboxStore(db);
-  const eventLog = new NotifyEventLog(db);
   const eventsLimit = options.eventsLimit ?? 10;
   const maxEventCalls = options.maxEventCalls ?? 10;
   /** scope → why its alerts are unavailable, as of the last committed cycle */
@@ -234,6 +232,7 @@ export function createPoller(options: PollerOptions): Poller {
   };
   const readDeps: ReadDeps = {
     palette,
+    db,
     snapshots,
     staging,
     logger,
@@ -319,7 +318,7 @@ export function createPoller(options: PollerOptions): Poller {
     for (const scope of scopes) {
       try {
         // a scope without its baseline (never seen, or refused until now) is read in full
-        const full = kind === "reconcile" || !snapshots.hasBaseline(scope);
+        const full = kind === "reconcile" || !(await snapshots.hasBaseline(scope));
         const read = full
           ? await readFull(readDeps, scope, options.reconcileBatch)
           : await readIncremental(readDeps, scope);
@@ -352,21 +351,23 @@ export function createPoller(options: PollerOptions): Poller {
     const readEnded = clock.now();
 
     const at = iso(started);
-    const subs = subscriptions.all();
-    const raised = snapshots.raisedAlerts();
+    const subs = await subscriptions.all();
+    const raised = await snapshots.raisedAlerts();
     const conditions = new Map<string, string[]>();
     for (const read of reads.values())
       for (const [uid, c] of read.conditions) conditions.set(uid, c);
     /** clusters as this cycle leaves them, across the scopes read (only these UIDs) */
-    const after = (uids: readonly string[]) => {
+    const after = async (uids: readonly string[]) => {
       const found = new Map<string, ClusterSnap>();
-      for (const read of reads.values()) for (const [uid, c] of read.after(uids)) found.set(uid, c);
+      for (const read of reads.values()) {
+        for (const [uid, c] of await read.after(uids)) found.set(uid, c);
+      }
       return found;
     };
 
-    const histories = snapshots.flapHistories();
+    const histories = await snapshots.flapHistories();
     const rawChanges = [...reads.values()].flatMap((read) => read.changes);
-    const flaps = applyFlapping(rawChanges, histories, after([...histories.keys()]), started);
+    const flaps = applyFlapping(rawChanges, histories, await after([...histories.keys()]), started);
     const changes = flaps.changes;
     const changed = new Map(changes.map((c) => [c.cluster.uid, c.cluster]));
     const ownChanges = (scope: string): ClusterChange[] =>
@@ -414,9 +415,11 @@ export function createPoller(options: PollerOptions): Poller {
       for (const [scope, scopeKinds] of alertsBack) {
         const read = reads.get(scope)!;
         // the only clusters reconcileAlerts can act on: unhealthy ones, and raised ones
-        const clusters = new Map(read.unhealthyAfter().map((c) => [c.uid, c]));
+        const clusters = new Map((await read.unhealthyAfter()).map((c) => [c.uid, c]));
         const raisedUids = [...new Set([...raisedNow.values()].map((a) => a.clusterUid))];
-        for (const [uid, c] of read.after(raisedUids)) if (!clusters.has(uid)) clusters.set(uid, c);
+        for (const [uid, c] of await read.after(raisedUids)) {
+          if (!clusters.has(uid)) clusters.set(uid, c);
+        }
         const list = [...clusters.values()];
         const needing = unraisedUnhealthy(list, raisedNow, scopeKinds.supported);
         const { reasons, calls: used } = await reasonsFor(
@@ -443,11 +446,11 @@ export function createPoller(options: PollerOptions): Poller {
     const route = routeNews({ subscriptions: subs, changes, alerts: alertEvents });
     const drafts: OutboxDraft[] = [];
     drafts.push(
-      ...summaries(
+      ...(await summaries(
         baselines.map((read) => ({ project: read.scope, forEach: read.baseline!.forEach })),
         subs,
         at,
-      ),
+      )),
     );
     const news = new Map(
       [...route.byChannel].map(([channel, list]) => [channel, list.map((n) => cardPayload(n, at))]),
@@ -457,7 +460,7 @@ export function createPoller(options: PollerOptions): Poller {
     const baselineRaised: RaisedAlert[] = [];
     for (const read of baselines) {
       if (!kinds.get(read.scope)?.supported.has(CLUSTER_HEALTH)) continue;
-      for (const c of read.unhealthyAfter()) {
+      for (const c of await read.unhealthyAfter()) {
         if (raised.has(alertKey(c.uid, CLUSTER_HEALTH))) continue;
         const reason = reasonFrom(c.health, read.conditions.get(c.uid) ?? [], []);
         baselineRaised.push({ clusterUid: c.uid, kind: CLUSTER_HEALTH, reason, raisedAt: at });
@@ -465,34 +468,33 @@ export function createPoller(options: PollerOptions): Poller {
     }
 
     // the channel digest's log: every move before flapping folds them (all of them count there)
-    const digestCycle = {
-      changes: rawChanges,
-      alerts: alertEvents,
-      baselineUnhealthy: baselines.flatMap((read) => read.unhealthyAfter()),
-      at,
-    };
+    const baselineUnhealthy: ClusterSnap[] = [];
+    for (const read of baselines) baselineUnhealthy.push(...(await read.unhealthyAfter()));
+    const digestCycle = { changes: rawChanges, alerts: alertEvents, baselineUnhealthy, at };
 
     let holdChanges: HoldChange[] = [];
     // One transaction: the snapshot changes and the outbox rows that announce them.
-    db.transaction(() => {
-      for (const read of reads.values()) read.commit(at);
-      for (const read of baselines) snapshots.markBaseline(read.scope, at);
+    await db.transaction(async (tx) => {
+      const written = new SnapshotStore(tx);
+      const outbox = new OutboxStore(tx);
+      for (const read of reads.values()) await read.commit(tx, at);
+      for (const read of baselines) await written.markBaseline(read.scope, at);
       for (const result of alertResults) {
-        for (const alert of result.raise) snapshots.raiseAlert(alert);
-        for (const r of result.resolve) snapshots.resolveAlert(r.clusterUid, r.kind);
+        for (const alert of result.raise) await written.raiseAlert(alert);
+        for (const r of result.resolve) await written.resolveAlert(r.clusterUid, r.kind);
       }
-      for (const alert of baselineRaised) snapshots.raiseAlert(alert);
-      snapshots.saveFlapHistories(flaps.histories);
+      for (const alert of baselineRaised) await written.raiseAlert(alert);
+      await written.saveFlapHistories(flaps.histories);
       // snoozes and mutes are read here, in the commit, so a hold set or ended meanwhile counts:
       // run-out holds end (one summary each), held clusters' news is kept, the rest is folded
-      const held = holdCycle(db, news, started, at);
+      const held = await holdCycle(tx, news, started, at);
       holdChanges = held.changes;
       drafts.push(...held.ended);
       for (const [channel, cards] of held.posted) drafts.push(...foldChannel(channel, cards, at));
-      for (const draft of drafts) outbox.add(draft, at);
-      logForDigest(eventLog, digestCycle);
-      outbox.prune(iso(started - SENT_RETENTION_MS));
-    })();
+      for (const draft of drafts) await outbox.add(draft, at);
+      await logForDigest(new NotifyEventLog(tx), digestCycle);
+      await outbox.prune(iso(started - SENT_RETENTION_MS));
+    });
 
     noteAlertsAvailability(kindsRead);
     for (const [scope, read] of kindsRead) knownKinds.set(scope, read);
@@ -513,7 +515,7 @@ export function createPoller(options: PollerOptions): Poller {
       reconcileDue = false;
       metrics.lastReconcileAt = at;
     }
-    const clusters = snapshots.count([...reads.keys()]);
+    const clusters = await snapshots.count([...reads.keys()]);
     const durationMs = performance.now() - startedReal;
     metrics.lastCycleMs = durationMs;
     metrics.totalCycleMs += durationMs;
@@ -662,8 +664,10 @@ export function createPoller(options: PollerOptions): Poller {
       if (running) await running;
     },
     // read on demand: the poller keeps no copy of the fleet between cycles
-    lastSnapshot: () =>
-      lastCommitAt ? { clusters: snapshots.inScopes(scopes), at: lastCommitAt } : { clusters: [] },
+    lastSnapshot: async () => {
+      const at = lastCommitAt;
+      return at ? { clusters: await snapshots.inScopes(scopes), at } : { clusters: [] };
+    },
     metrics: () => ({ ...metrics, alertsUnavailable: [...metrics.alertsUnavailable] }),
   };
 }

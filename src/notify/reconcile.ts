@@ -1,6 +1,7 @@
 import { type ClusterSnap, isKnownUnhealthy } from "../model/cluster.ts";
 import type { ClusterChange } from "../model/notification.ts";
 import { clusterPages } from "../palette/paging.ts";
+import { ReconcileStaging } from "../store/staging.ts";
 import { lookUpAbsent } from "./absence.ts";
 import { diffClusters } from "./diff.ts";
 import { differs, type ReadDeps, readSummary, type ScopeRead, scopeQuery } from "./scope-read.ts";
@@ -20,34 +21,33 @@ export async function readFull(
   batchSize = RECONCILE_BATCH,
 ): Promise<ScopeRead> {
   const { palette, snapshots, staging } = deps;
-  const first = !snapshots.hasBaseline(scope);
+  const first = !(await snapshots.hasBaseline(scope));
   const changes: ClusterChange[] = [];
   const conditions = new Map<string, string[]>();
-  staging.clear(scope);
+  await staging.clear(scope);
+  /** one small transaction per batch: its inserts together, not one commit each */
+  const stage = (rows: Parameters<ReconcileStaging["add"]>[1]) =>
+    deps.db.transaction((tx) => new ReconcileStaging(tx).add(scope, rows));
 
   let batch: ClusterSnap[] = [];
-  const flush = () => {
+  const flush = async () => {
     if (batch.length === 0) return;
     const uids = batch.map((c) => c.uid);
     // a page boundary that shifted can list a cluster twice: the first listing counts
-    const already = staging.listed(scope, uids);
+    const already = await staging.listed(scope, uids);
     const fresh = batch.filter((c) => !already.has(c.uid));
     batch = [];
     if (first) {
-      staging.add(
-        scope,
-        fresh.map((cluster) => ({ cluster, changed: true })),
-      );
+      await stage(fresh.map((cluster) => ({ cluster, changed: true })));
       return;
     }
-    const previous = snapshots.byUids(
+    const previous = await snapshots.byUids(
       scope,
       fresh.map((c) => c.uid),
     );
     const diff = diffClusters(previous, fresh);
     changes.push(...diff.changes);
-    staging.add(
-      scope,
+    await stage(
       diff.next.map((cluster) => ({
         cluster,
         changed: differs(previous.get(cluster.uid), cluster),
@@ -60,20 +60,20 @@ export async function readFull(
       const snap = readSummary(summary, scope, conditions);
       if (snap) batch.push(snap);
     }
-    if (batch.length >= batchSize) flush();
+    if (batch.length >= batchSize) await flush();
   }
-  flush();
+  await flush();
 
   // Remembered but not listed: gone only if a look-up by UID says so; one still there counts as
   // listed, as the look-up found it.
-  const unlisted = first ? [] : staging.unlisted(scope);
+  const unlisted = first ? [] : await staging.unlisted(scope);
   const { verdicts: absent, present } = await lookUpAbsent(unlisted, {
     palette,
     logger: deps.logger,
     parallelism: deps.lookupParallelism,
   });
   batch.push(...present.values());
-  flush();
+  await flush();
   const stillUnlisted = unlisted.filter((c) => !present.has(c.uid));
   const gone = diffClusters(new Map(stillUnlisted.map((c) => [c.uid, c])), [], absent);
   changes.push(...gone.changes);
@@ -87,17 +87,20 @@ export async function readFull(
     baseline: first ? { forEach: (visit) => staging.forEach(scope, visit) } : undefined,
     changes,
     conditions,
-    after(uids) {
-      const found = staging.byUids(scope, uids);
+    async after(uids) {
+      const found = await staging.byUids(scope, uids);
       const wanted = new Set(uids);
       for (const c of kept) if (wanted.has(c.uid)) found.set(c.uid, c);
       return found;
     },
-    unhealthyAfter() {
-      return [...staging.unhealthy(scope), ...kept.filter((c) => isKnownUnhealthy(c.health))];
+    async unhealthyAfter() {
+      return [
+        ...(await staging.unhealthy(scope)),
+        ...kept.filter((c) => isKnownUnhealthy(c.health)),
+      ];
     },
-    commit(at) {
-      staging.apply(scope, deleted, at);
+    async commit(tx, at) {
+      await new ReconcileStaging(tx).apply(scope, deleted, at);
     },
   };
 }

@@ -4,6 +4,7 @@ import type { ClusterChange } from "../model/notification.ts";
 import type { PaletteApi, Scope } from "../palette/api.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
 import type { SnapshotStore } from "../store/snapshots.ts";
+import type { SqlDb, SqlExecutor } from "../store/sql.ts";
 import type { ReconcileStaging } from "../store/staging.ts";
 import { snapOf } from "./diff.ts";
 
@@ -18,21 +19,23 @@ export interface ScopeRead {
   /** `full`: the whole listing (a reconciliation); `incremental`: what can have changed */
   mode: "full" | "incremental";
   /** set on the scope's first look (nothing diffed, channels get a summary): its clusters */
-  baseline?: { forEach(visit: (cluster: ClusterSnap) => void): void };
+  baseline?: { forEach(visit: (cluster: ClusterSnap) => void): Promise<void> };
   /** this cycle's changes, in the order Palette listed the clusters, deletions last */
   changes: ClusterChange[];
   /** health conditions of the clusters listed with a known bad health, by UID */
   conditions: Map<string, string[]>;
   /** these clusters as the cycle leaves them (deleted ones and unknown UIDs left out) */
-  after(uids: readonly string[]): Map<string, ClusterSnap>;
+  after(uids: readonly string[]): Promise<Map<string, ClusterSnap>>;
   /** the scope's clusters with a known bad health as the cycle leaves them */
-  unhealthyAfter(): ClusterSnap[];
-  /** writes the scope's snapshot changes; call inside the cycle's one transaction */
-  commit(at: string): void;
+  unhealthyAfter(): Promise<ClusterSnap[]>;
+  /** writes the scope's snapshot changes through `tx`, the cycle's one transaction */
+  commit(tx: SqlExecutor, at: string): Promise<void>;
 }
 
 export interface ReadDeps {
   palette: Pick<PaletteApi, "searchClusters" | "getCluster" | "getClusterOverview">;
+  /** the database: each reconciliation batch is staged in a small transaction of its own */
+  db: SqlDb;
   snapshots: SnapshotStore;
   staging: ReconcileStaging;
   logger: Logger;

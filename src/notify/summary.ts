@@ -6,7 +6,7 @@ import { matchesFilter } from "../model/subscription.ts";
 /** A scope seen for the first time this cycle, and a way to walk its clusters. */
 export interface BaselineScope {
   project: string;
-  forEach(visit: (cluster: ClusterSnap) => void): void;
+  forEach(visit: (cluster: ClusterSnap) => void): Promise<void>;
 }
 
 interface Tally {
@@ -21,11 +21,11 @@ interface Tally {
  * One summary per subscribed channel for the projects seen for the first time this cycle. The
  * clusters are counted as they are walked (once for every channel), never gathered in one list.
  */
-export function summaries(
+export async function summaries(
   baselines: readonly BaselineScope[],
   subs: readonly Subscription[],
   at: string,
-): OutboxDraft[] {
+): Promise<OutboxDraft[]> {
   if (baselines.length === 0) return [];
   const byChannel = new Map<string, Subscription[]>();
   for (const sub of subs) {
@@ -44,7 +44,7 @@ export function summaries(
   for (const baseline of baselines) {
     const counting = [...tallies.values()].filter((t) => t.relevant.includes(baseline));
     if (counting.length === 0) continue;
-    baseline.forEach((c) => {
+    await baseline.forEach((c) => {
       for (const tally of counting) {
         if (!tally.subs.some((s) => matchesFilter(s, c))) continue;
         tally.total += 1;

@@ -2,12 +2,12 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { cardStatus } from "../notify/card-status.ts";
 import { CardStore } from "../store/cards.ts";
-import type { Db } from "../store/db.ts";
+import type { SqlDb } from "../store/sql.ts";
 import { notificationCard } from "../views/notification.ts";
 import type { WebClient } from "./types.ts";
 
 export interface CardRefreshDeps {
-  db: Db;
+  db: SqlDb;
   clock: Clock;
   logger: Logger;
   /** PALETTE_CONSOLE_URL, for the card's "Open in Palette" button */
@@ -26,9 +26,9 @@ export async function refreshCard(
   channel: string,
   clusterUid: string,
 ): Promise<boolean> {
-  const card = new CardStore(deps.db).get(channel, clusterUid);
+  const card = await new CardStore(deps.db).get(channel, clusterUid);
   if (!card?.payload || card.owner) return false;
-  const status = cardStatus(deps.db, channel, clusterUid, deps.clock.now());
+  const status = await cardStatus(deps.db, channel, clusterUid, deps.clock.now());
   const view = notificationCard(card.payload, { consoleUrl: deps.consoleUrl }, status);
   try {
     await client.chat.update({ channel, ts: card.ts, text: view.text, blocks: view.blocks });

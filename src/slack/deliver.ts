@@ -78,7 +78,7 @@ async function deliverFile(reply: FileReply, target: CommandTarget, deps: Delive
       { slackError: failure.code, userId: target.requester.userId, file: reply.fileName },
       "could not send a file to the requester's DM",
     );
-    deps.audit.record({
+    await deps.audit.record({
       userId: target.requester.userId,
       action: "kubeconfig",
       target: reply.fileName.replace(/\.kubeconfig$/, ""),

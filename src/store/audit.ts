@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type { Db } from "./db.ts";
+import type { SqlExecutor } from "./sql.ts";
 
 /**
  * what was attempted; `read` covers the read-only verbs, refused when outside the watched
@@ -34,25 +34,30 @@ export interface AuditRecord {
 
 export class AuditLog {
   constructor(
-    private readonly db: Db,
+    private readonly db: SqlExecutor,
     private readonly clock: Clock,
   ) {}
 
-  record(entry: Omit<AuditRecord, "at">): AuditRecord {
+  async record(entry: Omit<AuditRecord, "at">): Promise<AuditRecord> {
     const record: AuditRecord = { at: new Date(this.clock.now()).toISOString(), ...entry };
-    this.db
-      .prepare(
-        "INSERT INTO audit (at, user_id, action, target, outcome, detail) VALUES (@at, @userId, @action, @target, @outcome, @detail)",
-      )
-      .run({ ...record, detail: record.detail ?? null });
+    await this.db.run(
+      "INSERT INTO audit (at, user_id, action, target, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)",
+      [
+        record.at,
+        record.userId,
+        record.action,
+        record.target,
+        record.outcome,
+        record.detail ?? null,
+      ],
+    );
     return record;
   }
 
-  recent(limit = 50): AuditRecord[] {
-    return this.db
-      .prepare(
-        "SELECT at, user_id AS userId, action, target, outcome, detail FROM audit ORDER BY id DESC LIMIT ?",
-      )
-      .all(limit) as AuditRecord[];
+  recent(limit = 50): Promise<AuditRecord[]> {
+    return this.db.all<AuditRecord>(
+      `SELECT at, user_id AS "userId", action, target, outcome, detail FROM audit ORDER BY id DESC LIMIT ?`,
+      [limit],
+    );
   }
 }

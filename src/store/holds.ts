@@ -1,5 +1,5 @@
 import type { Hold, HoldKind } from "../model/notification.ts";
-import type { Db } from "./db.ts";
+import type { SqlExecutor } from "./sql.ts";
 
 interface Raw {
   channel: string;
@@ -31,19 +31,17 @@ const toHold = (raw: Raw): Hold => ({
  * never missed across a restart.
  */
 export class HoldStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlExecutor) {}
 
   /** Starts or replaces (a new snooze length, a new mute end) the hold. */
-  put(hold: Hold): void {
-    this.db
-      .prepare(
-        `INSERT INTO notify_holds (channel, cluster_uid, kind, cluster_name, project_uid, user_id,
-           reason, started_at, until_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (channel, cluster_uid, kind) DO UPDATE SET cluster_name = excluded.cluster_name,
-           project_uid = excluded.project_uid, user_id = excluded.user_id,
-           reason = excluded.reason, until_ms = excluded.until_ms`,
-      )
-      .run(
+  async put(hold: Hold): Promise<void> {
+    await this.db.run(
+      `INSERT INTO notify_holds (channel, cluster_uid, kind, cluster_name, project_uid, user_id,
+         reason, started_at, until_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (channel, cluster_uid, kind) DO UPDATE SET cluster_name = excluded.cluster_name,
+         project_uid = excluded.project_uid, user_id = excluded.user_id,
+         reason = excluded.reason, until_ms = excluded.until_ms`,
+      [
         hold.channel,
         hold.clusterUid,
         hold.kind,
@@ -53,71 +51,75 @@ export class HoldStore {
         hold.reason ?? null,
         hold.startedAt,
         hold.untilMs,
-      );
+      ],
+    );
   }
 
-  get(channel: string, clusterUid: string, kind: HoldKind): Hold | undefined {
-    const row = this.db
-      .prepare("SELECT * FROM notify_holds WHERE channel = ? AND cluster_uid = ? AND kind = ?")
-      .get(channel, clusterUid, kind) as Raw | undefined;
+  async get(channel: string, clusterUid: string, kind: HoldKind): Promise<Hold | undefined> {
+    const row = await this.db.get<Raw>(
+      "SELECT * FROM notify_holds WHERE channel = ? AND cluster_uid = ? AND kind = ?",
+      [channel, clusterUid, kind],
+    );
     return row ? toHold(row) : undefined;
   }
 
   /** Every hold of the channel (or all channels), soonest end first. */
-  list(channel?: string): Hold[] {
-    const rows = (
-      channel
-        ? this.db
-            .prepare("SELECT * FROM notify_holds WHERE channel = ? ORDER BY until_ms")
-            .all(channel)
-        : this.db.prepare("SELECT * FROM notify_holds ORDER BY until_ms").all()
-    ) as Raw[];
+  async list(channel?: string): Promise<Hold[]> {
+    const rows = channel
+      ? await this.db.all<Raw>("SELECT * FROM notify_holds WHERE channel = ? ORDER BY until_ms", [
+          channel,
+        ])
+      : await this.db.all<Raw>("SELECT * FROM notify_holds ORDER BY until_ms");
     return rows.map(toHold);
   }
 
   /** Holds still running at `nowMs` (until > now), soonest end first: what lists show. */
-  running(nowMs: number, channel?: string): Hold[] {
-    return this.list(channel).filter((hold) => hold.untilMs > nowMs);
+  async running(nowMs: number, channel?: string): Promise<Hold[]> {
+    return (await this.list(channel)).filter((hold) => hold.untilMs > nowMs);
   }
 
   /** Holds whose time has come (until ≤ now): the pipeline ends them. */
-  due(nowMs: number): Hold[] {
-    const rows = this.db
-      .prepare("SELECT * FROM notify_holds WHERE until_ms <= ? ORDER BY until_ms")
-      .all(nowMs) as Raw[];
+  async due(nowMs: number): Promise<Hold[]> {
+    const rows = await this.db.all<Raw>(
+      "SELECT * FROM notify_holds WHERE until_ms <= ? ORDER BY until_ms",
+      [nowMs],
+    );
     return rows.map(toHold);
   }
 
-  remove(channel: string, clusterUid: string, kind: HoldKind): boolean {
-    return (
-      this.db
-        .prepare("DELETE FROM notify_holds WHERE channel = ? AND cluster_uid = ? AND kind = ?")
-        .run(channel, clusterUid, kind).changes > 0
+  async remove(channel: string, clusterUid: string, kind: HoldKind): Promise<boolean> {
+    const result = await this.db.run(
+      "DELETE FROM notify_holds WHERE channel = ? AND cluster_uid = ? AND kind = ?",
+      [channel, clusterUid, kind],
     );
+    return result.changes > 0;
   }
 
   /** News kept back while held, in the order it happened. */
-  keep(channel: string, clusterUid: string, payload: unknown, at: string): void {
-    this.db
-      .prepare(
-        "INSERT INTO notify_held_news (channel, cluster_uid, payload, at) VALUES (?, ?, ?, ?)",
-      )
-      .run(channel, clusterUid, JSON.stringify(payload), at);
+  async keep(channel: string, clusterUid: string, payload: unknown, at: string): Promise<void> {
+    await this.db.run(
+      "INSERT INTO notify_held_news (channel, cluster_uid, payload, at) VALUES (?, ?, ?, ?)",
+      [channel, clusterUid, JSON.stringify(payload), at],
+    );
   }
 
-  kept(channel: string, clusterUid: string): Array<{ payload: unknown; at: string }> {
-    const rows = this.db
-      .prepare(
-        "SELECT payload, at FROM notify_held_news WHERE channel = ? AND cluster_uid = ? ORDER BY id",
-      )
-      .all(channel, clusterUid) as Array<{ payload: string; at: string }>;
+  async kept(
+    channel: string,
+    clusterUid: string,
+  ): Promise<Array<{ payload: unknown; at: string }>> {
+    const rows = await this.db.all<{ payload: string; at: string }>(
+      "SELECT payload, at FROM notify_held_news WHERE channel = ? AND cluster_uid = ? ORDER BY id",
+      [channel, clusterUid],
+    );
     return rows.map((row) => ({ payload: JSON.parse(row.payload) as unknown, at: row.at }));
   }
 
   /** Forgets the kept news once summarised (still held by another kind: the caller decides). */
-  forgetKept(channel: string, clusterUid: string): number {
-    return this.db
-      .prepare("DELETE FROM notify_held_news WHERE channel = ? AND cluster_uid = ?")
-      .run(channel, clusterUid).changes;
+  async forgetKept(channel: string, clusterUid: string): Promise<number> {
+    const result = await this.db.run(
+      "DELETE FROM notify_held_news WHERE channel = ? AND cluster_uid = ?",
+      [channel, clusterUid],
+    );
+    return result.changes;
   }
 }

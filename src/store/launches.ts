@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type { Db } from "./db.ts";
+import type { SqlExecutor } from "./sql.ts";
 
 /** One launch as stored in `launches` (src/store/migrations/003_launch.ts). */
 export interface LaunchRecord {
@@ -69,103 +69,118 @@ export type ReserveInput = Pick<
 /** The launches table; every write is one statement or one transaction. */
 export class LaunchStore {
   constructor(
-    private readonly db: Db,
+    private readonly db: SqlExecutor,
     private readonly clock: Clock,
   ) {}
 
   /**
-   * Claims a submission before Palette is called. SQLite serialises writers, so of two
-   * concurrent submits of the same view (or the same name) exactly one gets `reserved`.
+   * Claims a submission before Palette is called. The insert itself is the claim (both keys are
+   * unique, and a conflict inserts nothing), so of two concurrent submits of the same view (or
+   * the same name) exactly one gets `reserved`, in a transaction or not.
    */
-  reserve(input: ReserveInput): Reservation {
-    return this.db.transaction((): Reservation => {
-      const same = this.db
-        .prepare("SELECT * FROM launches WHERE submission_key = ?")
-        .get(input.submissionKey) as Row | undefined;
+  async reserve(input: ReserveInput): Promise<Reservation> {
+    const nameKey = `${input.projectUid}/${input.name}`;
+    const taken = async (): Promise<Reservation | undefined> => {
+      const same = await this.db.get<Row>("SELECT * FROM launches WHERE submission_key = ?", [
+        input.submissionKey,
+      ]);
       if (same) return { kind: "same_submission", record: toRecord(same) };
-      const nameKey = `${input.projectUid}/${input.name}`;
-      const inFlight = this.db.prepare("SELECT * FROM launches WHERE name_key = ?").get(nameKey) as
-        | Row
-        | undefined;
+      const inFlight = await this.db.get<Row>("SELECT * FROM launches WHERE name_key = ?", [
+        nameKey,
+      ]);
       if (inFlight) return { kind: "name_in_flight", record: toRecord(inFlight) };
-      const now = this.clock.now();
-      const result = this.db
-        .prepare(
-          `INSERT INTO launches (submission_key, name_key, project_uid, provider, name, requester, channel, status, created_at, updated_at)
-           VALUES (@submissionKey, @nameKey, @projectUid, @provider, @name, @requester, @channel, 'submitting', @now, @now)`,
-        )
-        .run({ ...input, nameKey, now });
-      return { kind: "reserved", record: this.get(Number(result.lastInsertRowid))! };
-    })();
+      return undefined;
+    };
+    const before = await taken();
+    if (before) return before;
+    const now = this.clock.now();
+    const inserted = await this.db.get<Row>(
+      `INSERT INTO launches (submission_key, name_key, project_uid, provider, name, requester, channel, status, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'submitting', ?, ?)
+       ON CONFLICT DO NOTHING RETURNING *`,
+      [
+        input.submissionKey,
+        nameKey,
+        input.projectUid,
+        input.provider,
+        input.name,
+        input.requester,
+        input.channel,
+        now,
+        now,
+      ],
+    );
+    if (inserted) return { kind: "reserved", record: toRecord(inserted) };
+    // another submit claimed a key between the look and the insert: say which
+    const after = await taken();
+    if (after) return after;
+    throw new Error("launch reservation conflicted, but the conflicting launch is gone");
   }
 
   /** Palette refused or the call failed: forget the claim so a corrected resubmit can go. */
-  release(id: number): void {
-    this.db.prepare("DELETE FROM launches WHERE id = ? AND status = 'submitting'").run(id);
+  async release(id: number): Promise<void> {
+    await this.db.run("DELETE FROM launches WHERE id = ? AND status = 'submitting'", [id]);
   }
 
   /**
    * Palette created the cluster: the reservation becomes a launch to follow. False when there
    * was no reservation left to turn (it was released meanwhile): the caller must not claim it.
    */
-  created(id: number, clusterUid: string): boolean {
-    const result = this.db
-      .prepare(
-        "UPDATE launches SET status = 'created', cluster_uid = ?, last_state = 'Pending', updated_at = ? WHERE id = ? AND status = 'submitting'",
-      )
-      .run(clusterUid, this.clock.now(), id);
+  async created(id: number, clusterUid: string): Promise<boolean> {
+    const result = await this.db.run(
+      "UPDATE launches SET status = 'created', cluster_uid = ?, last_state = 'Pending', updated_at = ? WHERE id = ? AND status = 'submitting'",
+      [clusterUid, this.clock.now(), id],
+    );
     return result.changes > 0;
   }
 
-  setCard(id: number, channel: string, ts: string): void {
-    this.db
-      .prepare("UPDATE launches SET channel = ?, card_ts = ?, updated_at = ? WHERE id = ?")
-      .run(channel, ts, this.clock.now(), id);
+  async setCard(id: number, channel: string, ts: string): Promise<void> {
+    await this.db.run("UPDATE launches SET channel = ?, card_ts = ?, updated_at = ? WHERE id = ?", [
+      channel,
+      ts,
+      this.clock.now(),
+      id,
+    ]);
   }
 
   /** Records the state last shown; `done` also frees the name for a later launch. */
-  setState(id: number, state: string, done: boolean): void {
-    this.db
-      .prepare(
-        `UPDATE launches SET last_state = ?, done = ?, updated_at = ?,
-           name_key = CASE WHEN ? = 1 THEN NULL ELSE name_key END
-         WHERE id = ?`,
-      )
-      .run(state, done ? 1 : 0, this.clock.now(), done ? 1 : 0, id);
+  async setState(id: number, state: string, done: boolean): Promise<void> {
+    await this.db.run(
+      `UPDATE launches SET last_state = ?, done = ?, updated_at = ?,
+         name_key = CASE WHEN ? = 1 THEN NULL ELSE name_key END
+       WHERE id = ?`,
+      [state, done ? 1 : 0, this.clock.now(), done ? 1 : 0, id],
+    );
   }
 
-  get(id: number): LaunchRecord | undefined {
-    const row = this.db.prepare("SELECT * FROM launches WHERE id = ?").get(id) as Row | undefined;
+  async get(id: number): Promise<LaunchRecord | undefined> {
+    const row = await this.db.get<Row>("SELECT * FROM launches WHERE id = ?", [id]);
     return row ? toRecord(row) : undefined;
   }
 
   /** created launches still being followed */
-  open(): LaunchRecord[] {
-    return (
-      this.db
-        .prepare("SELECT * FROM launches WHERE status = 'created' AND done = 0 ORDER BY id")
-        .all() as Row[]
-    ).map(toRecord);
+  async open(): Promise<LaunchRecord[]> {
+    const rows = await this.db.all<Row>(
+      "SELECT * FROM launches WHERE status = 'created' AND done = 0 ORDER BY id",
+    );
+    return rows.map(toRecord);
   }
 
   /** reservations whose create is not settled yet, oldest first */
-  submitting(): LaunchRecord[] {
-    return (
-      this.db
-        .prepare("SELECT * FROM launches WHERE status = 'submitting' ORDER BY id")
-        .all() as Row[]
-    ).map(toRecord);
+  async submitting(): Promise<LaunchRecord[]> {
+    const rows = await this.db.all<Row>(
+      "SELECT * FROM launches WHERE status = 'submitting' ORDER BY id",
+    );
+    return rows.map(toRecord);
   }
 
   /** the highest launch id so far (0 for none): ids only grow, so later reservations are above it */
-  lastId(): number {
-    const row = this.db.prepare("SELECT MAX(id) AS id FROM launches").get() as {
-      id: number | null;
-    };
-    return row.id ?? 0;
+  async lastId(): Promise<number> {
+    const row = await this.db.get<{ id: number | null }>("SELECT MAX(id) AS id FROM launches");
+    return Number(row?.id ?? 0);
   }
 
-  all(): LaunchRecord[] {
-    return (this.db.prepare("SELECT * FROM launches ORDER BY id").all() as Row[]).map(toRecord);
+  async all(): Promise<LaunchRecord[]> {
+    return (await this.db.all<Row>("SELECT * FROM launches ORDER BY id")).map(toRecord);
   }
 }

@@ -1,5 +1,5 @@
 import type { NotifyEvent, NotifyEventKind, UnhealthySince } from "../model/channel-digest.ts";
-import type { Db } from "./db.ts";
+import type { SqlExecutor } from "./sql.ts";
 
 interface EventRow {
   at: string;
@@ -42,52 +42,59 @@ export interface UnhealthyMoves {
  * one transaction, so the log says exactly what the snapshots and the outbox say.
  */
 export class NotifyEventLog {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlExecutor) {}
 
-  append(events: readonly NotifyEvent[]): void {
-    const insert = this.db.prepare(
-      `INSERT INTO notify_events (at, cluster_uid, name, project_uid, tags, kind, detail)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  async append(events: readonly NotifyEvent[]): Promise<void> {
+    const insert = `INSERT INTO notify_events (at, cluster_uid, name, project_uid, tags, kind, detail)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`;
+    // issued together, awaited once: they run in order on the one connection
+    await Promise.all(
+      events.map((e) =>
+        this.db.run(insert, [
+          e.at,
+          e.clusterUid,
+          e.name,
+          e.project,
+          JSON.stringify(e.tags),
+          e.kind,
+          e.detail ?? null,
+        ]),
+      ),
     );
-    for (const e of events) {
-      insert.run(
-        e.at,
-        e.clusterUid,
-        e.name,
-        e.project,
-        JSON.stringify(e.tags),
-        e.kind,
-        e.detail ?? null,
-      );
-    }
   }
 
   /** events after `from` up to and including `to` (ISO), oldest first */
-  between(from: string, to: string): NotifyEvent[] {
-    return (
-      this.db
-        .prepare("SELECT * FROM notify_events WHERE at > ? AND at <= ? ORDER BY at, id")
-        .all(from, to) as EventRow[]
-    ).map(toEvent);
-  }
-
-  prune(before: string): number {
-    return this.db.prepare("DELETE FROM notify_events WHERE at < ?").run(before).changes;
-  }
-
-  applyUnhealthy(moves: UnhealthyMoves): void {
-    const start = this.db.prepare(
-      "INSERT OR IGNORE INTO notify_unhealthy_since (cluster_uid, since, exact) VALUES (?, ?, ?)",
+  async between(from: string, to: string): Promise<NotifyEvent[]> {
+    const rows = await this.db.all<EventRow>(
+      "SELECT * FROM notify_events WHERE at > ? AND at <= ? ORDER BY at, id",
+      [from, to],
     );
-    const end = this.db.prepare("DELETE FROM notify_unhealthy_since WHERE cluster_uid = ?");
-    for (const uid of moves.end) end.run(uid);
-    for (const s of moves.start) start.run(s.clusterUid, s.since, s.exact ? 1 : 0);
+    return rows.map(toEvent);
   }
 
-  unhealthySince(): Map<string, UnhealthySince> {
-    const rows = this.db
-      .prepare("SELECT cluster_uid, since, exact FROM notify_unhealthy_since ORDER BY since")
-      .all() as Array<{ cluster_uid: string; since: string; exact: number }>;
+  async prune(before: string): Promise<number> {
+    return (await this.db.run("DELETE FROM notify_events WHERE at < ?", [before])).changes;
+  }
+
+  async applyUnhealthy(moves: UnhealthyMoves): Promise<void> {
+    await Promise.all([
+      ...moves.end.map((uid) =>
+        this.db.run("DELETE FROM notify_unhealthy_since WHERE cluster_uid = ?", [uid]),
+      ),
+      ...moves.start.map((s) =>
+        this.db.run(
+          `INSERT INTO notify_unhealthy_since (cluster_uid, since, exact) VALUES (?, ?, ?)
+           ON CONFLICT (cluster_uid) DO NOTHING`,
+          [s.clusterUid, s.since, s.exact ? 1 : 0],
+        ),
+      ),
+    ]);
+  }
+
+  async unhealthySince(): Promise<Map<string, UnhealthySince>> {
+    const rows = await this.db.all<{ cluster_uid: string; since: string; exact: number }>(
+      "SELECT cluster_uid, since, exact FROM notify_unhealthy_since ORDER BY since",
+    );
     return new Map(rows.map((r) => [r.cluster_uid, { since: r.since, exact: r.exact === 1 }]));
   }
 }

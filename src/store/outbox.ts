@@ -1,5 +1,5 @@
 import type { OutboxDraft, OutboxKind, UndeliveredGroup } from "../model/notification.ts";
-import type { Db } from "./db.ts";
+import type { SqlExecutor } from "./sql.ts";
 
 export interface OutboxRow {
   id: number;
@@ -53,111 +53,106 @@ const PENDING = "sent_at IS NULL AND parked_reason IS NULL";
  * `requeue` makes them pending again, in their original order.
  */
 export class OutboxStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlExecutor) {}
 
-  add(draft: OutboxDraft, at: string): number {
-    const info = this.db
-      .prepare(
-        "INSERT INTO notify_outbox (channel, kind, payload, cluster_uid, created_at) VALUES (?, ?, ?, ?, ?)",
-      )
-      .run(draft.channel, draft.kind, JSON.stringify(draft.payload), draft.clusterUid ?? null, at);
-    return Number(info.lastInsertRowid);
+  async add(draft: OutboxDraft, at: string): Promise<number> {
+    const row = await this.db.get<{ id: number }>(
+      `INSERT INTO notify_outbox (channel, kind, payload, cluster_uid, created_at)
+       VALUES (?, ?, ?, ?, ?) RETURNING id`,
+      [draft.channel, draft.kind, JSON.stringify(draft.payload), draft.clusterUid ?? null, at],
+    );
+    return Number(row!.id);
   }
 
   /** The oldest pending row of every channel: a channel's rows go out strictly in order. */
-  heads(): OutboxRow[] {
-    const rows = this.db
-      .prepare(
-        `SELECT o.* FROM notify_outbox o
-         JOIN (SELECT channel, MIN(id) AS id FROM notify_outbox
-               WHERE ${PENDING} GROUP BY channel) h ON h.id = o.id
-         ORDER BY o.id`,
-      )
-      .all() as Raw[];
+  async heads(): Promise<OutboxRow[]> {
+    const rows = await this.db.all<Raw>(
+      `SELECT o.* FROM notify_outbox o
+       JOIN (SELECT channel, MIN(id) AS id FROM notify_outbox
+             WHERE ${PENDING} GROUP BY channel) h ON h.id = o.id
+       ORDER BY o.id`,
+    );
     return rows.map(toRow);
   }
 
-  pendingCount(channel?: string): number {
+  async pendingCount(channel?: string): Promise<number> {
     const sql = `SELECT COUNT(*) AS n FROM notify_outbox WHERE ${PENDING}`;
-    const row = (
-      channel ? this.db.prepare(`${sql} AND channel = ?`).get(channel) : this.db.prepare(sql).get()
-    ) as { n: number };
-    return row.n;
+    const row = channel
+      ? await this.db.get<{ n: number }>(`${sql} AND channel = ?`, [channel])
+      : await this.db.get<{ n: number }>(sql);
+    return Number(row!.n);
   }
 
   /** depth and the oldest waiting row's age, dead letters and held rows, for /metrics */
-  stats(nowMs: number): {
+  async stats(nowMs: number): Promise<{
     depth: number;
     oldestAgeSeconds: number;
     deadLetters: number;
     parked: number;
-  } {
-    const row = this.db
-      .prepare(
-        `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM notify_outbox WHERE ${PENDING}`,
-      )
-      .get() as { n: number; oldest: string | null };
-    const setAside = this.db
-      .prepare(
-        `SELECT COUNT(dead_at) AS dead, COUNT(*) - COUNT(dead_at) AS held FROM notify_outbox
-         WHERE sent_at IS NULL AND parked_reason IS NOT NULL`,
-      )
-      .get() as { dead: number; held: number };
+  }> {
+    const row = (await this.db.get<{ n: number; oldest: string | null }>(
+      `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM notify_outbox WHERE ${PENDING}`,
+    ))!;
+    const setAside = (await this.db.get<{ dead: number; held: number }>(
+      `SELECT COUNT(dead_at) AS dead, COUNT(*) - COUNT(dead_at) AS held FROM notify_outbox
+       WHERE sent_at IS NULL AND parked_reason IS NOT NULL`,
+    ))!;
     const oldest = row.oldest ? Date.parse(row.oldest) : Number.NaN;
     return {
-      depth: row.n,
+      depth: Number(row.n),
       oldestAgeSeconds: Number.isNaN(oldest) ? 0 : Math.max(0, (nowMs - oldest) / 1000),
-      deadLetters: setAside.dead,
-      parked: setAside.held,
+      deadLetters: Number(setAside.dead),
+      parked: Number(setAside.held),
     };
   }
 
-  markSent(id: number, at: string): void {
-    this.db.prepare("UPDATE notify_outbox SET sent_at = ? WHERE id = ?").run(at, id);
+  async markSent(id: number, at: string): Promise<void> {
+    await this.db.run("UPDATE notify_outbox SET sent_at = ? WHERE id = ?", [at, id]);
   }
 
-  setStep(id: number, step: number): void {
-    this.db.prepare("UPDATE notify_outbox SET step = ? WHERE id = ?").run(step, id);
+  async setStep(id: number, step: number): Promise<void> {
+    await this.db.run("UPDATE notify_outbox SET step = ? WHERE id = ?", [step, id]);
   }
 
   /** a failed attempt: counts toward the retry cap */
-  retryLater(id: number, nextAttemptAt: number): void {
-    this.db
-      .prepare("UPDATE notify_outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE id = ?")
-      .run(nextAttemptAt, id);
+  async retryLater(id: number, nextAttemptAt: number): Promise<void> {
+    await this.db.run(
+      "UPDATE notify_outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE id = ?",
+      [nextAttemptAt, id],
+    );
   }
 
   /** wait without counting an attempt (Slack asked us to slow down, or is itself away) */
-  deferTo(id: number, nextAttemptAt: number): void {
-    this.db
-      .prepare("UPDATE notify_outbox SET next_attempt_at = ? WHERE id = ?")
-      .run(nextAttemptAt, id);
+  async deferTo(id: number, nextAttemptAt: number): Promise<void> {
+    await this.db.run("UPDATE notify_outbox SET next_attempt_at = ? WHERE id = ?", [
+      nextAttemptAt,
+      id,
+    ]);
   }
 
   /** Slack refused the row's blocks: from now on it goes out as text only */
-  usePlainText(id: number): void {
-    this.db.prepare("UPDATE notify_outbox SET plain_text = 1 WHERE id = ?").run(id);
+  async usePlainText(id: number): Promise<void> {
+    await this.db.run("UPDATE notify_outbox SET plain_text = 1 WHERE id = ?", [id]);
   }
 
-  park(id: number, reason: string): void {
-    this.db.prepare("UPDATE notify_outbox SET parked_reason = ? WHERE id = ?").run(reason, id);
+  async park(id: number, reason: string): Promise<void> {
+    await this.db.run("UPDATE notify_outbox SET parked_reason = ? WHERE id = ?", [reason, id]);
   }
 
   /** given up: kept, listed and counted, until `requeue` sends it again */
-  deadLetter(id: number, reason: string, at: string): void {
-    this.db
-      .prepare(
-        "UPDATE notify_outbox SET parked_reason = ?, dead_at = ? WHERE id = ? AND sent_at IS NULL",
-      )
-      .run(reason, at, id);
+  async deadLetter(id: number, reason: string, at: string): Promise<void> {
+    await this.db.run(
+      "UPDATE notify_outbox SET parked_reason = ?, dead_at = ? WHERE id = ? AND sent_at IS NULL",
+      [reason, at, id],
+    );
   }
 
-  parkChannel(channel: string, reason: string): number {
-    return this.db
-      .prepare(
-        "UPDATE notify_outbox SET parked_reason = ? WHERE channel = ? AND sent_at IS NULL AND parked_reason IS NULL",
-      )
-      .run(reason, channel).changes;
+  async parkChannel(channel: string, reason: string): Promise<number> {
+    const result = await this.db.run(
+      "UPDATE notify_outbox SET parked_reason = ? WHERE channel = ? AND sent_at IS NULL AND parked_reason IS NULL",
+      [reason, channel],
+    );
+    return result.changes;
   }
 
   /**
@@ -165,34 +160,39 @@ export class OutboxStore {
    * fresh retry budget. Ids do not change, so they go out in their original order, before the
    * channel's newer rows.
    */
-  requeue(channel: string, options: { heldOnly?: boolean } = {}): number {
+  async requeue(channel: string, options: { heldOnly?: boolean } = {}): Promise<number> {
     const which = options.heldOnly ? " AND dead_at IS NULL" : "";
-    return this.db
-      .prepare(
-        `UPDATE notify_outbox
-         SET parked_reason = NULL, dead_at = NULL, attempts = 0, next_attempt_at = 0, plain_text = 0
-         WHERE channel = ? AND sent_at IS NULL AND parked_reason IS NOT NULL${which}`,
-      )
-      .run(channel).changes;
+    const result = await this.db.run(
+      `UPDATE notify_outbox
+       SET parked_reason = NULL, dead_at = NULL, attempts = 0, next_attempt_at = 0, plain_text = 0
+       WHERE channel = ? AND sent_at IS NULL AND parked_reason IS NOT NULL${which}`,
+      [channel],
+    );
+    return result.changes;
   }
 
   /** the channel's rows that did not reach Slack, by status and reason, most first */
-  undelivered(channel: string): UndeliveredGroup[] {
-    const rows = this.db
-      .prepare(
-        `SELECT CASE WHEN dead_at IS NULL THEN 'held' ELSE 'dead' END AS status,
-                parked_reason AS reason, COUNT(*) AS count
-         FROM notify_outbox WHERE channel = ? AND sent_at IS NULL AND parked_reason IS NOT NULL
-         GROUP BY 1, 2 ORDER BY count DESC, MIN(id)`,
-      )
-      .all(channel) as UndeliveredGroup[];
-    return rows.map((row) => ({ status: row.status, reason: row.reason, count: row.count }));
+  async undelivered(channel: string): Promise<UndeliveredGroup[]> {
+    const rows = await this.db.all<UndeliveredGroup>(
+      `SELECT CASE WHEN dead_at IS NULL THEN 'held' ELSE 'dead' END AS status,
+              parked_reason AS reason, COUNT(*) AS count
+       FROM notify_outbox WHERE channel = ? AND sent_at IS NULL AND parked_reason IS NOT NULL
+       GROUP BY 1, 2 ORDER BY count DESC, MIN(id)`,
+      [channel],
+    );
+    return rows.map((row) => ({
+      status: row.status,
+      reason: row.reason,
+      count: Number(row.count),
+    }));
   }
 
   /** Sent rows older than `before` (ISO) are history nobody reads: keep the table small. */
-  prune(before: string): number {
-    return this.db
-      .prepare("DELETE FROM notify_outbox WHERE sent_at IS NOT NULL AND sent_at < ?")
-      .run(before).changes;
+  async prune(before: string): Promise<number> {
+    const result = await this.db.run(
+      "DELETE FROM notify_outbox WHERE sent_at IS NOT NULL AND sent_at < ?",
+      [before],
+    );
+    return result.changes;
   }
 }

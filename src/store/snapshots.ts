@@ -1,8 +1,7 @@
-import type { Statement } from "better-sqlite3";
 import { alertKey, type RaisedAlert } from "../model/alert.ts";
 import { type ClusterSnap, isKnownUnhealthy } from "../model/cluster.ts";
 import type { FlapHistory } from "../model/flap-history.ts";
-import type { Db } from "./db.ts";
+import type { SqlExecutor } from "./sql.ts";
 
 export interface SnapRow {
   /** the poll scope: a project UID, or "" when the tenant is polled */
@@ -44,12 +43,12 @@ export function toSnap(row: SnapRow): ClusterSnap {
 const SNAP_COLUMNS = "project, project_uid, cluster_uid, name, state, health, tags";
 
 /**
- * Rows → snapshots, one row at a time (no array of raw rows beside the result), sharing what
- * repeats across a fleet: each distinct tags text is parsed once into one frozen array, and
- * project, state and health strings are shared. A whole-fleet read (the subscribe answer, the App
- * Home) then costs about the fleet's UIDs and names, not every column of every row twice.
+ * Rows → snapshots, sharing what repeats across a fleet: each distinct tags text is parsed once
+ * into one frozen array, and project, state and health strings are shared. A whole-fleet read
+ * (the subscribe answer, the App Home) then keeps about the fleet's UIDs and names, not every
+ * column of every row.
  */
-function readSnaps(statement: Statement, ...params: unknown[]): ClusterSnap[] {
+function toSharedSnaps(rows: readonly SnapRow[]): ClusterSnap[] {
   const tagLists = new Map<string, string[]>();
   const shared = new Map<string, string>();
   const share = (value: string): string => {
@@ -58,24 +57,21 @@ function readSnaps(statement: Statement, ...params: unknown[]): ClusterSnap[] {
     shared.set(value, value);
     return value;
   };
-  const snaps: ClusterSnap[] = [];
-  for (const raw of statement.iterate(...params)) {
-    const row = raw as SnapRow;
+  return rows.map((row) => {
     let tags = tagLists.get(row.tags);
     if (!tags) {
       tags = Object.freeze(parseTags(row.tags)) as string[];
       tagLists.set(row.tags, tags);
     }
-    snaps.push({
+    return {
       uid: row.cluster_uid,
       name: row.name,
       project: share(row.project_uid || row.project),
       state: share(row.state),
       health: share(row.health),
       tags,
-    });
-  }
-  return snaps;
+    };
+  });
 }
 
 function parseTags(raw: string): string[] {
@@ -102,56 +98,67 @@ function parseTransitions(raw: string): number[] {
  * transaction per cycle.
  */
 export class SnapshotStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlExecutor) {}
 
   /** Every cluster the poller last saw, in every scope (for the subscribe answer). */
-  all(): ClusterSnap[] {
-    return readSnaps(
-      this.db.prepare(`SELECT ${SNAP_COLUMNS} FROM notify_snapshots ORDER BY rowid`),
+  async all(): Promise<ClusterSnap[]> {
+    return toSharedSnaps(
+      await this.db.all<SnapRow>(`SELECT ${SNAP_COLUMNS} FROM notify_snapshots ORDER BY rowid`),
     );
   }
 
   /** The clusters last seen in one poll scope (a project UID, or "" for the tenant). */
-  load(scope: string): Map<string, ClusterSnap> {
-    const rows = this.db
-      .prepare("SELECT * FROM notify_snapshots WHERE project = ? ORDER BY rowid")
-      .all(scope) as SnapRow[];
+  async load(scope: string): Promise<Map<string, ClusterSnap>> {
+    const rows = await this.db.all<SnapRow>(
+      "SELECT * FROM notify_snapshots WHERE project = ? ORDER BY rowid",
+      [scope],
+    );
     return new Map(rows.map((row) => [row.cluster_uid, toSnap(row)]));
   }
 
   /** The clusters of these poll scopes (the App Home reads them when it opens, not kept). */
-  inScopes(scopes: readonly string[]): ClusterSnap[] {
-    const select = this.db.prepare(
-      `SELECT ${SNAP_COLUMNS} FROM notify_snapshots WHERE project = ? ORDER BY rowid`,
-    );
-    return scopes.flatMap((scope) => readSnaps(select, scope));
+  async inScopes(scopes: readonly string[]): Promise<ClusterSnap[]> {
+    const out: ClusterSnap[] = [];
+    for (const scope of scopes) {
+      const rows = await this.db.all<SnapRow>(
+        `SELECT ${SNAP_COLUMNS} FROM notify_snapshots WHERE project = ? ORDER BY rowid`,
+        [scope],
+      );
+      for (const snap of toSharedSnaps(rows)) out.push(snap);
+    }
+    return out;
   }
 
   /** How many clusters the poller remembers in these poll scopes. */
-  count(scopes: readonly string[]): number {
-    const select = this.db.prepare("SELECT COUNT(*) AS n FROM notify_snapshots WHERE project = ?");
-    return scopes.reduce((sum, scope) => sum + (select.get(scope) as { n: number }).n, 0);
+  async count(scopes: readonly string[]): Promise<number> {
+    let sum = 0;
+    for (const scope of scopes) {
+      const row = await this.db.get<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM notify_snapshots WHERE project = ?",
+        [scope],
+      );
+      sum += Number(row!.n);
+    }
+    return sum;
   }
 
   /** One cluster by UID, whatever scope saw it last (the end of a snooze says where it stands). */
-  byUid(uid: string): ClusterSnap | undefined {
-    const row = this.db
-      .prepare(
-        "SELECT * FROM notify_snapshots WHERE cluster_uid = ? ORDER BY updated_at DESC LIMIT 1",
-      )
-      .get(uid) as SnapRow | undefined;
+  async byUid(uid: string): Promise<ClusterSnap | undefined> {
+    const row = await this.db.get<SnapRow>(
+      "SELECT * FROM notify_snapshots WHERE cluster_uid = ? ORDER BY updated_at DESC LIMIT 1",
+      [uid],
+    );
     return row ? toSnap(row) : undefined;
   }
 
   /** Some clusters of one scope by UID; UIDs it does not hold are left out. */
-  byUids(scope: string, uids: readonly string[]): Map<string, ClusterSnap> {
+  async byUids(scope: string, uids: readonly string[]): Promise<Map<string, ClusterSnap>> {
     const found = new Map<string, ClusterSnap>();
     for (const part of chunks(uids)) {
-      const rows = this.db
-        .prepare(
-          `SELECT * FROM notify_snapshots WHERE project = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
-        )
-        .all(scope, ...part) as SnapRow[];
+      const rows = await this.db.all<SnapRow>(
+        `SELECT * FROM notify_snapshots WHERE project = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
+        [scope, ...part],
+      );
       for (const row of rows) found.set(row.cluster_uid, toSnap(row));
     }
     return found;
@@ -161,15 +168,14 @@ export class SnapshotStore {
    * Where these clusters stand in the order the poller first stored them (which is the order
    * Palette listed them): a position per UID it holds.
    */
-  positions(scope: string, uids: readonly string[]): Map<string, number> {
+  async positions(scope: string, uids: readonly string[]): Promise<Map<string, number>> {
     const found = new Map<string, number>();
     for (const part of chunks(uids)) {
-      const rows = this.db
-        .prepare(
-          `SELECT cluster_uid, rowid AS position FROM notify_snapshots
-           WHERE project = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
-        )
-        .all(scope, ...part) as Array<{ cluster_uid: string; position: number }>;
+      const rows = await this.db.all<{ cluster_uid: string; position: number }>(
+        `SELECT cluster_uid, rowid AS position FROM notify_snapshots
+         WHERE project = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
+        [scope, ...part],
+      );
       for (const row of rows) found.set(row.cluster_uid, row.position);
     }
     return found;
@@ -179,23 +185,21 @@ export class SnapshotStore {
    * The clusters of one scope last seen not Running and Healthy (`isSteady`): the ones an
    * incremental poll expects Palette to list, in the order they were first stored.
    */
-  unsteady(scope: string): Map<string, ClusterSnap> {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM notify_snapshots
-         WHERE project = ? AND NOT (state = 'Running' AND health = 'Healthy') ORDER BY rowid`,
-      )
-      .all(scope) as SnapRow[];
+  async unsteady(scope: string): Promise<Map<string, ClusterSnap>> {
+    const rows = await this.db.all<SnapRow>(
+      `SELECT * FROM notify_snapshots
+       WHERE project = ? AND NOT (state = 'Running' AND health = 'Healthy') ORDER BY rowid`,
+      [scope],
+    );
     return new Map(rows.map((row) => [row.cluster_uid, toSnap(row)]));
   }
 
   /** The clusters of one scope whose health is known and not Healthy. */
-  unhealthy(scope: string): ClusterSnap[] {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM notify_snapshots WHERE project = ? AND ${MAYBE_UNHEALTHY_SQL} ORDER BY rowid`,
-      )
-      .all(scope) as SnapRow[];
+  async unhealthy(scope: string): Promise<ClusterSnap[]> {
+    const rows = await this.db.all<SnapRow>(
+      `SELECT * FROM notify_snapshots WHERE project = ? AND ${MAYBE_UNHEALTHY_SQL} ORDER BY rowid`,
+      [scope],
+    );
     return rows.map(toSnap).filter((c) => isKnownUnhealthy(c.health));
   }
 
@@ -203,25 +207,23 @@ export class SnapshotStore {
    * Replace a scope's snapshot with `clusters`, touching only rows that changed. Each cluster keeps
    * its own project, so a tenant-scope row still routes to the project's channels. `previous` may
    * be part of the scope (an incremental poll's): only its clusters missing from `clusters` are
-   * removed, rows outside it stay as they are.
+   * removed, rows outside it stay as they are. Meant for the poll's transaction: the statements
+   * are issued together and awaited once.
    */
-  replace(
+  async replace(
     scope: string,
     previous: ReadonlyMap<string, ClusterSnap>,
     clusters: ClusterSnap[],
     at: string,
-  ) {
-    const upsert = this.db.prepare(
-      `INSERT INTO notify_snapshots
+  ): Promise<void> {
+    const upsert = `INSERT INTO notify_snapshots
          (project, cluster_uid, project_uid, name, state, health, tags, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (project, cluster_uid) DO UPDATE SET project_uid = excluded.project_uid,
          name = excluded.name, state = excluded.state, health = excluded.health,
-         tags = excluded.tags, updated_at = excluded.updated_at`,
-    );
-    const remove = this.db.prepare(
-      "DELETE FROM notify_snapshots WHERE project = ? AND cluster_uid = ?",
-    );
+         tags = excluded.tags, updated_at = excluded.updated_at`;
+    const remove = "DELETE FROM notify_snapshots WHERE project = ? AND cluster_uid = ?";
+    const writes: Array<Promise<unknown>> = [];
     const seen = new Set<string>();
     for (const c of clusters) {
       seen.add(c.uid);
@@ -237,48 +239,57 @@ export class SnapshotStore {
       ) {
         continue;
       }
-      upsert.run(scope, c.uid, c.project, c.name, c.state, c.health, tags, at);
+      writes.push(
+        this.db.run(upsert, [scope, c.uid, c.project, c.name, c.state, c.health, tags, at]),
+      );
     }
-    for (const uid of previous.keys()) if (!seen.has(uid)) remove.run(scope, uid);
+    for (const uid of previous.keys()) {
+      if (!seen.has(uid)) writes.push(this.db.run(remove, [scope, uid]));
+    }
+    await Promise.all(writes);
   }
 
-  hasBaseline(project: string): boolean {
-    return !!this.db.prepare("SELECT 1 FROM notify_baselines WHERE project = ?").get(project);
+  async hasBaseline(project: string): Promise<boolean> {
+    return !!(await this.db.get("SELECT 1 AS one FROM notify_baselines WHERE project = ?", [
+      project,
+    ]));
   }
 
-  markBaseline(project: string, at: string): void {
-    this.db
-      .prepare("INSERT OR REPLACE INTO notify_baselines (project, at) VALUES (?, ?)")
-      .run(project, at);
+  async markBaseline(project: string, at: string): Promise<void> {
+    await this.db.run(
+      `INSERT INTO notify_baselines (project, at) VALUES (?, ?)
+       ON CONFLICT (project) DO UPDATE SET at = excluded.at`,
+      [project, at],
+    );
   }
 
-  raisedAlerts(): Map<string, RaisedAlert> {
-    const rows = this.db
-      .prepare(
-        "SELECT cluster_uid AS clusterUid, kind, reason, raised_at AS raisedAt FROM notify_alerts",
-      )
-      .all() as RaisedAlert[];
+  async raisedAlerts(): Promise<Map<string, RaisedAlert>> {
+    const rows = await this.db.all<RaisedAlert>(
+      `SELECT cluster_uid AS "clusterUid", kind, reason, raised_at AS "raisedAt" FROM notify_alerts`,
+    );
     return new Map(rows.map((row) => [alertKey(row.clusterUid, row.kind), row]));
   }
 
-  raiseAlert(alert: RaisedAlert): void {
-    this.db
-      .prepare(
-        "INSERT OR REPLACE INTO notify_alerts (cluster_uid, kind, reason, raised_at) VALUES (?, ?, ?, ?)",
-      )
-      .run(alert.clusterUid, alert.kind, alert.reason, alert.raisedAt);
+  async raiseAlert(alert: RaisedAlert): Promise<void> {
+    await this.db.run(
+      `INSERT INTO notify_alerts (cluster_uid, kind, reason, raised_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (cluster_uid, kind) DO UPDATE SET reason = excluded.reason,
+         raised_at = excluded.raised_at`,
+      [alert.clusterUid, alert.kind, alert.reason, alert.raisedAt],
+    );
   }
 
-  resolveAlert(clusterUid: string, kind: string): void {
-    this.db
-      .prepare("DELETE FROM notify_alerts WHERE cluster_uid = ? AND kind = ?")
-      .run(clusterUid, kind);
+  async resolveAlert(clusterUid: string, kind: string): Promise<void> {
+    await this.db.run("DELETE FROM notify_alerts WHERE cluster_uid = ? AND kind = ?", [
+      clusterUid,
+      kind,
+    ]);
   }
 
-  flapHistories(): Map<string, FlapHistory> {
-    const rows = this.db
-      .prepare("SELECT cluster_uid, transitions, reported FROM notify_flaps")
-      .all() as Array<{ cluster_uid: string; transitions: string; reported: number }>;
+  async flapHistories(): Promise<Map<string, FlapHistory>> {
+    const rows = await this.db.all<{ cluster_uid: string; transitions: string; reported: number }>(
+      "SELECT cluster_uid, transitions, reported FROM notify_flaps",
+    );
     return new Map(
       rows.map((row) => [
         row.cluster_uid,
@@ -287,13 +298,14 @@ export class SnapshotStore {
     );
   }
 
-  saveFlapHistories(histories: ReadonlyMap<string, FlapHistory>): void {
-    this.db.prepare("DELETE FROM notify_flaps").run();
-    const insert = this.db.prepare(
-      "INSERT INTO notify_flaps (cluster_uid, transitions, reported) VALUES (?, ?, ?)",
+  /** Replaces every flap history; meant for the poll's transaction (see `replace`). */
+  async saveFlapHistories(histories: ReadonlyMap<string, FlapHistory>): Promise<void> {
+    await this.db.run("DELETE FROM notify_flaps");
+    const insert = "INSERT INTO notify_flaps (cluster_uid, transitions, reported) VALUES (?, ?, ?)";
+    await Promise.all(
+      [...histories].map(([uid, history]) =>
+        this.db.run(insert, [uid, JSON.stringify(history.transitions), history.reported ? 1 : 0]),
+      ),
     );
-    for (const [uid, history] of histories) {
-      insert.run(uid, JSON.stringify(history.transitions), history.reported ? 1 : 0);
-    }
   }
 }

@@ -6,7 +6,7 @@
  * CONFLICT … DO UPDATE/NOTHING` (never `INSERT OR …`), `RETURNING` for generated ids, ISO text
  * for times, INTEGER for epoch milliseconds and flags, JSON as TEXT.
  *
- * Not wired yet: the stores still use better-sqlite3 directly (src/store/db.ts).
+ * SQLite: src/store/sqlite.ts (`openSqlite`). Every store takes a `SqlExecutor`.
  */
 
 export type SqlValue = string | number | null;

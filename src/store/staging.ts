@@ -1,6 +1,6 @@
 import { type ClusterSnap, isKnownUnhealthy } from "../model/cluster.ts";
-import type { Db } from "./db.ts";
 import { chunks, MAYBE_UNHEALTHY_SQL, type SnapRow, toSnap } from "./snapshots.ts";
+import type { SqlExecutor } from "./sql.ts";
 
 interface StagedRow extends Omit<SnapRow, "project"> {
   scope: string;
@@ -17,23 +17,36 @@ const fromStaged = (row: StagedRow): ClusterSnap =>
  * outbox rows. A scope's rows are cleared when its reconciliation starts and when it is applied,
  * so rows a crash left behind never count.
  */
-export class ReconcileStaging {
-  constructor(private readonly db: Db) {}
+/** Staged rows per INSERT: 8 parameters each, far below either backend's bound. */
+const INSERT_ROWS = 100;
 
-  clear(scope: string): void {
-    this.db.prepare("DELETE FROM notify_reconcile_staging WHERE scope = ?").run(scope);
+export class ReconcileStaging {
+  constructor(private readonly db: SqlExecutor) {}
+
+  async clear(scope: string): Promise<void> {
+    await this.db.run("DELETE FROM notify_reconcile_staging WHERE scope = ?", [scope]);
   }
 
-  /** Adds one batch of listed clusters (one small transaction: staging is not the snapshot). */
-  add(scope: string, rows: ReadonlyArray<{ cluster: ClusterSnap; changed: boolean }>): void {
-    const insert = this.db.prepare(
-      `INSERT OR REPLACE INTO notify_reconcile_staging
-         (scope, cluster_uid, project_uid, name, state, health, tags, changed)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.db.transaction(() => {
-      for (const { cluster: c, changed } of rows) {
-        insert.run(
+  /**
+   * Adds one batch of listed clusters; meant for one small transaction per batch (staging is not
+   * the snapshot). Rows go in `INSERT_ROWS` to a statement, in listing order. A cluster listed
+   * twice keeps its first place and its latest columns (within one statement: its last listing).
+   */
+  async add(
+    scope: string,
+    rows: ReadonlyArray<{ cluster: ClusterSnap; changed: boolean }>,
+  ): Promise<void> {
+    for (const part of chunks(rows, INSERT_ROWS)) {
+      // a cluster twice in one statement would be a conflict with itself: its last listing counts
+      const unique = [...new Map(part.map((row) => [row.cluster.uid, row])).values()];
+      await this.db.run(
+        `INSERT INTO notify_reconcile_staging
+           (scope, cluster_uid, project_uid, name, state, health, tags, changed)
+         VALUES ${unique.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+         ON CONFLICT (scope, cluster_uid) DO UPDATE SET project_uid = excluded.project_uid,
+           name = excluded.name, state = excluded.state, health = excluded.health,
+           tags = excluded.tags, changed = excluded.changed`,
+        unique.flatMap(({ cluster: c, changed }) => [
           scope,
           c.uid,
           c.project,
@@ -42,75 +55,71 @@ export class ReconcileStaging {
           c.health,
           JSON.stringify(c.tags),
           changed ? 1 : 0,
-        );
-      }
-    })();
+        ]),
+      );
+    }
   }
 
   /** Which of these UIDs this reconciliation already listed (a page boundary can repeat one). */
-  listed(scope: string, uids: readonly string[]): Set<string> {
+  async listed(scope: string, uids: readonly string[]): Promise<Set<string>> {
     const found = new Set<string>();
     for (const part of chunks(uids)) {
-      const rows = this.db
-        .prepare(
-          `SELECT cluster_uid FROM notify_reconcile_staging
-           WHERE scope = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
-        )
-        .all(scope, ...part) as Array<{ cluster_uid: string }>;
+      const rows = await this.db.all<{ cluster_uid: string }>(
+        `SELECT cluster_uid FROM notify_reconcile_staging
+         WHERE scope = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
+        [scope, ...part],
+      );
       for (const row of rows) found.add(row.cluster_uid);
     }
     return found;
   }
 
   /** Listed clusters by UID; UIDs not listed are left out. */
-  byUids(scope: string, uids: readonly string[]): Map<string, ClusterSnap> {
+  async byUids(scope: string, uids: readonly string[]): Promise<Map<string, ClusterSnap>> {
     const found = new Map<string, ClusterSnap>();
     for (const part of chunks(uids)) {
-      const rows = this.db
-        .prepare(
-          `SELECT * FROM notify_reconcile_staging
-           WHERE scope = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
-        )
-        .all(scope, ...part) as StagedRow[];
+      const rows = await this.db.all<StagedRow>(
+        `SELECT * FROM notify_reconcile_staging
+         WHERE scope = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
+        [scope, ...part],
+      );
       for (const row of rows) found.set(row.cluster_uid, fromStaged(row));
     }
     return found;
   }
 
   /** Clusters the poller remembers in the scope that this reconciliation did not list. */
-  unlisted(scope: string): ClusterSnap[] {
-    const rows = this.db
-      .prepare(
-        `SELECT s.* FROM notify_snapshots s
-         WHERE s.project = ? AND NOT EXISTS (
-           SELECT 1 FROM notify_reconcile_staging t
-           WHERE t.scope = s.project AND t.cluster_uid = s.cluster_uid)
-         ORDER BY s.rowid`,
-      )
-      .all(scope) as SnapRow[];
+  async unlisted(scope: string): Promise<ClusterSnap[]> {
+    const rows = await this.db.all<SnapRow>(
+      `SELECT s.* FROM notify_snapshots s
+       WHERE s.project = ? AND NOT EXISTS (
+         SELECT 1 FROM notify_reconcile_staging t
+         WHERE t.scope = s.project AND t.cluster_uid = s.cluster_uid)
+       ORDER BY s.rowid`,
+      [scope],
+    );
     return rows.map(toSnap);
   }
 
   /** Listed clusters whose health is known and not Healthy, in listing order. */
-  unhealthy(scope: string): ClusterSnap[] {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM notify_reconcile_staging
-         WHERE scope = ? AND ${MAYBE_UNHEALTHY_SQL} ORDER BY rowid`,
-      )
-      .all(scope) as StagedRow[];
+  async unhealthy(scope: string): Promise<ClusterSnap[]> {
+    const rows = await this.db.all<StagedRow>(
+      `SELECT * FROM notify_reconcile_staging
+       WHERE scope = ? AND ${MAYBE_UNHEALTHY_SQL} ORDER BY rowid`,
+      [scope],
+    );
     return rows.map(fromStaged).filter((c) => isKnownUnhealthy(c.health));
   }
 
   /** Every listed cluster, `batch` rows at a time, in listing order. */
-  forEach(scope: string, visit: (cluster: ClusterSnap) => void, batch = 500): void {
-    const select = this.db.prepare(
-      `SELECT rowid AS rid, * FROM notify_reconcile_staging
-       WHERE scope = ? AND rowid > ? ORDER BY rowid LIMIT ?`,
-    );
+  async forEach(scope: string, visit: (cluster: ClusterSnap) => void, batch = 500): Promise<void> {
     let after = 0;
     for (;;) {
-      const rows = select.all(scope, after, batch) as Array<StagedRow & { rid: number }>;
+      const rows = await this.db.all<StagedRow & { rid: number }>(
+        `SELECT rowid AS rid, * FROM notify_reconcile_staging
+         WHERE scope = ? AND rowid > ? ORDER BY rowid LIMIT ?`,
+        [scope, after, batch],
+      );
       for (const row of rows) visit(fromStaged(row));
       if (rows.length < batch) return;
       after = rows.at(-1)!.rid;
@@ -122,22 +131,19 @@ export class ReconcileStaging {
    * which new rows keep), `deleted` ones removed, staging cleared. Call inside the cycle's
    * transaction.
    */
-  apply(scope: string, deleted: readonly string[], at: string): void {
-    this.db
-      .prepare(
-        `INSERT INTO notify_snapshots
-           (project, cluster_uid, project_uid, name, state, health, tags, updated_at)
-         SELECT scope, cluster_uid, project_uid, name, state, health, tags, ?
-         FROM notify_reconcile_staging WHERE scope = ? AND changed = 1 ORDER BY rowid
-         ON CONFLICT (project, cluster_uid) DO UPDATE SET project_uid = excluded.project_uid,
-           name = excluded.name, state = excluded.state, health = excluded.health,
-           tags = excluded.tags, updated_at = excluded.updated_at`,
-      )
-      .run(at, scope);
-    const remove = this.db.prepare(
-      "DELETE FROM notify_snapshots WHERE project = ? AND cluster_uid = ?",
+  async apply(scope: string, deleted: readonly string[], at: string): Promise<void> {
+    await this.db.run(
+      `INSERT INTO notify_snapshots
+         (project, cluster_uid, project_uid, name, state, health, tags, updated_at)
+       SELECT scope, cluster_uid, project_uid, name, state, health, tags, ?
+       FROM notify_reconcile_staging WHERE scope = ? AND changed = 1 ORDER BY rowid
+       ON CONFLICT (project, cluster_uid) DO UPDATE SET project_uid = excluded.project_uid,
+         name = excluded.name, state = excluded.state, health = excluded.health,
+         tags = excluded.tags, updated_at = excluded.updated_at`,
+      [at, scope],
     );
-    for (const uid of deleted) remove.run(scope, uid);
-    this.clear(scope);
+    const remove = "DELETE FROM notify_snapshots WHERE project = ? AND cluster_uid = ?";
+    await Promise.all(deleted.map((uid) => this.db.run(remove, [scope, uid])));
+    await this.clear(scope);
   }
 }

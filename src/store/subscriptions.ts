@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Subscription, SubscriptionKind } from "../model/subscription.ts";
-import type { Db } from "./db.ts";
+import type { SqlExecutor } from "./sql.ts";
 
 interface Row {
   id: number;
@@ -26,96 +26,99 @@ const toSubscription = (row: Row): Subscription => ({
 
 export class SubscriptionStore {
   constructor(
-    private readonly db: Db,
+    private readonly db: SqlExecutor,
     private readonly clock: Clock,
   ) {}
 
-  add(input: {
+  async add(input: {
     channel: string;
     kind: SubscriptionKind;
     project?: string;
     tag?: string;
     createdBy: string;
-  }): Subscription {
+  }): Promise<Subscription> {
     const createdAt = new Date(this.clock.now()).toISOString();
-    const info = this.db
-      .prepare(
-        "INSERT INTO notify_subscriptions (channel, kind, project, tag, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      )
-      .run(
+    const row = await this.db.get<Row>(
+      `INSERT INTO notify_subscriptions (channel, kind, project, tag, created_by, created_at)
+       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
+      [
         input.channel,
         input.kind,
         input.project ?? null,
         input.tag ?? null,
         input.createdBy,
         createdAt,
-      );
-    return this.get(Number(info.lastInsertRowid))!;
+      ],
+    );
+    return toSubscription(row!);
   }
 
-  get(id: number): Subscription | undefined {
-    const row = this.db.prepare("SELECT * FROM notify_subscriptions WHERE id = ?").get(id) as
-      | Row
-      | undefined;
+  async get(id: number): Promise<Subscription | undefined> {
+    const row = await this.db.get<Row>("SELECT * FROM notify_subscriptions WHERE id = ?", [id]);
     return row ? toSubscription(row) : undefined;
   }
 
   /** the same kind and filters already in this channel */
-  find(channel: string, kind: SubscriptionKind, project?: string, tag?: string) {
-    const row = this.db
-      .prepare(
-        "SELECT * FROM notify_subscriptions WHERE channel = ? AND kind = ? AND project IS ? AND tag IS ?",
-      )
-      .get(channel, kind, project ?? null, tag ?? null) as Row | undefined;
+  async find(
+    channel: string,
+    kind: SubscriptionKind,
+    project?: string,
+    tag?: string,
+  ): Promise<Subscription | undefined> {
+    const row = await this.db.get<Row>(
+      `SELECT * FROM notify_subscriptions WHERE channel = ? AND kind = ?
+         AND project IS NOT DISTINCT FROM ? AND tag IS NOT DISTINCT FROM ?`,
+      [channel, kind, project ?? null, tag ?? null],
+    );
     return row ? toSubscription(row) : undefined;
   }
 
-  forChannel(channel: string): Subscription[] {
-    return (
-      this.db
-        .prepare("SELECT * FROM notify_subscriptions WHERE channel = ? ORDER BY id")
-        .all(channel) as Row[]
-    ).map(toSubscription);
+  async forChannel(channel: string): Promise<Subscription[]> {
+    const rows = await this.db.all<Row>(
+      "SELECT * FROM notify_subscriptions WHERE channel = ? ORDER BY id",
+      [channel],
+    );
+    return rows.map(toSubscription);
   }
 
-  all(): Subscription[] {
-    return (this.db.prepare("SELECT * FROM notify_subscriptions ORDER BY id").all() as Row[]).map(
+  async all(): Promise<Subscription[]> {
+    return (await this.db.all<Row>("SELECT * FROM notify_subscriptions ORDER BY id")).map(
       toSubscription,
     );
   }
 
-  remove(channel: string, id: number): boolean {
-    return (
-      this.db
-        .prepare("DELETE FROM notify_subscriptions WHERE channel = ? AND id = ?")
-        .run(channel, id).changes > 0
+  async remove(channel: string, id: number): Promise<boolean> {
+    const result = await this.db.run(
+      "DELETE FROM notify_subscriptions WHERE channel = ? AND id = ?",
+      [channel, id],
     );
+    return result.changes > 0;
   }
 
-  removeAll(channel: string): number {
-    return this.db.prepare("DELETE FROM notify_subscriptions WHERE channel = ?").run(channel)
+  async removeAll(channel: string): Promise<number> {
+    return (await this.db.run("DELETE FROM notify_subscriptions WHERE channel = ?", [channel]))
       .changes;
   }
 
   /** Slack said the channel is gone or closed to the bot: stop routing to it. */
-  pauseChannel(channel: string, reason: string): number {
-    return this.db
-      .prepare(
-        "UPDATE notify_subscriptions SET paused_reason = ? WHERE channel = ? AND paused_reason IS NULL",
-      )
-      .run(reason, channel).changes;
+  async pauseChannel(channel: string, reason: string): Promise<number> {
+    const result = await this.db.run(
+      "UPDATE notify_subscriptions SET paused_reason = ? WHERE channel = ? AND paused_reason IS NULL",
+      [reason, channel],
+    );
+    return result.changes;
   }
 
-  resume(id: number): void {
-    this.db.prepare("UPDATE notify_subscriptions SET paused_reason = NULL WHERE id = ?").run(id);
+  async resume(id: number): Promise<void> {
+    await this.db.run("UPDATE notify_subscriptions SET paused_reason = NULL WHERE id = ?", [id]);
   }
 
   /** The bot is back in the channel: every subscription there hears news again. */
-  resumeChannel(channel: string): number {
-    return this.db
-      .prepare(
-        "UPDATE notify_subscriptions SET paused_reason = NULL WHERE channel = ? AND paused_reason IS NOT NULL",
-      )
-      .run(channel).changes;
+  async resumeChannel(channel: string): Promise<number> {
+    const result = await this.db.run(
+      "UPDATE notify_subscriptions SET paused_reason = NULL WHERE channel = ? AND paused_reason IS NOT NULL",
+      [channel],
+    );
+    return result.changes;
   }
 }

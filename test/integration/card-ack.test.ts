@@ -58,7 +58,7 @@ async function setup(options: { comingUp?: boolean } = {}) {
     projects: n.sim.control.projects(),
     policy,
   });
-  n.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+  await n.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
   await n.cycle();
   let target: { uid: string; name: string };
   if (options.comingUp) {
@@ -74,7 +74,7 @@ async function setup(options: { comingUp?: boolean } = {}) {
     n.sim.control.setHealth(target.uid, "UnHealthy", "etcd member 2 unreachable");
   }
   await n.cycle();
-  const card = new CardStore(n.db).get("C1", target.uid)!;
+  const card = (await new CardStore(n.db).get("C1", target.uid))!;
   expect(card).toBeDefined();
   const posted = n.posts("C1").at(-1)!;
   expect(posted.thread_ts).toBeUndefined();
@@ -146,8 +146,8 @@ describe("Acknowledge on a notification card", () => {
     expect(line!.body).toMatchObject({ channel: "C1", thread_ts: card.ts });
     expect(text(line!)).toContain(`Acknowledged by <@${ONCALL}>`);
     expect(checkSlackLimits(line!.body.blocks as never)).toEqual([]);
-    expect(new AckStore(n.db).get("C1", target.uid)?.userId).toBe(ONCALL);
-    expect(bot.audit.recent()[0]).toMatchObject({
+    expect((await new AckStore(n.db).get("C1", target.uid))?.userId).toBe(ONCALL);
+    expect((await bot.audit.recent())[0]).toMatchObject({
       userId: ONCALL,
       action: "ack",
       outcome: "granted",
@@ -172,7 +172,7 @@ describe("Acknowledge on a notification card", () => {
     const after = n.updates("C1").at(-1)!;
     expect(text(after)).not.toContain("Acknowledged by");
     expect(text(after)).toContain(CARD_ACTIONS.ack);
-    expect(new AckStore(n.db).get("C1", target.uid)).toBeUndefined();
+    expect(await new AckStore(n.db).get("C1", target.uid)).toBeUndefined();
 
     // the next incident is broadcast again: nobody has it yet
     n.sim.control.setHealth(target.uid, "UnHealthy", "disk pressure");
@@ -199,7 +199,7 @@ describe("Acknowledge on a notification card", () => {
     expect(checkSlackLimits(answer!.body.blocks as never)).toEqual([]);
     expect(n.fake.callsTo("chat.update")).toHaveLength(updates);
     expect(n.fake.callsTo("chat.postMessage")).toHaveLength(posts);
-    expect(new AckStore(n.db).get("C1", target.uid)?.userId).toBe(ONCALL);
+    expect((await new AckStore(n.db).get("C1", target.uid))?.userId).toBe(ONCALL);
   });
 
   it("a user outside ALLOW_ACK gets a private refusal saying what to do, and nothing changes", async () => {
@@ -214,8 +214,8 @@ describe("Acknowledge on a notification card", () => {
     expect(checkSlackLimits(answer!.body.blocks as never)).toEqual([]);
     expect(n.fake.callsTo("chat.update")).toHaveLength(updates);
     expect(n.fake.callsTo("chat.postMessage")).toHaveLength(posts);
-    expect(new AckStore(n.db).get("C1", target.uid)).toBeUndefined();
-    expect(bot.audit.recent()[0]).toMatchObject({
+    expect(await new AckStore(n.db).get("C1", target.uid)).toBeUndefined();
+    expect((await bot.audit.recent())[0]).toMatchObject({
       userId: OUTSIDER,
       action: "ack",
       outcome: "denied",

@@ -30,7 +30,7 @@ describe("a cluster looked up by name across the watched projects", () => {
   it("costs one search and one overview, and answers with the card", async () => {
     const projects = sim.control.projects();
     const target = sim.control.clusters(projects[2])[7]!;
-    const ctx = testContext({ palette, projects });
+    const ctx = await testContext({ palette, projects });
     sim.control.clearRequests();
     const reply = asMessage(await dispatch(`cluster ${target.name}`, ctx));
     expect(JSON.stringify(reply)).toContain(target.uid);
@@ -52,7 +52,7 @@ describe("a cluster looked up by name across the watched projects", () => {
     const reply = asMessage(
       await dispatch(
         `cluster ${inWatched.name}`,
-        testContext({ palette, projects: [watched!, sim.control.projects()[2]!] }),
+        await testContext({ palette, projects: [watched!, sim.control.projects()[2]!] }),
       ),
     );
     const text = JSON.stringify(reply);
@@ -87,7 +87,7 @@ describe("an account that may not search the whole tenant", () => {
     const reply = asMessage(
       await dispatch(
         `cluster ${target.name}`,
-        testContext({ palette: fake, projects: [...projects, "p-other"] }),
+        await testContext({ palette: fake, projects: [...projects, "p-other"] }),
       ),
     );
     expect(JSON.stringify(reply)).toContain(target.uid);

@@ -6,7 +6,7 @@ import { createPoller } from "../../src/notify/poll.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { openDb } from "../../src/store/db.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { testContext } from "../support/fake-palette.ts";
 import { apiKeyClient } from "../support/palette-client-helpers.ts";
 import { asMessage } from "../support/reply-text.ts";
@@ -37,7 +37,7 @@ describe("a command during a poll", () => {
     const projects = sim.control.projects();
     const poller = createPoller({
       palette,
-      db: openDb(":memory:"),
+      db: await openSqlite(":memory:"),
       clock: systemClock,
       logger: silentLogger,
       projects,
@@ -51,7 +51,7 @@ describe("a command during a poll", () => {
     const target = sim.control.clusters(projects[0])[1_234]!;
     const sentAt = log().length;
     const reply = asMessage(
-      await dispatch(`cluster ${target.name}`, testContext({ palette, projects })),
+      await dispatch(`cluster ${target.name}`, await testContext({ palette, projects })),
     );
     const answeredAt = log().length;
     const result = await cycle;

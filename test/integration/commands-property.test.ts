@@ -11,7 +11,7 @@ import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
-import { openDb } from "../../src/store/db.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { checkSlackLimits, LIMITS } from "../../src/views/limits.ts";
 import { type RenderedReply, rendered } from "../support/reply-text.ts";
 
@@ -51,7 +51,7 @@ beforeAll(async () => {
     rateLimit: false,
     retries: 0,
   });
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   ctx = {
     palette: client,
     db,

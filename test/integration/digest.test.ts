@@ -32,7 +32,12 @@ const NEVER = "0 0 1 1 *";
 const START = Date.parse("2026-03-10T07:00:00.000Z");
 
 function fakeCron() {
-  const timers: Array<{ cron: string; timeZone: string; tick: () => void; stopped: boolean }> = [];
+  const timers: Array<{
+    cron: string;
+    timeZone: string;
+    tick: () => void | Promise<void>;
+    stopped: boolean;
+  }> = [];
   const scheduler: DigestScheduler = {
     schedule(cron, timeZone, tick) {
       const timer = { cron, timeZone, tick, stopped: false };
@@ -47,8 +52,9 @@ function fakeCron() {
   return {
     scheduler,
     live: () => timers.filter((t) => !t.stopped).map((t) => `${t.cron}|${t.timeZone}`),
-    fire: () => {
-      for (const t of timers.filter((x) => !x.stopped)) t.tick();
+    /** every live timer ticks at once, as node-cron's would; resolves when their looks end */
+    fire: async () => {
+      await Promise.all(timers.filter((x) => !x.stopped).map((t) => t.tick()));
     },
   };
 }
@@ -177,11 +183,11 @@ describe("the channel digest, scheduled, across restarts", () => {
 
     // 08:59 Berlin: a tick finds nothing owed
     clock.set(Date.parse("2026-03-10T07:59:00.000Z"));
-    cron.fire();
+    await cron.fire();
     // 09:00:30 Berlin: owed; however many ticks look, one digest
     clock.set(Date.parse("2026-03-10T08:00:30.000Z"));
-    cron.fire();
-    cron.fire();
+    await cron.fire();
+    await cron.fire();
     await until("the digest in the channel", () => digestPosts().length === 1);
     await until("the outbox drained", outboxSettled);
     const [posted] = digestPosts();
@@ -211,7 +217,7 @@ describe("the channel digest, scheduled, across restarts", () => {
     clock.advance(5 * 60_000);
     cron = fakeCron();
     bot = await start(cron);
-    cron.fire();
+    await cron.fire();
     await until("the outbox drained", outboxSettled);
     expect(
       query<{ n: number }>(

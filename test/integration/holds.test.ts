@@ -59,7 +59,7 @@ async function start(): Promise<{ h: NotifyHarness; bot: BotHarness; wakes: () =
       wakes += 1;
     },
   });
-  h.subs.add({ channel: CHANNEL, kind: "all", createdBy: "W111" });
+  await h.subs.add({ channel: CHANNEL, kind: "all", createdBy: "W111" });
   await h.cycle(); // the baseline summary
   return { h, bot, wakes: () => wakes };
 }
@@ -144,7 +144,7 @@ describe("snooze from the card", () => {
     expect(confirm!.body.response_type).toBe("ephemeral");
     expect(textOf(confirm!)).toContain("Snoozed");
     expect(checkSlackLimits(confirm!.body.blocks as never)).toEqual([]);
-    expect(h.db.prepare("SELECT action, outcome FROM audit").all()).toContainEqual({
+    expect(await h.db.all("SELECT action, outcome FROM audit")).toContainEqual({
       action: "snooze",
       outcome: "created",
     });
@@ -172,7 +172,7 @@ describe("snooze from the card", () => {
     const card = h.updates(CHANNEL).at(-1)!;
     expect(textOf(card)).not.toContain("Snoozed");
     expect(textOf(card)).toContain("etcd &lt;!channel&gt; degraded");
-    expect(new HoldStore(h.db).list()).toEqual([]);
+    expect(await new HoldStore(h.db).list()).toEqual([]);
 
     // and afterwards changes are posted one by one again
     h.sim.control.setHealth(target.uid, "Healthy");
@@ -193,7 +193,7 @@ describe("snooze from the card", () => {
     await h.cycle();
     await h.cycle();
     expect(h.posts(CHANNEL)).toHaveLength(posts);
-    expect(new HoldStore(h.db).list()).toEqual([]);
+    expect(await new HoldStore(h.db).list()).toEqual([]);
   });
 
   it("refuses a snooze to a user ALLOW_ACK does not grant; allows one it grants", async () => {
@@ -204,12 +204,12 @@ describe("snooze from the card", () => {
     const [answer] = await bot.responses(refused);
     expect(answer!.body.response_type).toBe("ephemeral");
     expect(textOf(answer!)).toContain("ALLOW_ACK");
-    expect(new HoldStore(h.db).get(CHANNEL, target.uid, "snooze")).toBeUndefined();
+    expect(await new HoldStore(h.db).get(CHANNEL, target.uid, "snooze")).toBeUndefined();
     // snoozing is on-call work: ALLOW_ACK grants it without ALLOW_SUBSCRIBE
     const granted = await clickCard(bot, snoozeAction(target.uid, target.projectUid, "1h"), "W222");
     const [confirm] = await bot.responses(granted);
     expect(textOf(confirm!)).toContain("Snoozed");
-    expect(new HoldStore(h.db).get(CHANNEL, target.uid, "snooze")).toMatchObject({
+    expect(await new HoldStore(h.db).get(CHANNEL, target.uid, "snooze")).toMatchObject({
       userId: "W222",
     });
   });
@@ -225,7 +225,7 @@ describe("snooze from the card", () => {
     const [confirm] = await bot.responses(responseId);
     expect(textOf(confirm!)).toContain("Asia/Tokyo");
     expect(checkSlackLimits(confirm!.body.blocks as never)).toEqual([]);
-    const hold = new HoldStore(h.db).get(CHANNEL, target.uid, "snooze");
+    const hold = await new HoldStore(h.db).get(CHANNEL, target.uid, "snooze");
     // the harness's clock: Thursday 2026-01-01 12:00 UTC = 21:00 in Tokyo → Friday 09:00 JST
     expect(new Date(hold!.untilMs).toISOString()).toBe("2026-01-02T00:00:00.000Z");
     expect(h.fake.callsTo("users.info").at(-1)!.body.user).toBe("W111");
@@ -239,7 +239,7 @@ describe("snooze from the card", () => {
     const responseId = await clickCard(bot, snoozeAction(target.uid, target.projectUid, "weekday"));
     const [confirm] = await bot.responses(responseId);
     expect(textOf(confirm!)).toContain("UTC: Slack did not tell me your time zone");
-    const hold = new HoldStore(h.db).get(CHANNEL, target.uid, "snooze");
+    const hold = await new HoldStore(h.db).get(CHANNEL, target.uid, "snooze");
     expect(new Date(hold!.untilMs).toISOString()).toBe("2026-01-02T09:00:00.000Z");
   });
 
@@ -307,7 +307,7 @@ describe("mute", () => {
     expect(String(after[0]!.text)).toBe(
       `:mute: Mute on *${target.name}* ended (set by <@W111>: maintenance): 2 changes while muted (Upgrading → Running, health lost); now Running, UnHealthy`,
     );
-    expect(new HoldStore(h.db).list()).toEqual([]);
+    expect(await new HoldStore(h.db).list()).toEqual([]);
   });
 
   it("refuses mute to a user ALLOW_SUBSCRIBE does not grant, and audits it", async () => {
@@ -318,8 +318,8 @@ describe("mute", () => {
     expect(answer!.body.response_type).toBe("ephemeral");
     expect(textOf(answer!)).toContain("may not mute");
     expect(textOf(answer!)).toContain("ALLOW_SUBSCRIBE");
-    expect(new HoldStore(h.db).list()).toEqual([]);
-    expect(h.db.prepare("SELECT user_id, action, outcome FROM audit").all()).toContainEqual({
+    expect(await new HoldStore(h.db).list()).toEqual([]);
+    expect(await h.db.all("SELECT user_id, action, outcome FROM audit")).toContainEqual({
       user_id: "U999",
       action: "mute",
       outcome: "denied",
@@ -365,7 +365,7 @@ describe("mute", () => {
       response_action: "errors",
       errors: { [MUTE_FIELDS.until]: expect.stringMatching(/after today/) },
     });
-    expect(new HoldStore(h.db).list()).toEqual([]);
+    expect(await new HoldStore(h.db).list()).toEqual([]);
 
     const updates = h.updates(CHANNEL).length;
     const ok = await submit("until", "2026-01-08", "kernel <!channel> upgrade");
@@ -374,7 +374,7 @@ describe("mute", () => {
     const edit = await h.fake.waitFor("chat.update", updates + 1);
     expect(textOf(edit.at(-1)!)).toContain("Muted by <@W111>");
     expect(textOf(edit.at(-1)!)).toContain("kernel &lt;!channel&gt; upgrade");
-    const hold = new HoldStore(h.db).get(CHANNEL, target.uid, "mute");
+    const hold = await new HoldStore(h.db).get(CHANNEL, target.uid, "mute");
     expect(hold).toMatchObject({
       untilMs: Date.UTC(2026, 0, 8),
       reason: "kernel <!channel> upgrade",

@@ -9,8 +9,8 @@ import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
-import { openDb } from "../../src/store/db.ts";
 import { LaunchStore } from "../../src/store/launches.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 
 describe("console launch prompts", () => {
   let sim: RunningSimulator;
@@ -26,7 +26,7 @@ describe("console launch prompts", () => {
       rateLimit: false,
       retries: 0,
     });
-    const db = openDb(":memory:");
+    const db = await openSqlite(":memory:");
     deps = {
       palette,
       db,
@@ -122,9 +122,9 @@ describe("console launch prompts", () => {
     expect(out).toContain("did not arrive");
     expect(out).not.toMatch(/✗|failed|refused/);
     // the name stays reserved until Palette has been asked for it by name
-    const kept = new LaunchStore(deps.db, deps.clock)
-      .all()
-      .find((r) => r.name === "console-unsure");
+    const kept = (await new LaunchStore(deps.db, deps.clock).all()).find(
+      (r) => r.name === "console-unsure",
+    );
     expect(kept?.status).toBe("submitting");
   });
 

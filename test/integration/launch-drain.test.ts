@@ -53,17 +53,11 @@ describe("launch: slow submits and shutdown", () => {
     expect(answer.body.response_action).toBe("update");
     expect(JSON.stringify(answer.body.view)).toContain("Launching");
     // Slack has its answer, Palette has not: this is where a shutdown used to cut in
-    expect(
-      store()
-        .all()
-        .find((r) => r.name === "slow-create")?.status,
-    ).toBe("submitting");
+    expect((await store().all()).find((r) => r.name === "slow-create")?.status).toBe("submitting");
 
     await h.launch.drain();
 
-    const record = store()
-      .all()
-      .find((r) => r.name === "slow-create");
+    const record = (await store().all()).find((r) => r.name === "slow-create");
     expect(record?.status).toBe("created");
     expect(record?.clusterUid).toBeTruthy();
     expect(record?.cardTs).toBeTruthy();
@@ -97,11 +91,7 @@ describe("launch: slow submits and shutdown", () => {
       expect(text).toContain("&lt;!channel&gt;");
       expect(text).not.toContain("<!channel>");
       expect(text).not.toContain("<b>");
-      expect(
-        store()
-          .all()
-          .some((r) => r.name === "slow-refusal"),
-      ).toBe(false);
+      expect((await store().all()).some((r) => r.name === "slow-refusal")).toBe(false);
     } finally {
       spy.mockRestore();
     }

@@ -76,7 +76,7 @@ describe("launch: refusals, look-ups and idempotency", () => {
     const answer = await h.submit(awsForm, aws({ name: "refused-one" }));
     expect(answer.body.response_action).toBe("errors");
     expect(answer.body.errors?.provider).toMatch(/not allowed/);
-    const audit = h.bot.audit.recent(5).find((r) => r.target === "aws/refused-one");
+    const audit = (await h.bot.audit.recent(5)).find((r) => r.target === "aws/refused-one");
     expect(audit?.outcome).toBe("rejected");
     // the claim was released: a corrected resubmit of the same view goes through
     const again = await h.submit(awsForm, aws({ name: "refused-one" }));
@@ -109,7 +109,7 @@ describe("launch: refusals, look-ups and idempotency", () => {
       1,
     );
     // the audit has the body without the SSH key name
-    const record = h.bot.audit.recent(10).find((r) => r.target === "aws/double-click");
+    const record = (await h.bot.audit.recent(10)).find((r) => r.target === "aws/double-click");
     expect(record?.outcome).toBe("created");
     expect(record?.detail).not.toContain("my-key");
     expect(record?.detail).toContain("m5.xlarge");
@@ -130,9 +130,9 @@ describe("launch: refusals, look-ups and idempotency", () => {
     expect(JSON.stringify(refusal!.body)).toMatch(/not allowed to launch/);
     expect(refusal!.body.response_type ?? "ephemeral").toBe("ephemeral");
     expect(h.bot.fake.callsTo("views.open")).toHaveLength(opens);
-    expect(h.bot.audit.recent(5).some((r) => r.userId === "W999" && r.outcome === "denied")).toBe(
-      true,
-    );
+    expect(
+      (await h.bot.audit.recent(5)).some((r) => r.userId === "W999" && r.outcome === "denied"),
+    ).toBe(true);
     // and a forged submit from them is refused too
     const answer = await h.submit(awsForm, aws({ name: "sneaky" }), "W999");
     expect(answer.body.errors?.provider).toMatch(/not allowed/);

@@ -6,8 +6,9 @@ import { silentLogger } from "../../src/log.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
 import { slackClientOptions } from "../../src/slack/app.ts";
 import { slackCardSink } from "../../src/slack/launch-card-sink.ts";
-import { type Db, openDb } from "../../src/store/db.ts";
 import { LaunchStore } from "../../src/store/launches.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { type FakeCluster, FakePalette } from "../support/fake-palette.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
@@ -35,7 +36,7 @@ function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
 
 describe("launch follower: bounded card retries, and the 3 h limit always applies", () => {
   let fake: FakeSlack;
-  let db: Db;
+  let db: SqlDb;
   let clock: ManualClock;
   let cluster: FakeCluster;
   let palette: FakePalette;
@@ -48,10 +49,10 @@ describe("launch follower: bounded card retries, and the 3 h limit always applie
   afterAll(async () => {
     await fake?.close();
   });
-  beforeEach(() => {
+  beforeEach(async () => {
     fake.reset();
     clock = new ManualClock(Date.UTC(2026, 2, 1));
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     cluster = {
       uid: "uid-1",
       name: "web-1",
@@ -61,7 +62,7 @@ describe("launch follower: bounded card retries, and the 3 h limit always applie
     };
     palette = new FakePalette([cluster]);
     store = new LaunchStore(db, clock);
-    const claim = store.reserve({
+    const claim = await store.reserve({
       submissionKey: "slack:V1",
       projectUid: "p1",
       provider: "aws",
@@ -70,11 +71,11 @@ describe("launch follower: bounded card retries, and the 3 h limit always applie
       channel: "C1",
     });
     if (claim.kind !== "reserved") throw new Error("not reserved");
-    store.created(claim.record.id, "uid-1");
+    await store.created(claim.record.id, "uid-1");
     id = claim.record.id;
   });
-  afterEach(() => {
-    db.close();
+  afterEach(async () => {
+    await db.close();
   });
 
   function tracker(): LaunchTracker {
@@ -105,21 +106,23 @@ describe("launch follower: bounded card retries, and the 3 h limit always applie
     const posts = fake.callsTo("chat.postMessage").length;
     expect(posts).toBeGreaterThanOrEqual(1);
     expect(posts).toBeLessThanOrEqual(5);
-    expect(store.get(id)?.done).toBe(false);
+    expect((await store.get(id))?.done).toBe(false);
 
     await follow(t, HOUR + TICK_MS);
-    const record = store.get(id);
+    const record = await store.get(id);
     expect(record?.done).toBe(true);
     // the name is free again, and nothing more is asked of Palette or Slack
     expect(
-      store.reserve({
-        submissionKey: "slack:V2",
-        projectUid: "p1",
-        provider: "aws",
-        name: "web-1",
-        requester: "U123",
-        channel: "C1",
-      }).kind,
+      (
+        await store.reserve({
+          submissionKey: "slack:V2",
+          projectUid: "p1",
+          provider: "aws",
+          name: "web-1",
+          requester: "U123",
+          channel: "C1",
+        })
+      ).kind,
     ).toBe("reserved");
     const reads = palette.callsTo("getClusterState").length;
     const calls = fake.calls.length;
@@ -143,7 +146,7 @@ describe("launch follower: bounded card retries, and the 3 h limit always applie
     expect(edits).toBeLessThanOrEqual(5);
 
     await follow(t, HOUR + TICK_MS);
-    expect(store.get(id)?.done).toBe(true);
+    expect((await store.get(id))?.done).toBe(true);
     expect(fake.callsTo("chat.update").length).toBe(edits);
   });
 
@@ -154,7 +157,7 @@ describe("launch follower: bounded card retries, and the 3 h limit always applie
     );
     const t = tracker();
     await follow(t, 3 * HOUR + TICK_MS);
-    const record = store.get(id);
+    const record = await store.get(id);
     expect(record?.done).toBe(true);
     const last = fake.callsTo("chat.update").at(-1);
     expect(JSON.stringify(last?.body.blocks)).toContain("stopped following");
@@ -211,7 +214,7 @@ describe("launch: one card per launch, and a truthful shutdown", () => {
     await h.launch.tracker.tick();
     const cards = h.bot.fake.callsTo("chat.postMessage").filter(isCardOf("race-one"));
     expect(cards).toHaveLength(1);
-    expect(new LaunchStore(h.bot.db, h.clock).get(record.id)?.cardTs).toBe(
+    expect((await new LaunchStore(h.bot.db, h.clock).get(record.id))?.cardTs).toBe(
       (await h.waitForCard("race-one")).cardTs,
     );
   });
@@ -229,7 +232,7 @@ describe("launch: one card per launch, and a truthful shutdown", () => {
     // src/app/bot.ts stop(): a bounded wait for launches in flight, the tracker, then the store
     await h.launch.drain(50);
     await h.launch.tracker.stop();
-    h.bot.db.close();
+    await h.bot.db.close();
 
     const updates = h.bot.fake.callsTo("views.update").length;
     gate.resolve();
@@ -252,10 +255,10 @@ describe("launch: one card per launch, and a truthful shutdown", () => {
     expect(text).not.toMatch(/Not launched|did not answer in time/);
     expect(text).toContain("answer-lost");
     const store = new LaunchStore(h.bot.db, h.clock);
-    expect(store.all().find((r) => r.name === "answer-lost")?.status).toBe("submitting");
+    expect((await store.all()).find((r) => r.name === "answer-lost")?.status).toBe("submitting");
 
     await h.launch.tracker.tick();
-    const record = store.all().find((r) => r.name === "answer-lost");
+    const record = (await store.all()).find((r) => r.name === "answer-lost");
     expect(record?.status).toBe("created");
     expect(h.bot.fake.callsTo("chat.postMessage").filter(isCardOf("answer-lost"))).toHaveLength(1);
   });

@@ -14,8 +14,9 @@ import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { slackClientOptions } from "../../src/slack/app.ts";
 import { createLaunchRuntime, type LaunchRuntime } from "../../src/slack/launch-runtime.ts";
 import { AuditLog } from "../../src/store/audit.ts";
-import { type Db, openDb } from "../../src/store/db.ts";
 import { LaunchStore } from "../../src/store/launches.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
 import { type LaunchHarness, startLaunchHarness, stateFor } from "../support/launch-harness.ts";
@@ -40,7 +41,7 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
   let dir: string;
   let project: string;
   const clock = new ManualClock(Date.UTC(2026, 2, 1));
-  let db: Db | undefined;
+  let db: SqlDb | undefined;
   let runtime: LaunchRuntime | undefined;
 
   beforeAll(async () => {
@@ -62,24 +63,24 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
     await fake?.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  beforeEach(() => {
+  beforeEach(async () => {
     fake.reset();
     sim.control.clearFaults();
   });
   afterEach(async () => {
     await runtime?.tracker.stop();
     runtime = undefined;
-    db?.close();
+    await db?.close();
     db = undefined;
   });
 
   let fileSequence = 0;
 
   /** the process before the crash: it reserved the name, then died before recording anything */
-  function crashAfterReserve(name: string): { file: string; id: number } {
+  async function crashAfterReserve(name: string): Promise<{ file: string; id: number }> {
     const file = join(dir, `state-${++fileSequence}.sqlite`);
-    const before = openDb(file);
-    const claim = new LaunchStore(before, clock).reserve({
+    const before = await openSqlite(file);
+    const claim = await new LaunchStore(before, clock).reserve({
       submissionKey: `slack:V-${name}`,
       projectUid: project,
       provider: "aws",
@@ -87,14 +88,14 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
       requester: "W111",
       channel: "C111",
     });
-    before.close();
+    await before.close();
     if (claim.kind !== "reserved") throw new Error("not reserved");
     return { file, id: claim.record.id };
   }
 
   /** the next process: the store reopened and the launch runtime started, as src/app/bot.ts does */
-  function restart(file: string): { store: LaunchStore; runtime: LaunchRuntime } {
-    db = openDb(file);
+  async function restart(file: string): Promise<{ store: LaunchStore; runtime: LaunchRuntime }> {
+    db = await openSqlite(file);
     const deps: CommandDeps = {
       palette,
       db,
@@ -112,7 +113,7 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
   }
 
   it("Palette has the cluster: recorded as created, followed, and its card posted once", async () => {
-    const { file, id } = crashAfterReserve("crash-made");
+    const { file, id } = await crashAfterReserve("crash-made");
     // the create reached Palette before the crash
     const cluster = sim.control.addCluster({
       name: "crash-made",
@@ -121,10 +122,10 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
     });
     clock.advance(30_000);
 
-    const { store, runtime } = restart(file);
+    const { store, runtime } = await restart(file);
     await runtime.tracker.tick();
 
-    const record = store.get(id);
+    const record = await store.get(id);
     expect(record?.status).toBe("created");
     expect(record?.clusterUid).toBe(cluster.uid);
     expect(record?.cardTs).toBeTruthy();
@@ -133,7 +134,9 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
     expect(cards[0]!.body.channel).toBe("C111");
     expect(JSON.stringify(cards[0]!.body.blocks)).toContain("Open in Palette");
     // the recovered launch is audited as created, like one recorded at once
-    const audit = new AuditLog(db!, clock).recent(5).find((r) => r.target === "aws/crash-made");
+    const audit = (await new AuditLog(db!, clock).recent(5)).find(
+      (r) => r.target === "aws/crash-made",
+    );
     expect(audit?.outcome).toBe("created");
     expect(audit?.detail).toContain(cluster.uid);
 
@@ -144,15 +147,15 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
   });
 
   it("Palette has no such cluster: the reservation is released and the name is free again", async () => {
-    const { file, id } = crashAfterReserve("crash-lost");
+    const { file, id } = await crashAfterReserve("crash-lost");
     clock.advance(5 * 60_000);
 
-    const { store, runtime } = restart(file);
+    const { store, runtime } = await restart(file);
     await runtime.tracker.tick();
 
-    expect(store.get(id)).toBeUndefined();
+    expect(await store.get(id)).toBeUndefined();
     expect(fake.callsTo("chat.postMessage").filter(isCardOf("crash-lost"))).toHaveLength(0);
-    const again = store.reserve({
+    const again = await store.reserve({
       submissionKey: "slack:V-again",
       projectUid: project,
       provider: "aws",
@@ -164,7 +167,7 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
   });
 
   it("Palette unreachable at start: the reservation is kept, and reconciled once Palette answers", async () => {
-    const { file, id } = crashAfterReserve("crash-offline");
+    const { file, id } = await crashAfterReserve("crash-offline");
     sim.control.addCluster({ name: "crash-offline", projectUid: project, provider: "aws" });
     clock.advance(5 * 60_000);
     sim.control.addFault({
@@ -173,16 +176,16 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
       status: 503,
     });
 
-    const { store, runtime } = restart(file);
+    const { store, runtime } = await restart(file);
     await runtime.tracker.tick();
     // an error is not "no such cluster": the name stays reserved, nothing is posted
-    expect(store.get(id)?.status).toBe("submitting");
+    expect((await store.get(id))?.status).toBe("submitting");
     expect(fake.callsTo("chat.postMessage")).toHaveLength(0);
 
     sim.control.clearFaults();
     clock.advance(15_000);
     await runtime.tracker.tick();
-    expect(store.get(id)?.status).toBe("created");
+    expect((await store.get(id))?.status).toBe("created");
     expect(fake.callsTo("chat.postMessage").filter(isCardOf("crash-offline"))).toHaveLength(1);
   });
 
@@ -190,21 +193,21 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
     // someone made "old-namesake" in Palette an hour before; the crash came before the name check
     sim.control.addCluster({ name: "old-namesake", projectUid: project, provider: "aws" });
     clock.advance(3600_000);
-    const { file, id } = crashAfterReserve("old-namesake");
+    const { file, id } = await crashAfterReserve("old-namesake");
     clock.advance(5 * 60_000);
 
-    const { store, runtime } = restart(file);
+    const { store, runtime } = await restart(file);
     await runtime.tracker.tick();
 
-    expect(store.get(id)).toBeUndefined();
+    expect(await store.get(id)).toBeUndefined();
     expect(fake.callsTo("chat.postMessage")).toHaveLength(0);
   });
 
   it("a reservation made after start (a submit still talking to Palette) is left alone", async () => {
-    const { file } = crashAfterReserve("crash-other");
+    const { file } = await crashAfterReserve("crash-other");
     clock.advance(5 * 60_000);
-    const { store, runtime } = restart(file);
-    const live = store.reserve({
+    const { store, runtime } = await restart(file);
+    const live = await store.reserve({
       submissionKey: "slack:V-live",
       projectUid: project,
       provider: "aws",
@@ -215,7 +218,7 @@ describe("launch: reservations left by a crash are reconciled at start", () => {
     if (live.kind !== "reserved") throw new Error("not reserved");
     clock.advance(5 * 60_000);
     await runtime.tracker.tick();
-    expect(store.get(live.record.id)?.status).toBe("submitting");
+    expect((await store.get(live.record.id))?.status).toBe("submitting");
   });
 });
 
@@ -237,7 +240,7 @@ describe("launch: Palette created the cluster but the store could not record it"
 
   it("the user is told Palette created it (not 'failed'), and the tracker picks it up", async () => {
     // a real SQLite failure on exactly the write that records the create
-    h.bot.db.exec(`CREATE TRIGGER refuse_created BEFORE UPDATE OF status ON launches
+    await h.bot.db.run(`CREATE TRIGGER refuse_created BEFORE UPDATE OF status ON launches
       WHEN NEW.status = 'created' BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
     const { view } = await h.openModal();
     const form = await h.pickProvider(view, "aws");
@@ -259,14 +262,14 @@ describe("launch: Palette created the cluster but the store could not record it"
     expect(answer.body.response_action).toBe("update");
 
     const store = new LaunchStore(h.bot.db, h.clock);
-    const kept = store.all().find((r) => r.name === "unrecorded-one");
+    const kept = (await store.all()).find((r) => r.name === "unrecorded-one");
     // the name stays reserved: nobody can launch a second cluster of that name meanwhile
     expect(kept?.status).toBe("submitting");
 
     // the store works again: the next look records the cluster and posts its one card
-    h.bot.db.exec("DROP TRIGGER refuse_created");
+    await h.bot.db.run("DROP TRIGGER refuse_created");
     await h.launch.tracker.tick();
-    const record = store.get(kept!.id);
+    const record = await store.get(kept!.id);
     expect(record?.status).toBe("created");
     expect(record?.clusterUid).toBe(created!.uid);
     expect(h.bot.fake.callsTo("chat.postMessage").filter(isCardOf("unrecorded-one"))).toHaveLength(

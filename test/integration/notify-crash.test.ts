@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { openDb } from "../../src/store/db.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../src/store/subscriptions.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 
@@ -55,13 +55,13 @@ describe("a bot killed with SIGKILL and restarted", () => {
     sim = await startSimulator({ clusters: 30, projects: 1, seed: 9 });
     fake = await startFakeSlack();
     const dbPath = join(mkdtempSync(join(tmpdir(), "notify-crash-")), "state.sqlite");
-    const setup = openDb(dbPath);
-    new SubscriptionStore(setup, systemClock).add({
+    const setup = await openSqlite(dbPath);
+    await new SubscriptionStore(setup, systemClock).add({
       channel: "C1",
       kind: "clusters",
       createdBy: "U1",
     });
-    setup.close();
+    await setup.close();
     const env = {
       PALETTE_API_URL: sim.url,
       PALETTE_API_KEY: sim.credentials.apiKey,

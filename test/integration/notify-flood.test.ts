@@ -36,8 +36,8 @@ describe("notifications never flood", () => {
   it("500 clusters changing at once → one digest per channel and zero 429s", async () => {
     h = await startNotifyHarness({ clusters: 540, projects: 2, seed: 3 });
     const [p1] = h.sim.control.projects();
-    h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
-    h.subs.add({ channel: "C2", kind: "clusters", project: p1, createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "C2", kind: "clusters", project: p1, createdBy: "U1" });
     const rejected = enforceOnePerSecond(h);
     await h.cycle();
     const before = { c1: h.posts("C1").length, c2: h.posts("C2").length };
@@ -67,7 +67,7 @@ describe("notifications never flood", () => {
 
   it("429 with Retry-After and 5xx → everything delivered, in order, no duplicates", async () => {
     h = await startNotifyHarness({ clusters: 30, projects: 1, seed: 5 });
-    h.subs.add({ channel: "C1", kind: "clusters", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "clusters", createdBy: "U1" });
     const harness = h;
     const accepted: Array<{ text: string; at: number }> = [];
     const refusedAt: number[] = [];

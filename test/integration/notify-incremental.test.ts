@@ -45,7 +45,7 @@ const mentioning = (harness: NotifyHarness, channel: string, text: string) =>
 describe("incremental poll against the simulator", () => {
   it("announces a recovery between two incremental cycles once, found by its own look-up", async () => {
     h = await startNotifyHarness(FLEET);
-    h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
     const baseline = await poll(h);
     const target = steady(h)[0]!;
     h.sim.control.setHealth(target.uid, "UnHealthy", "kubelet stopped posting status");
@@ -75,7 +75,7 @@ describe("incremental poll against the simulator", () => {
 
   it("catches a deletion that skipped Deleting at the next reconciliation, once", async () => {
     h = await startNotifyHarness(FLEET);
-    h.subs.add({ channel: "C1", kind: "clusters", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "clusters", createdBy: "U1" });
     await poll(h);
     const target = steady(h)[0]!;
     h.sim.control.setState(target.uid, "Deleted");
@@ -107,7 +107,7 @@ describe("incremental poll against the simulator", () => {
 
   it("finds a cluster imported already Running and Healthy at the next reconciliation, as new", async () => {
     h = await startNotifyHarness(FLEET);
-    h.subs.add({ channel: "C1", kind: "clusters", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "clusters", createdBy: "U1" });
     await poll(h);
     const [project] = h.sim.control.projects();
     const imported = h.sim.control.addCluster({
@@ -133,7 +133,7 @@ describe("incremental poll against the simulator", () => {
 
   it("makes at most 3 Palette calls per project in a steady incremental cycle", async () => {
     h = await startNotifyHarness(FLEET);
-    h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
     const projects = h.sim.control.projects().length;
     const first = await requestsOf(h);
     expect(first.requests.length).toBeGreaterThan(4 * projects);

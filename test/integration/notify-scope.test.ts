@@ -24,8 +24,8 @@ describe("notifications: scope and refusals", () => {
   it("in tenant scope, tells a channel subscribed to project X that X's cluster was deleted", async () => {
     h = await startNotifyHarness({ pollProjects: [] });
     const [p1, p2] = h.sim.control.projects();
-    h.subs.add({ channel: "C1", kind: "clusters", project: p1, createdBy: "U1" });
-    h.subs.add({ channel: "C2", kind: "clusters", project: p2, createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "clusters", project: p1, createdBy: "U1" });
+    await h.subs.add({ channel: "C2", kind: "clusters", project: p2, createdBy: "U1" });
     await h.cycle();
     expect(h.posts("C1")).toHaveLength(1);
     const target = runningIn(h, p1!)[0]!;
@@ -53,7 +53,7 @@ describe("notifications: scope and refusals", () => {
     h = await startNotifyHarness();
     const [p1, p2] = h.sim.control.projects();
     h.sim.control.addFault({ pathPrefix: "/v1/projects/alerts", kind: "status", status: 403 });
-    h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
     await h.cycle();
     const readiness = paletteReadiness(h.poller);
     const probe = readiness.poll();

@@ -18,7 +18,7 @@ const textOf = (body: Record<string, unknown>) => JSON.stringify(body.blocks ?? 
 describe("notifications against the simulator", () => {
   it("announces the baseline once, then one card per change, edited in place with a thread", async () => {
     h = await startNotifyHarness();
-    h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
     await h.cycle();
     expect(h.posts("C1")).toHaveLength(1);
     expect(textOf(h.posts("C1")[0]!)).toContain("Watching");
@@ -48,7 +48,7 @@ describe("notifications against the simulator", () => {
 
   it("raises ClusterHealth with the reason when health is lost and resolves it on recovery", async () => {
     h = await startNotifyHarness();
-    h.subs.add({ channel: "CA", kind: "alerts", createdBy: "U1" });
+    await h.subs.add({ channel: "CA", kind: "alerts", createdBy: "U1" });
     await h.cycle();
     const target = healthyRunning(h)[0]!;
     h.sim.control.setHealth(target.uid, "UnHealthy", "node worker-2 NotReady");
@@ -72,7 +72,7 @@ describe("notifications against the simulator", () => {
 
   it("broadcasts a change to worse health from the thread to the channel", async () => {
     h = await startNotifyHarness();
-    h.subs.add({ channel: "C1", kind: "clusters", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "clusters", createdBy: "U1" });
     await h.cycle();
     const target = healthyRunning(h)[0]!;
     h.sim.control.setState(target.uid, "Upgrading");
@@ -87,8 +87,8 @@ describe("notifications against the simulator", () => {
   it("gives two channels with different filters only their own changes", async () => {
     h = await startNotifyHarness();
     const [p1, p2] = h.sim.control.projects();
-    h.subs.add({ channel: "C1", kind: "all", project: p1, createdBy: "U1" });
-    h.subs.add({ channel: "C2", kind: "clusters", project: p2, createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "all", project: p1, createdBy: "U1" });
+    await h.subs.add({ channel: "C2", kind: "clusters", project: p2, createdBy: "U1" });
     await h.cycle();
     const a = healthyRunning(h, p1)[0]!;
     const b = healthyRunning(h, p2)[0]!;
@@ -104,7 +104,7 @@ describe("notifications against the simulator", () => {
 
   it("reports nothing while Palette is down for three cycles, then each change once", async () => {
     h = await startNotifyHarness();
-    h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
     await h.cycle();
     const target = healthyRunning(h)[0]!;
     h.sim.control.addFault({ pathPrefix: "/v1", kind: "status", status: 503 });
@@ -129,7 +129,7 @@ describe("notifications against the simulator", () => {
     const { join } = await import("node:path");
     const dbPath = join(mkdtempSync(join(tmpdir(), "notify-")), "state.sqlite");
     h = await startNotifyHarness({ dbPath });
-    h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
     await h.cycle();
     const target = healthyRunning(h)[0]!;
     h.sim.control.setState(target.uid, "Upgrading");
@@ -140,9 +140,9 @@ describe("notifications against the simulator", () => {
     const { createSender } = await import("../../src/notify/outbox-sender.ts");
     const { createSlackPoster } = await import("../../src/slack/notify-poster.ts");
     const { Secret } = await import("../../src/secret.ts");
-    const { openDb } = await import("../../src/store/db.ts");
+    const { openSqlite } = await import("../../src/store/sqlite.ts");
     const { silentLogger } = await import("../../src/log.ts");
-    const db2 = openDb(dbPath);
+    const db2 = await openSqlite(dbPath);
     const harness = h;
     const poller2 = createPoller({
       palette: harness.palette,
@@ -165,20 +165,20 @@ describe("notifications against the simulator", () => {
     await sender2.drainAll();
     expect(h.posts("C1")).toHaveLength(3);
     expect(h.updates("C1")).toHaveLength(1);
-    db2.close();
+    await db2.close();
   });
 
   it("pauses a channel's subscriptions when Slack says channel_not_found", async () => {
     h = await startNotifyHarness();
-    h.subs.add({ channel: "CGONE", kind: "all", createdBy: "U1" });
-    h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "CGONE", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
     h.fake.on("chat.postMessage", (call) =>
       call.body.channel === "CGONE"
         ? { body: { ok: false, error: "channel_not_found" } }
         : undefined,
     );
     await h.cycle();
-    expect(h.subs.forChannel("CGONE")[0]?.pausedReason).toContain("channel_not_found");
+    expect((await h.subs.forChannel("CGONE"))[0]?.pausedReason).toContain("channel_not_found");
     expect(h.posts("C1")).toHaveLength(1);
     const target = healthyRunning(h)[0]!;
     h.sim.control.setState(target.uid, "Upgrading");
@@ -191,8 +191,8 @@ describe("notifications against the simulator", () => {
 describe("a channel whose posts hang, against the real poster", () => {
   it("does not hold up the other channel; the hung row times out, is retried, becomes a dead letter that blocks nothing, and goes out once re-queued", async () => {
     h = await startNotifyHarness({ sender: { maxAttempts: 3 }, slackTimeoutMs: 1_000 });
-    h.subs.add({ channel: "CHUNG", kind: "all", createdBy: "U1" });
-    h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "CHUNG", kind: "all", createdBy: "U1" });
+    await h.subs.add({ channel: "C1", kind: "all", createdBy: "U1" });
     await h.cycle();
     const [first, second] = healthyRunning(h);
     const held: Array<() => void> = [];
@@ -221,17 +221,17 @@ describe("a channel whose posts hang, against the real poster", () => {
       expect(c1Second).toBeLessThan(calls.indexOf(hungCalls[1]!));
       const { OutboxStore } = await import("../../src/store/outbox.ts");
       const outbox = new OutboxStore(h.db);
-      expect(outbox.undelivered("CHUNG")).toEqual([
+      expect(await outbox.undelivered("CHUNG")).toEqual([
         { status: "dead", reason: "Slack: timeout after 3 attempts", count: 1 },
       ]);
       // the dead letter blocks nothing: CHUNG's next card went out after it
       expect(h.posts("CHUNG").filter((b) => isCardOf(b, second!.uid))).toHaveLength(1);
-      expect(h.sender.outboxStats()).toMatchObject({ depth: 0, deadLetters: 1 });
+      expect(await h.sender.outboxStats()).toMatchObject({ depth: 0, deadLetters: 1 });
 
       hang = false;
-      expect(outbox.requeue("CHUNG")).toBe(1);
+      expect(await outbox.requeue("CHUNG")).toBe(1);
       await h.sender.drainAll();
-      expect(outbox.undelivered("CHUNG")).toEqual([]);
+      expect(await outbox.undelivered("CHUNG")).toEqual([]);
       expect(h.posts("CHUNG").filter((b) => isCardOf(b, first!.uid))).toHaveLength(4);
     } finally {
       hang = false;

@@ -220,7 +220,7 @@ describe("files", () => {
       const [reply] = await h.responses(sent.responseId);
       expect(reply!.body.response_type).toBe("ephemeral");
       expect(String(reply!.body.text).toLowerCase()).toContain(words.toLowerCase());
-      const [row] = h.audit.recent(1);
+      const [row] = await h.audit.recent(1);
       expect(row).toMatchObject({
         userId: "U6",
         action: "kubeconfig",

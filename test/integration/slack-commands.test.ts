@@ -196,7 +196,7 @@ describe("kubeconfig", () => {
     );
     expect([...fake.uploads.values()]).toEqual([expected]);
     expect(fake.callsTo("chat.postMessage")).toHaveLength(0);
-    expect(h.audit.recent(1)[0]).toMatchObject({ userId: GRANTED, outcome: "granted" });
+    expect((await h.audit.recent(1))[0]).toMatchObject({ userId: GRANTED, outcome: "granted" });
   });
 
   it("refused: a refusal naming ALLOW_KUBECONFIG, an audit row, no file", async () => {
@@ -205,7 +205,7 @@ describe("kubeconfig", () => {
     expect(allText(answer)).toContain("ALLOW_KUBECONFIG");
     expect(fake.callsTo("files.getUploadURLExternal")).toHaveLength(0);
     expect(fake.uploads.size).toBe(0);
-    expect(h.audit.recent(1)[0]).toMatchObject({
+    expect((await h.audit.recent(1))[0]).toMatchObject({
       userId: REFUSED,
       action: "kubeconfig",
       outcome: "denied",
@@ -220,7 +220,7 @@ describe("kubeconfig", () => {
     expect(answer.body.response_type).toBe("ephemeral");
     expect(allText(answer)).toMatch(/could not be sent/);
     expect(allText(answer)).toMatch(/not in this channel/);
-    expect(h.audit.recent(1)[0]).toMatchObject({ userId: GRANTED, outcome: "failed" });
+    expect((await h.audit.recent(1))[0]).toMatchObject({ userId: GRANTED, outcome: "failed" });
   });
 });
 

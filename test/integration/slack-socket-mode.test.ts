@@ -10,7 +10,7 @@ import { Secret } from "../../src/secret.ts";
 import { createSlackApp, type RunningSlackApp } from "../../src/slack/app.ts";
 import { notice } from "../../src/slack/deliver.ts";
 import { AuditLog } from "../../src/store/audit.ts";
-import { openDb } from "../../src/store/db.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { loadPayload } from "../support/slack-request.ts";
 
@@ -42,7 +42,7 @@ beforeAll(async () => {
   });
   fake.on("apps.connections.open", () => ({ body: { ok: true, url: wsUrl } }));
 
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   bot = createSlackApp({
     slack: {
       botToken: new Secret("xoxb-socket-test"),

@@ -15,7 +15,7 @@ import type {
   Workloads,
 } from "../../src/palette/schemas.ts";
 import { AuditLog } from "../../src/store/audit.ts";
-import { openDb } from "../../src/store/db.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 
 /**
  * A small in-memory Palette for handler tests: a few clusters with pools, machines, workloads
@@ -462,8 +462,8 @@ export interface TestContextOptions {
 }
 
 /** A CommandContext over an in-memory database and a silent logger. */
-export function testContext(options: TestContextOptions = {}): CommandContext {
-  const db = openDb(":memory:");
+export async function testContext(options: TestContextOptions = {}): Promise<CommandContext> {
+  const db = await openSqlite(":memory:");
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 0, 1));
   return {
     palette: options.palette ?? new FakePalette(sampleFleet()),

@@ -226,7 +226,7 @@ export async function startLaunchHarness(
       const store = new LaunchStore(bot.db, clock);
       const deadline = Date.now() + 3_000;
       for (;;) {
-        const record = store.all().find((r) => r.name === name && r.cardTs);
+        const record = (await store.all()).find((r) => r.name === name && r.cardTs);
         if (record) return record;
         if (Date.now() > deadline) throw new Error(`no card for ${name}`);
         await new Promise((resolve) => setTimeout(resolve, 10));

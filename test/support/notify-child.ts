@@ -12,7 +12,7 @@ import { createPoller } from "../../src/notify/poll.ts";
 import { createPaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
 import { createSlackPoster } from "../../src/slack/notify-poster.ts";
-import { openDb } from "../../src/store/db.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -20,7 +20,7 @@ const env = (name: string): string => {
   return value;
 };
 
-const db = openDb(env("STATE_DB"));
+const db = await openSqlite(env("STATE_DB"));
 const palette = createPaletteClient({
   baseUrl: env("PALETTE_API_URL"),
   credentials: { kind: "apiKey", apiKey: new Secret(env("PALETTE_API_KEY")) },

@@ -7,7 +7,8 @@ import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator, SimulatorOptions } from "../../src/simulator/types.ts";
 import { createSlackPoster } from "../../src/slack/notify-poster.ts";
-import { type Db, openDb } from "../../src/store/db.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../src/store/subscriptions.ts";
 import { type FakeSlack, startFakeSlack } from "./fake-slack.ts";
 
@@ -19,7 +20,7 @@ export interface NotifyHarness {
   sim: RunningSimulator;
   palette: PaletteClient;
   fake: FakeSlack;
-  db: Db;
+  db: SqlDb;
   clock: ManualClock;
   poller: Poller;
   sender: Sender;
@@ -60,7 +61,7 @@ export async function startNotifyHarness(
     backoff: { baseMs: 1, maxMs: 5 },
   });
   const fake = await startFakeSlack();
-  const db = openDb(dbPath ?? ":memory:");
+  const db = await openSqlite(dbPath ?? ":memory:");
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
   const poller = createPoller({
     palette,
@@ -109,7 +110,7 @@ export async function startNotifyHarness(
       await palette.close();
       await sim.close();
       await fake.close();
-      db.close();
+      await db.close();
     },
   };
 }

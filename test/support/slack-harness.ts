@@ -7,7 +7,8 @@ import { Secret } from "../../src/secret.ts";
 import { createSlackApp, type RunningSlackApp } from "../../src/slack/app.ts";
 import type { SlackAppDeps } from "../../src/slack/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
-import { type Db, openDb } from "../../src/store/db.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "./fake-slack.ts";
 import { interactiveBody, loadPayload, signedRequest, slashCommandBody } from "./slack-request.ts";
 
@@ -21,7 +22,7 @@ export const BOT_TOKEN = "xoxb-test-bot-token";
 export interface BotHarness {
   fake: FakeSlack;
   bot: RunningSlackApp;
-  db: Db;
+  db: SqlDb;
   audit: AuditLog;
   /** http://127.0.0.1:<port>/slack/events */
   url: string;
@@ -67,7 +68,7 @@ export interface HarnessOptions {
   /** SLACK_TEAM_ID; the captured payloads come from team T111 */
   homeTeamId?: string;
   /** the store to share with a notification pipeline; default a fresh one (closed with the bot) */
-  db?: Db;
+  db?: SqlDb;
   /** what the bot calls when an action queued a notification (the sender's wake) */
   wakeSender?: SlackAppDeps["wakeSender"];
 }
@@ -83,7 +84,7 @@ let triggerSequence = 0;
 export async function startBot(options: HarnessOptions = {}): Promise<BotHarness> {
   const fake = options.fake ?? (await startFakeSlack());
   const clock = options.clock ?? systemClock;
-  const db = options.db ?? openDb(":memory:");
+  const db = options.db ?? (await openSqlite(":memory:"));
   const audit = new AuditLog(db, clock);
   const logger = options.logger ?? silentLogger;
   const commandDeps: CommandDeps = {
@@ -194,7 +195,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     async close() {
       await bot.stop();
       if (!options.fake) await fake.close();
-      if (!options.db) db.close();
+      if (!options.db) await db.close();
     },
   };
 }

@@ -3,20 +3,21 @@ import { homeSources } from "../../../src/app/home-sources.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { homeInput } from "../../../src/slack/home-input.ts";
-import { type Db, openDb } from "../../../src/store/db.ts";
 import { HoldStore } from "../../../src/store/holds.ts";
+import type { SqlDb } from "../../../src/store/sql.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { FakePalette } from "../../support/fake-palette.ts";
 
 const T0 = Date.parse("2026-01-01T12:00:00.000Z");
-let db: Db | undefined;
+let db: SqlDb | undefined;
 afterEach(() => db?.close());
 
 describe("the App Home's mutes and snoozes", () => {
   it("shows the running holds of the user's channels, with one membership walk for both lists", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(T0);
-    new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U1" });
     const holds = new HoldStore(db);
     const hold = (channel: string, uid: string, kind: "snooze" | "mute", untilMs: number) =>
       holds.put({
@@ -30,10 +31,10 @@ describe("the App Home's mutes and snoozes", () => {
         startedAt: T0,
         untilMs,
       });
-    hold("C1", "a", "mute", T0 + 86_400_000);
-    hold("C1", "b", "snooze", T0 + 3_600_000);
-    hold("C1", "c", "snooze", T0 - 1); // run out: the next poll ends it, the home no longer shows it
-    hold("C7", "d", "mute", T0 + 3_600_000); // a channel the user is not in
+    await hold("C1", "a", "mute", T0 + 86_400_000);
+    await hold("C1", "b", "snooze", T0 + 3_600_000);
+    await hold("C1", "c", "snooze", T0 - 1); // run out: the next poll ends it, the home no longer shows it
+    await hold("C7", "d", "mute", T0 + 3_600_000); // a channel the user is not in
     let walks = 0;
     const slack = {
       users: {
@@ -44,7 +45,7 @@ describe("the App Home's mutes and snoozes", () => {
       },
     };
     const sources = homeSources({
-      poller: { lastSnapshot: () => ({ clusters: [] }) },
+      poller: { lastSnapshot: async () => ({ clusters: [] }) },
       palette: new FakePalette([]),
       db,
       projects: [],

@@ -2,12 +2,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { homeSources } from "../../../src/app/home-sources.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
-import { type Db, openDb } from "../../../src/store/db.ts";
+import type { SqlDb } from "../../../src/store/sql.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { type FakeCluster, FakePalette } from "../../support/fake-palette.ts";
 
 const T0 = Date.parse("2026-01-01T12:00:00.000Z");
-let db: Db | undefined;
+let db: SqlDb | undefined;
 
 afterEach(() => db?.close());
 
@@ -50,12 +51,12 @@ function palette(byProject: Record<string, string[]>, scopes: Array<string | und
 
 describe("homeSources().fleet", () => {
   it("uses the poller's snapshot while it is fresh: no Palette call at all", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(T0);
     const scopes: Array<string | undefined> = [];
     const sources = homeSources({
       poller: {
-        lastSnapshot: () => ({
+        lastSnapshot: async () => ({
           clusters: [snap("c-1"), snap("c-2", "Running", "UnHealthy")],
           at: new Date(T0 - 30_000).toISOString(),
         }),
@@ -75,12 +76,12 @@ describe("homeSources().fleet", () => {
   });
 
   it("searches each watched project when the snapshot is stale or missing", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(T0);
     const scopes: Array<string | undefined> = [];
     const stale = homeSources({
       poller: {
-        lastSnapshot: () => ({
+        lastSnapshot: async () => ({
           clusters: [snap("old")],
           at: new Date(T0 - 10 * 60_000).toISOString(),
         }),
@@ -102,7 +103,7 @@ describe("homeSources().fleet", () => {
     // no PALETTE_PROJECTS: one tenant-scope search; no snapshot yet (the bot just started)
     const tenantScopes: Array<string | undefined> = [];
     const tenant = homeSources({
-      poller: { lastSnapshot: () => ({ clusters: [] }) },
+      poller: { lastSnapshot: async () => ({ clusters: [] }) },
       palette: palette({ "": ["t"] }, tenantScopes),
       db,
       projects: [],
@@ -116,7 +117,7 @@ describe("homeSources().fleet", () => {
 
 describe("homeSources().fleet under load", () => {
   it("reads Palette once for many openers, keeps that read while fresh, and falls back to the old picture", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(T0);
     let searches = 0;
     let fail = false;
@@ -132,7 +133,7 @@ describe("homeSources().fleet under load", () => {
     flakyPalette.failOn("searchClusters", () => (fail ? new Error("palette down") : undefined));
     const sources = homeSources({
       poller: {
-        lastSnapshot: () => ({
+        lastSnapshot: async () => ({
           clusters: [snap("old")],
           at: new Date(T0 - 60 * 60_000).toISOString(),
         }),
@@ -163,12 +164,12 @@ describe("homeSources().fleet under load", () => {
 
 describe("homeSources().subscriptionsFor", () => {
   it("shows only the subscriptions of channels the user is in, following every page", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(T0);
     const store = new SubscriptionStore(db, clock);
-    store.add({ channel: "C1", kind: "all", createdBy: "U1" });
-    store.add({ channel: "C2", kind: "alerts", project: "p-1", createdBy: "U1" });
-    store.add({ channel: "G3", kind: "clusters", tag: "env:prod", createdBy: "U1" });
+    await store.add({ channel: "C1", kind: "all", createdBy: "U1" });
+    await store.add({ channel: "C2", kind: "alerts", project: "p-1", createdBy: "U1" });
+    await store.add({ channel: "G3", kind: "clusters", tag: "env:prod", createdBy: "U1" });
     const asked: Array<Record<string, unknown>> = [];
     const pages: Record<string, { channels: Array<{ id: string }>; next: string }> = {
       "": { channels: [{ id: "C9" }, { id: "C2" }], next: "page2" },
@@ -188,7 +189,7 @@ describe("homeSources().subscriptionsFor", () => {
       },
     };
     const sources = homeSources({
-      poller: { lastSnapshot: () => ({ clusters: [] }) },
+      poller: { lastSnapshot: async () => ({ clusters: [] }) },
       palette: palette({}, []),
       db,
       projects: [],
@@ -205,10 +206,10 @@ describe("homeSources().subscriptionsFor", () => {
   });
 
   it("asks Slack nothing when there are no subscriptions", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     let calls = 0;
     const sources = homeSources({
-      poller: { lastSnapshot: () => ({ clusters: [] }) },
+      poller: { lastSnapshot: async () => ({ clusters: [] }) },
       palette: palette({}, []),
       db,
       projects: [],

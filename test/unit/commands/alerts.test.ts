@@ -9,7 +9,7 @@ describe("alerts", () => {
   it("lists the alert kinds and the clusters whose health is not Healthy", async () => {
     const palette = new FakePalette(sampleFleet());
     const reply = asMessage(
-      await alertsVerb.run(parse(`alerts project:${PROJECT}`), testContext({ palette })),
+      await alertsVerb.run(parse(`alerts project:${PROJECT}`), await testContext({ palette })),
     );
     const text = blocksText(reply.blocks);
     expect(text).toContain("ClusterHealth");
@@ -28,7 +28,7 @@ describe("alerts", () => {
       ...sampleFleet().filter((cluster) => cluster.health !== "UnHealthy"),
       { ...sampleFleet()[0]!, uid: "u-unknown", name: "provisioning-1", health: "Unknown" },
     ]);
-    const reply = asMessage(await alertsVerb.run(parse("alerts"), testContext({ palette })));
+    const reply = asMessage(await alertsVerb.run(parse("alerts"), await testContext({ palette })));
     expect(blocksText(reply.blocks)).toContain("No cluster is raising an alert");
     expect(blocksText(reply.blocks)).not.toContain("provisioning-1");
   });
@@ -37,7 +37,7 @@ describe("alerts", () => {
     const palette = new FakePalette(
       sampleFleet().filter((cluster) => cluster.health !== "UnHealthy"),
     );
-    const reply = asMessage(await alertsVerb.run(parse("alerts"), testContext({ palette })));
+    const reply = asMessage(await alertsVerb.run(parse("alerts"), await testContext({ palette })));
     expect(blocksText(reply.blocks)).toContain("No cluster is raising an alert");
   });
 
@@ -51,14 +51,14 @@ describe("alerts", () => {
       provider: "aws",
     }));
     const reply = asMessage(
-      await alertsVerb.run(parse("alerts"), testContext({ palette: new FakePalette(fleet) })),
+      await alertsVerb.run(parse("alerts"), await testContext({ palette: new FakePalette(fleet) })),
     );
     expect(checkSlackLimits(reply.blocks)).toEqual([]);
     expect(blocksText(reply.blocks)).toMatch(/…and \d+ more clusters/);
   });
 
   it("refuses arguments it does not take", async () => {
-    const reply = asMessage(await alertsVerb.run(parse("alerts foo"), testContext()));
+    const reply = asMessage(await alertsVerb.run(parse("alerts foo"), await testContext()));
     expect(blocksText(reply.blocks)).toContain("Usage");
   });
 });

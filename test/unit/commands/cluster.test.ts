@@ -16,7 +16,7 @@ import { asMessage, blocksText, buttonValues } from "../../support/reply-text.ts
 describe("cluster", () => {
   it("shows the card of a cluster found by name, with buttons and a console link", async () => {
     const palette = new FakePalette(sampleFleet());
-    const ctx = testContext({ palette, projects: [PROJECT] });
+    const ctx = await testContext({ palette, projects: [PROJECT] });
     const reply = asMessage(await clusterVerb.run(parse("cluster web-prod"), ctx));
     expect(reply.visibility).toBe("ephemeral");
     const text = blocksText(reply.blocks);
@@ -53,7 +53,7 @@ describe("cluster", () => {
 
   it("finds a cluster by UID with getCluster", async () => {
     const palette = new FakePalette(sampleFleet());
-    const ctx = testContext({ palette, projects: [OTHER_PROJECT] });
+    const ctx = await testContext({ palette, projects: [OTHER_PROJECT] });
     const reply = asMessage(
       await clusterVerb.run(parse("cluster c0000000000000000000005e --share"), ctx),
     );
@@ -67,7 +67,7 @@ describe("cluster", () => {
       { uid: "t0000000000000000000001a", name: "tenant-one", state: "Running", provider: "aws" },
     ]);
     const reply = asMessage(
-      await clusterVerb.run(parse("cluster tenant-one"), testContext({ palette })),
+      await clusterVerb.run(parse("cluster tenant-one"), await testContext({ palette })),
     );
     expect(blocksText(reply.blocks)).toContain(
       "https://console.example.com/admin/clusters/t0000000000000000000001a/overview",
@@ -81,13 +81,18 @@ describe("cluster", () => {
       new PaletteError("server", 500, undefined, "boom", "r", "GET /v1/dashboard"),
     );
     const reply = asMessage(
-      await clusterVerb.run(parse(`cluster web-prod project:${PROJECT}`), testContext({ palette })),
+      await clusterVerb.run(
+        parse(`cluster web-prod project:${PROJECT}`),
+        await testContext({ palette }),
+      ),
     );
     expect(blocksText(reply.blocks)).toContain("web-prod");
   });
 
   it("escapes a hostile name everywhere, including the header", async () => {
-    const reply = asMessage(await clusterVerb.run(parse(`cluster "<!channel>"`), testContext()));
+    const reply = asMessage(
+      await clusterVerb.run(parse(`cluster "<!channel>"`), await testContext()),
+    );
     const text = blocksText(reply.blocks);
     expect(text).toContain("&lt;!channel&gt;");
     expect(text).toContain("node w-9 NotReady");
@@ -96,10 +101,12 @@ describe("cluster", () => {
 
   it("asks which cluster when none or several are given", async () => {
     expect(
-      blocksText(asMessage(await clusterVerb.run(parse("cluster"), testContext())).blocks),
+      blocksText(asMessage(await clusterVerb.run(parse("cluster"), await testContext())).blocks),
     ).toMatch(/Which cluster/);
     expect(
-      blocksText(asMessage(await clusterVerb.run(parse("cluster a b"), testContext())).blocks),
+      blocksText(
+        asMessage(await clusterVerb.run(parse("cluster a b"), await testContext())).blocks,
+      ),
     ).toMatch(/One cluster/);
   });
 });

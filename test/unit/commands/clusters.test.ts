@@ -8,7 +8,7 @@ import { asMessage, blocksText, buttonValues } from "../../support/reply-text.ts
 describe("clusters", () => {
   it("lists the default project's clusters, ephemeral, saying the scope", async () => {
     const palette = new FakePalette(sampleFleet());
-    const ctx = testContext({ palette, projects: [PROJECT] });
+    const ctx = await testContext({ palette, projects: [PROJECT] });
     const reply = asMessage(await clustersVerb.run(parse("clusters"), ctx));
     expect(reply.visibility).toBe("ephemeral");
     const text = blocksText(reply.blocks);
@@ -25,7 +25,7 @@ describe("clusters", () => {
 
   it("treats plain args as tags and --share as in_channel", async () => {
     const palette = new FakePalette(sampleFleet());
-    const ctx = testContext({ palette });
+    const ctx = await testContext({ palette });
     const reply = asMessage(
       await clustersVerb.run(parse("clusters env tag:team:core --share"), ctx),
     );
@@ -37,7 +37,7 @@ describe("clusters", () => {
   });
 
   it("escapes a cluster called <!channel>", async () => {
-    const reply = asMessage(await clustersVerb.run(parse("clusters"), testContext()));
+    const reply = asMessage(await clustersVerb.run(parse("clusters"), await testContext()));
     const text = blocksText(reply.blocks);
     expect(text).toContain("&lt;!channel&gt;");
     expect(text).not.toContain("<!channel>");
@@ -55,7 +55,7 @@ describe("clusters", () => {
       labels: { dev: "spectro__tag" },
     }));
     const palette = new FakePalette(fleet);
-    const ctx = testContext({ palette });
+    const ctx = await testContext({ palette });
     const first = asMessage(await clustersVerb.run(parse(`clusters dev project:${PROJECT}`), ctx));
     const [next] = buttonValues(first.blocks);
     expect(next).toBe(`clusters dev project:${PROJECT} --page=50`);
@@ -76,7 +76,7 @@ describe("clusters", () => {
   });
 
   it("says so when nothing matches", async () => {
-    const reply = asMessage(await clustersVerb.run(parse("clusters nope"), testContext()));
+    const reply = asMessage(await clustersVerb.run(parse("clusters nope"), await testContext()));
     expect(blocksText(reply.blocks)).toMatch(/No cluster carries these tags/);
   });
 });

@@ -7,11 +7,11 @@ import type { CommandContext } from "../../../src/commands/types.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
-import { openDb } from "../../../src/store/db.ts";
 import { DigestStore } from "../../../src/store/digests.ts";
 import { HoldStore } from "../../../src/store/holds.ts";
 import { NotifyEventLog } from "../../../src/store/notify-events.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { asMessage, blocksText } from "../../support/reply-text.ts";
@@ -23,8 +23,8 @@ const onlyU1: AccessPolicy = {
   grantHint: () => "Ask an admin to add your user ID to `ALLOW_SUBSCRIBE`.",
 };
 
-function context(policy: AccessPolicy = allowAll, userId = "U111") {
-  const db = openDb(":memory:");
+async function context(policy: AccessPolicy = allowAll, userId = "U111") {
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock(NOW);
   let changes = 0;
   const ctx: CommandContext = {
@@ -49,7 +49,7 @@ async function run(text: string, ctx: CommandContext) {
 }
 
 describe("parseDigestArgs", () => {
-  it("reads daily, weekly, off, now and nothing", () => {
+  it("reads daily, weekly, off, now and nothing", async () => {
     expect(parseDigestArgs([])).toEqual({ kind: "show" });
     expect(parseDigestArgs(["now"])).toEqual({ kind: "now" });
     expect(parseDigestArgs(["OFF"])).toEqual({ kind: "off" });
@@ -81,7 +81,7 @@ describe("parseDigestArgs", () => {
     expect(parseDigestArgs(["weekly", "sun", "00:00"])).toMatchObject({ weekday: 0 });
   });
 
-  it("says what is wrong with a bad schedule", () => {
+  it("says what is wrong with a bad schedule", async () => {
     const problem = (args: string[]) => {
       const parsed = parseDigestArgs(args);
       return parsed.kind === "bad" ? parsed.problem : `parsed as ${parsed.kind}`;
@@ -100,14 +100,14 @@ describe("parseDigestArgs", () => {
 
 describe("/palette digest", () => {
   it("sets a daily digest in the channel, says when the next one comes, audits and tells the scheduler", async () => {
-    const { ctx, store, db, changes } = context();
+    const { ctx, store, db, changes } = await context();
     const reply = await run("digest daily 09:00 Europe/Berlin", ctx);
     expect(reply.visibility).toBe("in_channel");
     const text = blocksText(reply.blocks);
     expect(text).toContain("daily at 09:00 (Europe/Berlin)");
     // 10:00 UTC is 11:00 in Berlin: today's 09:00 is past, the next is tomorrow's
     expect(text).toContain("Next: 2026-03-11 09:00");
-    expect(store.get("C1")).toMatchObject({
+    expect(await store.get("C1")).toMatchObject({
       channel: "C1",
       cadence: "daily",
       hour: 9,
@@ -117,7 +117,7 @@ describe("/palette digest", () => {
       setAt: new Date(NOW).toISOString(),
     });
     expect(changes()).toBe(1);
-    const audit = new AuditLog(db, new ManualClock(NOW)).recent(1)[0];
+    const audit = (await new AuditLog(db, new ManualClock(NOW)).recent(1))[0];
     expect(audit).toMatchObject({
       userId: "U111",
       action: "digest-set",
@@ -132,15 +132,15 @@ describe("/palette digest", () => {
   });
 
   it("says so when no time zone was given: UTC", async () => {
-    const { ctx, store } = context();
+    const { ctx, store } = await context();
     const text = blocksText((await run("digest weekly mon 08:30", ctx)).blocks);
     expect(text).toContain("weekly on Monday at 08:30 (UTC)");
     expect(text).toMatch(/no time zone.*UTC/i);
-    expect(store.get("C1")).toMatchObject({ cadence: "weekly", weekday: 1, timeZone: "UTC" });
+    expect(await store.get("C1")).toMatchObject({ cadence: "weekly", weekday: 1, timeZone: "UTC" });
   });
 
   it("answers bad input with usage, never a crash, and stores nothing", async () => {
-    const { ctx, store } = context();
+    const { ctx, store } = await context();
     for (const text of [
       "digest daily 25:61",
       "digest weekly funday 09:00",
@@ -153,18 +153,18 @@ describe("/palette digest", () => {
       expect(reply.view.screen, text).toBe("usage");
       expect(blocksText(reply.blocks)).toContain("digest [daily HH:MM");
     }
-    expect(store.get("C1")).toBeUndefined();
+    expect(await store.get("C1")).toBeUndefined();
   });
 
   it("refuses a user outside ALLOW_SUBSCRIBE to set or turn off the digest, audited", async () => {
-    const { ctx, store, db, changes } = context(onlyU1, "U222");
+    const { ctx, store, db, changes } = await context(onlyU1, "U222");
     const reply = await run("digest daily 09:00", ctx);
     expect(reply.view.screen).toBe("error");
     expect(reply.visibility).toBe("ephemeral");
     expect(blocksText(reply.blocks)).toContain("You may not change this channel's digest");
     expect(blocksText(reply.blocks)).toContain("ALLOW_SUBSCRIBE");
-    expect(store.get("C1")).toBeUndefined();
-    store.set({
+    expect(await store.get("C1")).toBeUndefined();
+    await store.set({
       channel: "C1",
       cadence: "daily",
       hour: 9,
@@ -174,9 +174,9 @@ describe("/palette digest", () => {
       setAt: new Date(NOW).toISOString(),
     });
     expect((await run("digest off", ctx)).view.screen).toBe("error");
-    expect(store.get("C1")).toBeDefined();
+    expect(await store.get("C1")).toBeDefined();
     expect(changes()).toBe(0);
-    const records = new AuditLog(db, new ManualClock(NOW)).recent(2);
+    const records = await new AuditLog(db, new ManualClock(NOW)).recent(2);
     expect(records.map((r) => `${r.action}:${r.outcome}:${r.userId}`)).toEqual([
       "digest-off:denied:U222",
       "digest-set:denied:U222",
@@ -187,18 +187,18 @@ describe("/palette digest", () => {
   });
 
   it("turns the digest off, in the channel, naming who did it", async () => {
-    const { ctx, store, changes } = context();
+    const { ctx, store, changes } = await context();
     expect(blocksText((await run("digest off", ctx)).blocks)).toContain("has no digest");
     await run("digest daily 09:00", ctx);
     const reply = await run("digest off", ctx);
     expect(reply.visibility).toBe("in_channel");
     expect(blocksText(reply.blocks)).toContain("<@U111> turned off this channel's daily digest");
-    expect(store.get("C1")).toBeUndefined();
+    expect(await store.get("C1")).toBeUndefined();
     expect(changes()).toBe(2);
   });
 
   it("alone, shows the channel's setting and next run", async () => {
-    const { ctx } = context();
+    const { ctx } = await context();
     expect(blocksText((await run("digest", ctx)).blocks)).toContain("has no digest");
     await run("digest weekly fri 16:00 Asia/Tokyo", ctx);
     const reply = await run("digest", ctx);
@@ -211,14 +211,14 @@ describe("/palette digest", () => {
   });
 
   it("`digest now` previews privately, from the store, posting nothing", async () => {
-    const { ctx, db } = context();
+    const { ctx, db } = await context();
     expect(blocksText((await run("digest now", ctx)).blocks)).toContain("no subscriptions");
-    new SubscriptionStore(db, new ManualClock(NOW)).add({
+    await new SubscriptionStore(db, new ManualClock(NOW)).add({
       channel: "C1",
       kind: "all",
       createdBy: "U111",
     });
-    new SnapshotStore(db).replace(
+    await new SnapshotStore(db).replace(
       "p1",
       new Map(),
       [
@@ -235,11 +235,11 @@ describe("/palette digest", () => {
       "2026-03-01T00:00:00.000Z",
     );
     const log = new NotifyEventLog(db);
-    log.applyUnhealthy({
+    await log.applyUnhealthy({
       start: [{ clusterUid: "a", since: "2026-03-08T00:00:00.000Z", exact: true }],
       end: [],
     });
-    log.append([
+    await log.append([
       {
         at: "2026-03-10T02:00:00.000Z",
         clusterUid: "b",
@@ -259,13 +259,13 @@ describe("/palette digest", () => {
     expect(text).toContain("&lt;!channel&gt;");
     expect(text).not.toContain("<!channel>");
     expect(text).toContain("Launched (1)");
-    const outbox = db.prepare("SELECT COUNT(*) AS n FROM notify_outbox").get() as { n: number };
+    const outbox = (await db.get("SELECT COUNT(*) AS n FROM notify_outbox")) as { n: number };
     expect(outbox.n).toBe(0);
   });
 
   it("lists the channel's running mutes, not its snoozes nor other channels' mutes", async () => {
-    const { ctx, db } = context();
-    new SubscriptionStore(db, new ManualClock(NOW)).add({
+    const { ctx, db } = await context();
+    await new SubscriptionStore(db, new ManualClock(NOW)).add({
       channel: "C1",
       kind: "all",
       createdBy: "U111",
@@ -279,10 +279,22 @@ describe("/palette digest", () => {
       startedAt: NOW - 3600_000,
       untilMs: NOW + 86_400_000,
     };
-    holds.put({ ...hold, channel: "C1", kind: "mute", reason: "kernel <!here> upgrades" });
-    holds.put({ ...hold, channel: "C1", clusterUid: "b", clusterName: "web", kind: "snooze" });
-    holds.put({ ...hold, channel: "C2", clusterUid: "c", clusterName: "other", kind: "mute" });
-    holds.put({
+    await holds.put({ ...hold, channel: "C1", kind: "mute", reason: "kernel <!here> upgrades" });
+    await holds.put({
+      ...hold,
+      channel: "C1",
+      clusterUid: "b",
+      clusterName: "web",
+      kind: "snooze",
+    });
+    await holds.put({
+      ...hold,
+      channel: "C2",
+      clusterUid: "c",
+      clusterName: "other",
+      kind: "mute",
+    });
+    await holds.put({
       ...hold,
       channel: "C1",
       clusterUid: "d",

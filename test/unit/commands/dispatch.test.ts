@@ -9,7 +9,7 @@ import { asMessage, blocksText } from "../../support/reply-text.ts";
 
 describe("dispatch", () => {
   it("answers empty text with help listing every verb", async () => {
-    const reply = asMessage(await dispatch("", testContext()));
+    const reply = asMessage(await dispatch("", await testContext()));
     const text = blocksText(reply.blocks);
     for (const verb of VERBS) expect(text).toContain(`/palette ${verb.name}`);
     expect(reply.visibility).toBe("ephemeral");
@@ -17,27 +17,27 @@ describe("dispatch", () => {
   });
 
   it("suggests the verb a typo meant", async () => {
-    const reply = asMessage(await dispatch("clustrs dev", testContext()));
+    const reply = asMessage(await dispatch("clustrs dev", await testContext()));
     const text = blocksText(reply.blocks);
     expect(text).toContain("Did you mean `clusters`?");
     expect(text).toContain("Usage");
   });
 
   it("escapes an unknown verb that tries to ping", async () => {
-    const reply = asMessage(await dispatch("<!channel>", testContext()));
+    const reply = asMessage(await dispatch("<!channel>", await testContext()));
     expect(checkSlackLimits(reply.blocks)).toEqual([]);
     expect(reply.text).not.toContain("<!channel>");
   });
 
   it("gives a usage answer for project: alone", async () => {
-    const reply = asMessage(await dispatch("clusters project:", testContext()));
+    const reply = asMessage(await dispatch("clusters project:", await testContext()));
     const text = blocksText(reply.blocks);
     expect(text).toContain("needs a project UID");
     expect(text).toContain("/palette clusters");
   });
 
   it("refuses unknown flags of its verbs", async () => {
-    const reply = asMessage(await dispatch("nodes web-prod --share", testContext()));
+    const reply = asMessage(await dispatch("nodes web-prod --share", await testContext()));
     expect(blocksText(reply.blocks)).toContain("no option --share");
   });
 
@@ -64,7 +64,9 @@ describe("dispatch", () => {
         "POST /v1/dashboard/spectroclusters/search",
       ),
     );
-    const reply = asMessage(await dispatch("clusters", { ...testContext({ palette }), logger }));
+    const reply = asMessage(
+      await dispatch("clusters", { ...(await testContext({ palette })), logger }),
+    );
     expect(reply.visibility).toBe("ephemeral");
     expect(blocksText(reply.blocks)).toContain("PALETTE_API_KEY");
     await new Promise((resolve) => setImmediate(resolve));
@@ -75,19 +77,21 @@ describe("dispatch", () => {
   it("survives a non-Palette exception", async () => {
     const palette = new FakePalette(sampleFleet());
     palette.failOn("searchClusters", new TypeError("boom"));
-    const reply = asMessage(await dispatch("clusters", testContext({ palette })));
+    const reply = asMessage(await dispatch("clusters", await testContext({ palette })));
     expect(blocksText(reply.blocks)).toContain("Something went wrong on our side");
   });
 
   it("accepts aliases and help for one verb", async () => {
-    expect(blocksText(asMessage(await dispatch("ls", testContext())).blocks)).toContain("Clusters");
-    const help = blocksText(asMessage(await dispatch("help nodes", testContext())).blocks);
+    expect(blocksText(asMessage(await dispatch("ls", await testContext())).blocks)).toContain(
+      "Clusters",
+    );
+    const help = blocksText(asMessage(await dispatch("help nodes", await testContext())).blocks);
     expect(help).toContain("/palette nodes");
     expect(help).not.toContain("/palette kubeconfig");
   });
 
   it("routes launch to its verb", async () => {
-    const reply = await dispatch("launch", testContext());
+    const reply = await dispatch("launch", await testContext());
     expect(["modal", "message"]).toContain(reply.kind);
   });
 });
@@ -103,7 +107,7 @@ describe("dispatch's last check", () => {
       view: { screen: "notice", data: { mrkdwn: "<!channel> hi" } },
     });
     try {
-      const reply = asMessage(await dispatch("clusters", testContext()));
+      const reply = asMessage(await dispatch("clusters", await testContext()));
       expect(blocksText(reply.blocks)).toContain("could not fit that answer");
       expect(checkSlackLimits(reply.blocks)).toEqual([]);
     } finally {

@@ -21,7 +21,7 @@ function capturingLogger() {
 describe("kubeconfig", () => {
   it("returns the file for the requester's DMs and audits the grant without content", async () => {
     const { logger, lines } = capturingLogger();
-    const ctx = { ...testContext(), logger };
+    const ctx = { ...(await testContext()), logger };
     const reply = await kubeconfigVerb.run(parse("kubeconfig web-prod"), ctx);
     expect(reply.kind).toBe("file");
     if (reply.kind !== "file") return;
@@ -29,7 +29,7 @@ describe("kubeconfig", () => {
     expect(reply.content.toString()).toContain("SECRET-TOKEN-123");
     expect(reply.notice.visibility).toBe("ephemeral");
     expect(blocksText(rendered(reply.notice).blocks)).toContain("sent to your DMs");
-    const [record] = ctx.audit.recent();
+    const [record] = await ctx.audit.recent();
     expect(record).toMatchObject({
       userId: "U123",
       action: "kubeconfig",
@@ -44,7 +44,7 @@ describe("kubeconfig", () => {
 
   it("refuses with the grant hint and audits the denial, without asking Palette", async () => {
     const palette = new FakePalette(sampleFleet());
-    const ctx = testContext({
+    const ctx = await testContext({
       palette,
       policy: denyAll("ask an admin to add you to ALLOW_KUBECONFIG"),
     });
@@ -53,7 +53,7 @@ describe("kubeconfig", () => {
     if (reply.kind !== "message") return;
     expect(reply.visibility).toBe("ephemeral");
     expect(blocksText(rendered(reply).blocks)).toContain("ALLOW_KUBECONFIG");
-    expect(ctx.audit.recent()[0]).toMatchObject({ outcome: "denied", target: "web-prod" });
+    expect((await ctx.audit.recent())[0]).toMatchObject({ outcome: "denied", target: "web-prod" });
     expect(palette.calls).toHaveLength(0);
   });
 
@@ -70,18 +70,18 @@ describe("kubeconfig", () => {
         "GET /v1/spectroclusters/{uid}/assets/kubeconfig",
       ),
     );
-    const ctx = testContext({ palette });
+    const ctx = await testContext({ palette });
     await expect(kubeconfigVerb.run(parse("kubeconfig web-prod"), ctx)).rejects.toThrow(
       PaletteError,
     );
-    expect(ctx.audit.recent()[0]).toMatchObject({ outcome: "failed" });
+    expect((await ctx.audit.recent())[0]).toMatchObject({ outcome: "failed" });
   });
 
   it("audits an unknown cluster as failed", async () => {
-    const ctx = testContext();
+    const ctx = await testContext();
     const reply = await kubeconfigVerb.run(parse("kubeconfig nope"), ctx);
     expect(reply.kind).toBe("message");
-    expect(ctx.audit.recent()[0]).toMatchObject({ outcome: "failed", target: "nope" });
+    expect((await ctx.audit.recent())[0]).toMatchObject({ outcome: "failed", target: "nope" });
   });
 
   it("makes a safe file name of any cluster name", () => {

@@ -13,9 +13,9 @@ import { asMessage, blocksText } from "../../support/reply-text.ts";
 const NOW = Date.UTC(2026, 0, 1, 12);
 const DAY = 86_400_000;
 
-function setup(options: { deny?: boolean } = {}) {
+async function setup(options: { deny?: boolean } = {}) {
   const clock = new ManualClock(NOW);
-  const ctx: CommandContext = testContext({
+  const ctx: CommandContext = await testContext({
     clock,
     projects: [PROJECT],
     policy: options.deny ? denyAll("ask an admin to add you to ALLOW_SUBSCRIBE") : undefined,
@@ -68,13 +68,13 @@ describe("parsing /palette mute", () => {
 
 describe("/palette mute, unmute, mutes", () => {
   it("mutes a cluster found by name in this channel, says so in the channel, and audits it", async () => {
-    const s = setup();
+    const s = await setup();
     const reply = await s.run('mute web-prod 7d "maintenance <!channel>"');
     expect(reply.visibility).toBe("in_channel");
     expect(reply.shown).toContain("web-prod");
     expect(reply.shown).toContain("maintenance &lt;!channel&gt;");
     expect(reply.shown).not.toContain("<!channel>");
-    expect(s.holds.list("C123")).toEqual([
+    expect(await s.holds.list("C123")).toEqual([
       {
         channel: "C123",
         clusterUid: "c0000000000000000000001a",
@@ -90,7 +90,7 @@ describe("/palette mute, unmute, mutes", () => {
     expect(s.changes).toEqual([
       { channel: "C123", clusterUid: "c0000000000000000000001a", queued: false },
     ]);
-    expect(s.ctx.audit.recent(1)[0]).toMatchObject({
+    expect((await s.ctx.audit.recent(1))[0]).toMatchObject({
       userId: "U123",
       action: "mute",
       outcome: "created",
@@ -99,9 +99,9 @@ describe("/palette mute, unmute, mutes", () => {
   });
 
   it("mutes until a date, and answers a date in the past with the usage", async () => {
-    const s = setup();
+    const s = await setup();
     await s.run("mute web-prod until 2026-01-05");
-    expect(s.holds.get("C123", "c0000000000000000000001a", "mute")?.untilMs).toBe(
+    expect((await s.holds.get("C123", "c0000000000000000000001a", "mute"))?.untilMs).toBe(
       Date.UTC(2026, 0, 5),
     );
     const past = await s.run("mute web-prod until 2025-12-31");
@@ -110,25 +110,25 @@ describe("/palette mute, unmute, mutes", () => {
   });
 
   it("refuses a user ALLOW_SUBSCRIBE does not grant, with the hint, and audits the refusal", async () => {
-    const s = setup({ deny: true });
+    const s = await setup({ deny: true });
     const reply = await s.run("mute web-prod");
     expect(reply.shown).toContain("may not mute");
     expect(reply.shown).toContain("ALLOW_SUBSCRIBE");
-    expect(s.holds.list()).toEqual([]);
-    expect(s.ctx.audit.recent(1)[0]).toMatchObject({ action: "mute", outcome: "denied" });
+    expect(await s.holds.list()).toEqual([]);
+    expect((await s.ctx.audit.recent(1))[0]).toMatchObject({ action: "mute", outcome: "denied" });
     const unmute = await s.run("unmute web-prod");
     expect(unmute.shown).toContain("may not unmute");
   });
 
   it("answers an unknown cluster and a bad option clearly", async () => {
-    const s = setup();
+    const s = await setup();
     expect((await s.run("mute nope")).shown).toContain("No cluster named");
     expect((await s.run("mute")).shown).toContain("Name the cluster");
     expect((await s.run("mute web-prod --force")).shown).toContain("no option --force");
   });
 
   it("unmutes: the kept news becomes one queued card row, and the edge is told to send it", async () => {
-    const s = setup();
+    const s = await setup();
     await s.run("mute web-prod 1d maintenance");
     const kept: CardPayload = {
       cluster: {
@@ -146,13 +146,13 @@ describe("/palette mute, unmute, mutes", () => {
       alerts: [],
       at: new Date(NOW).toISOString(),
     };
-    s.holds.keep("C123", "c0000000000000000000001a", kept, kept.at);
+    await s.holds.keep("C123", "c0000000000000000000001a", kept, kept.at);
     s.clock.advance(60_000);
     const reply = await s.run("unmute web-prod");
     expect(reply.visibility).toBe("in_channel");
     expect(reply.shown).toContain("1 change");
-    expect(s.holds.list()).toEqual([]);
-    const rows = new OutboxStore(s.ctx.db).heads();
+    expect(await s.holds.list()).toEqual([]);
+    const rows = await new OutboxStore(s.ctx.db).heads();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.kind).toBe("card");
     expect((rows[0]!.payload as CardPayload).held).toMatchObject({
@@ -165,15 +165,18 @@ describe("/palette mute, unmute, mutes", () => {
       clusterUid: "c0000000000000000000001a",
       queued: true,
     });
-    expect(s.ctx.audit.recent(1)[0]).toMatchObject({ action: "unmute", outcome: "removed" });
+    expect((await s.ctx.audit.recent(1))[0]).toMatchObject({
+      action: "unmute",
+      outcome: "removed",
+    });
     expect((await s.run("unmute web-prod")).shown).toContain("not muted");
   });
 
   it("lists the channel's mutes and snoozes with who, why and until", async () => {
-    const s = setup();
+    const s = await setup();
     expect((await s.run("mutes")).shown).toContain("No mutes or snoozes");
     await s.run('mute web-prod 7d "<b>db</b> move"');
-    s.holds.put({
+    await s.holds.put({
       channel: "C123",
       clusterUid: "c0000000000000000000003c",
       kind: "snooze",
@@ -183,7 +186,7 @@ describe("/palette mute, unmute, mutes", () => {
       startedAt: NOW,
       untilMs: NOW + 3_600_000,
     });
-    s.holds.put({
+    await s.holds.put({
       channel: "C999",
       clusterUid: "c0000000000000000000005e",
       kind: "mute",

@@ -8,7 +8,9 @@ import { asMessage, blocksText } from "../../support/reply-text.ts";
 describe("nodes", () => {
   it("follows cloudConfigRef to pools and machines", async () => {
     const palette = new FakePalette(sampleFleet());
-    const reply = asMessage(await nodesVerb.run(parse("nodes web-prod"), testContext({ palette })));
+    const reply = asMessage(
+      await nodesVerb.run(parse("nodes web-prod"), await testContext({ palette })),
+    );
     const text = blocksText(reply.blocks);
     expect(text).toContain("control-plane");
     expect(text).toContain("(control plane)");
@@ -33,7 +35,7 @@ describe("nodes", () => {
   });
 
   it("explains a cluster without a cloud config", async () => {
-    const reply = asMessage(await nodesVerb.run(parse("nodes vc-1"), testContext()));
+    const reply = asMessage(await nodesVerb.run(parse("nodes vc-1"), await testContext()));
     expect(blocksText(reply.blocks)).toMatch(/no cloud config/);
   });
 
@@ -47,7 +49,9 @@ describe("nodes", () => {
     const palette = new FakePalette([
       { uid: "big", name: "big", state: "Running", provider: "aws", pools },
     ]);
-    const reply = asMessage(await nodesVerb.run(parse("nodes big"), testContext({ palette })));
+    const reply = asMessage(
+      await nodesVerb.run(parse("nodes big"), await testContext({ palette })),
+    );
     expect(checkSlackLimits(reply.blocks)).toEqual([]);
     expect(blocksText(reply.blocks)).toMatch(/…and \d+ more/);
   });

@@ -13,7 +13,7 @@ import { blocksText, buttonValues, rendered } from "../../support/reply-text.ts"
 
 describe("resolveCluster", () => {
   it("offers one button per cluster when a name matches several", async () => {
-    const ctx = testContext();
+    const ctx = await testContext();
     const result = await resolveCluster("dup", [{}], ctx, replayWith("nodes"));
     expect(result.kind).toBe("reply");
     if (result.kind !== "reply") return;
@@ -29,7 +29,7 @@ describe("resolveCluster", () => {
     const result = await resolveCluster(
       "dup",
       [{}],
-      testContext(),
+      await testContext(),
       replayWith("workloads", ["default"]),
     );
     if (result.kind !== "reply") throw new Error("expected choices");
@@ -49,7 +49,7 @@ describe("resolveCluster", () => {
     const result = await resolveCluster(
       "same",
       [{}],
-      testContext({ palette: new FakePalette(fleet) }),
+      await testContext({ palette: new FakePalette(fleet) }),
       replayWith("cluster"),
     );
     if (result.kind !== "reply") throw new Error("expected choices");
@@ -69,7 +69,7 @@ describe("resolveCluster", () => {
     const result = await resolveCluster(
       "c-77",
       [{ projectUid: PROJECT }],
-      testContext({ palette }),
+      await testContext({ palette }),
       replayWith("cluster"),
     );
     expect(result.kind === "found" && result.cluster.uid).toBe("u77");
@@ -85,7 +85,7 @@ describe("resolveCluster", () => {
     const result = await resolveCluster(
       "web-prod",
       [{}],
-      testContext({ palette }),
+      await testContext({ palette }),
       replayWith("x"),
     );
     expect(result.kind === "found" && result.cluster.uid).toBe("m1");
@@ -96,7 +96,12 @@ describe("resolveCluster", () => {
   });
 
   it("says no cluster named X and suggests a near name", async () => {
-    const result = await resolveCluster("web-prd", [{}], testContext(), replayWith("cluster"));
+    const result = await resolveCluster(
+      "web-prd",
+      [{}],
+      await testContext(),
+      replayWith("cluster"),
+    );
     if (result.kind !== "reply") throw new Error("expected a reply");
     expect(result.reason).toBe("unknown");
     const text = blocksText(rendered(result.reply).blocks);
@@ -112,7 +117,7 @@ describe("resolveCluster", () => {
     const result = await resolveCluster(
       "build-2024-runner-01",
       [{}],
-      testContext({ palette }),
+      await testContext({ palette }),
       replayWith("cluster"),
     );
     expect(result.kind).toBe("found");
@@ -136,7 +141,7 @@ describe("resolveCluster", () => {
       resolveCluster(
         "c0000000000000000000001a",
         [{}],
-        testContext({ palette }),
+        await testContext({ palette }),
         replayWith("cluster"),
       ),
     ).rejects.toThrow(PaletteError);
@@ -150,7 +155,7 @@ describe("resolveCluster", () => {
     const result = await resolveCluster(
       "web",
       [{}],
-      testContext({ palette }),
+      await testContext({ palette }),
       replayWith("cluster"),
     );
     if (result.kind !== "found") throw new Error("expected found");

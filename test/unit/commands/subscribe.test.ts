@@ -8,21 +8,21 @@ import type { CommandContext, MessageReply } from "../../../src/commands/types.t
 import { silentLogger } from "../../../src/log.ts";
 import type { PaletteApi } from "../../../src/palette/api.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
-import { openDb } from "../../../src/store/db.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { denyAll } from "../../support/fake-palette.ts";
 import { asMessage, blocksText, rendered } from "../../support/reply-text.ts";
 
-function context(
+async function context(
   member?: boolean,
   channelId = "C1",
   projects: string[] = [],
   policy: AccessPolicy = allowAll,
   userId = "U1",
 ) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const ctx: CommandContext = {
     palette: {} as PaletteApi,
@@ -50,21 +50,21 @@ const all = (reply: MessageReply) => JSON.stringify(rendered(reply));
 
 describe("/palette subscribe, unsubscribe, subscriptions", () => {
   it("stores a subscription for the requester's channel with its filters", async () => {
-    const { ctx, store } = context(true);
+    const { ctx, store } = await context(true);
     const reply = await run("subscribe alerts project:p1 tag:env:prod", ctx);
     expect(reply.visibility).toBe("in_channel");
-    expect(store.forChannel("C1")).toMatchObject([
+    expect(await store.forChannel("C1")).toMatchObject([
       { kind: "alerts", project: "p1", tag: "env:prod", createdBy: "U1" },
     ]);
     expect(all(await run("subscribe alerts project:p1 tag:env:prod", ctx))).toContain("already");
-    expect(store.forChannel("C1")).toHaveLength(1);
+    expect(await store.forChannel("C1")).toHaveLength(1);
     await run("subscribe", ctx);
-    expect(store.forChannel("C1").map((s) => s.kind)).toEqual(["alerts", "all"]);
+    expect((await store.forChannel("C1")).map((s) => s.kind)).toEqual(["alerts", "all"]);
     expect(all(await run("subscriptions", ctx))).toContain("#2");
   });
 
   it("says what the subscription covers as of the last poll, escaped", async () => {
-    const { ctx } = context(true);
+    const { ctx } = await context(true);
     expect(all(await run("subscribe clusters tag:prod", ctx))).not.toContain("covers");
     const snap = (uid: string, name: string, health: string, tags: string[]) => ({
       uid,
@@ -74,7 +74,7 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
       health,
       tags,
     });
-    new SnapshotStore(ctx.db).replace(
+    await new SnapshotStore(ctx.db).replace(
       "p1",
       new Map(),
       [
@@ -91,50 +91,50 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
   });
 
   it("says so when the bot is not in the channel, and stores nothing", async () => {
-    const { ctx, store } = context(false);
+    const { ctx, store } = await context(false);
     const reply = await run("subscribe clusters", ctx);
     expect(all(reply)).toContain("/invite @palette");
-    expect(store.forChannel("C1")).toHaveLength(0);
+    expect(await store.forChannel("C1")).toHaveLength(0);
   });
 
   it("answers bad input clearly", async () => {
-    const { ctx } = context(true, "C1", ["p1"]);
+    const { ctx } = await context(true, "C1", ["p1"]);
     expect(all(await run("subscribe everything", ctx))).toContain("clusters, alerts or all");
     expect(all(await run("subscribe tag:a tag:b", ctx))).toContain("One `tag:`");
     // a project outside PALETTE_PROJECTS is refused by dispatch, for subscribe as for every verb
     const outside = await dispatch("subscribe project:p9", ctx);
     expect(outside.kind === "message" && all(outside)).toContain("not one this bot watches");
-    expect(new SubscriptionStore(ctx.db, ctx.clock).forChannel("C1")).toEqual([]);
+    expect(await new SubscriptionStore(ctx.db, ctx.clock).forChannel("C1")).toEqual([]);
     expect(all(await run("unsubscribe abc", ctx))).toContain("no subscriptions");
   });
 
   it("unsubscribes one by id, or all, only in this channel; resumes a paused one", async () => {
-    const { ctx, store } = context(true);
+    const { ctx, store } = await context(true);
     await run("subscribe clusters", ctx);
     await run("subscribe alerts", ctx);
-    const other = store.add({ channel: "C9", kind: "all", createdBy: "U2" });
+    const other = await store.add({ channel: "C9", kind: "all", createdBy: "U2" });
     expect(all(await run(`unsubscribe ${other.id}`, ctx))).toContain("no subscription");
     expect(all(await run("unsubscribe", ctx))).toContain("several");
     await run("unsubscribe 1", ctx);
-    expect(store.forChannel("C1").map((s) => s.id)).toEqual([2]);
-    store.pauseChannel("C1", "Slack: not_in_channel");
+    expect((await store.forChannel("C1")).map((s) => s.id)).toEqual([2]);
+    await store.pauseChannel("C1", "Slack: not_in_channel");
     expect(all(await run("subscriptions", ctx))).toContain("paused");
     expect(all(await run("subscribe alerts", ctx))).toContain("Resumed");
-    expect(store.forChannel("C1")[0]?.pausedReason).toBeUndefined();
+    expect((await store.forChannel("C1"))[0]?.pausedReason).toBeUndefined();
     await run("unsubscribe all", ctx);
-    expect(store.forChannel("C1")).toHaveLength(0);
-    expect(store.forChannel("C9")).toHaveLength(1);
+    expect(await store.forChannel("C1")).toHaveLength(0);
+    expect(await store.forChannel("C9")).toHaveLength(1);
   });
 
   it("is reachable through the dispatcher", async () => {
-    const { ctx, store } = context(true);
+    const { ctx, store } = await context(true);
     const reply = await dispatch("subscribe clusters tag:dev", ctx);
     expect(reply.kind).toBe("message");
-    expect(store.forChannel("C1")).toMatchObject([{ kind: "clusters", tag: "dev" }]);
+    expect(await store.forChannel("C1")).toMatchObject([{ kind: "clusters", tag: "dev" }]);
   });
 
   it("tells the channel who removed what, and audits it (dispatcher path, real user IDs)", async () => {
-    const { ctx, store } = context(true, "C0123ABC", [], allowAll, "U0123ABC");
+    const { ctx, store } = await context(true, "C0123ABC", [], allowAll, "U0123ABC");
     await dispatch("subscribe clusters", ctx);
     await dispatch("subscribe alerts tag:env:prod", ctx);
     const reply = await dispatch("unsubscribe all", ctx);
@@ -144,10 +144,10 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
     expect(text).toContain("<@U0123ABC> removed 2 subscriptions");
     expect(text).toContain("cluster state and health changes");
     expect(text).toContain("tagged `env:prod`");
-    expect(store.forChannel("C0123ABC")).toHaveLength(0);
-    const trail = ctx.audit.recent().map((r) => `${r.action}/${r.outcome}/${r.userId}`);
+    expect(await store.forChannel("C0123ABC")).toHaveLength(0);
+    const trail = (await ctx.audit.recent()).map((r) => `${r.action}/${r.outcome}/${r.userId}`);
     expect(trail[0]).toBe("unsubscribe/removed/U0123ABC");
-    expect(JSON.parse(ctx.audit.recent()[0]!.detail!)).toEqual({ subscriptions: [1, 2] });
+    expect(JSON.parse((await ctx.audit.recent())[0]!.detail!)).toEqual({ subscriptions: [1, 2] });
     // the list names who subscribed as a mention, and still fits Slack's rules
     await dispatch("subscribe", ctx);
     const list = asMessage(await dispatch("subscriptions", ctx));
@@ -155,16 +155,16 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
   });
 
   it("ALLOW_SUBSCRIBE: anyone else is refused, nothing changes, the refusal is audited", async () => {
-    const { ctx, store } = context(true, "C1", [], denyAll("add them to ALLOW_SUBSCRIBE"));
-    const kept = store.add({ channel: "C1", kind: "all", createdBy: "U2" });
+    const { ctx, store } = await context(true, "C1", [], denyAll("add them to ALLOW_SUBSCRIBE"));
+    const kept = await store.add({ channel: "C1", kind: "all", createdBy: "U2" });
     for (const text of ["subscribe alerts", `unsubscribe ${kept.id}`, "unsubscribe all"]) {
       const reply = await run(text, ctx);
       expect(all(reply), text).toContain("may not change this channel");
       expect(all(reply), text).toContain("ALLOW_SUBSCRIBE");
       expect(reply.visibility, text).toBe("ephemeral");
     }
-    expect(store.forChannel("C1").map((sub) => sub.id)).toEqual([kept.id]);
-    expect(ctx.audit.recent().map((r) => `${r.action}/${r.outcome}`)).toEqual([
+    expect((await store.forChannel("C1")).map((sub) => sub.id)).toEqual([kept.id]);
+    expect((await ctx.audit.recent()).map((r) => `${r.action}/${r.outcome}`)).toEqual([
       "unsubscribe/denied",
       "unsubscribe/denied",
       "subscribe/denied",
@@ -174,39 +174,47 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
   });
 
   it("subscribing again in a paused channel resumes it and re-queues its held notifications in order", async () => {
-    const { ctx, store } = context(true);
+    const { ctx, store } = await context(true);
     await run("subscribe clusters", ctx);
     await run("subscribe alerts", ctx);
     const outbox = new OutboxStore(ctx.db);
-    const ids = ["a", "b", "c"].map((text) =>
-      outbox.add({ channel: "C1", kind: "post", payload: { text } }, "t"),
+    const ids: number[] = [];
+    for (const text of ["a", "b", "c"]) {
+      ids.push(await outbox.add({ channel: "C1", kind: "post", payload: { text } }, "t"));
+    }
+    const elsewhere = await outbox.add(
+      { channel: "C9", kind: "post", payload: { text: "x" } },
+      "t",
     );
-    const elsewhere = outbox.add({ channel: "C9", kind: "post", payload: { text: "x" } }, "t");
     // what the sender does on not_in_channel
-    store.pauseChannel("C1", "Slack: not_in_channel");
-    outbox.parkChannel("C1", "Slack: not_in_channel");
-    outbox.park(elsewhere, "Slack: not_in_channel");
-    expect(outbox.pendingCount("C1")).toBe(0);
+    await store.pauseChannel("C1", "Slack: not_in_channel");
+    await outbox.parkChannel("C1", "Slack: not_in_channel");
+    await outbox.park(elsewhere, "Slack: not_in_channel");
+    expect(await outbox.pendingCount("C1")).toBe(0);
 
     const reply = all(await run("subscribe clusters", ctx));
     expect(reply).toContain("Resumed");
     expect(reply).toContain("3 held notifications");
-    expect(store.forChannel("C1").map((s) => s.pausedReason)).toEqual([undefined, undefined]);
-    expect(outbox.heads().map((row) => row.id)).toEqual([ids[0]]);
-    expect(outbox.pendingCount("C1")).toBe(3);
-    expect(outbox.pendingCount("C9")).toBe(0);
+    expect((await store.forChannel("C1")).map((s) => s.pausedReason)).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect((await outbox.heads()).map((row) => row.id)).toEqual([ids[0]]);
+    expect(await outbox.pendingCount("C1")).toBe(3);
+    expect(await outbox.pendingCount("C9")).toBe(0);
   });
 
   it("lists what could not be delivered and why; `subscriptions retry` re-queues it in order and says how many", async () => {
-    const { ctx } = context(true);
+    const { ctx } = await context(true);
     await run("subscribe", ctx);
     const outbox = new OutboxStore(ctx.db);
-    const ids = ["a", "b", "c", "d"].map((text) =>
-      outbox.add({ channel: "C1", kind: "post", payload: { text } }, "t"),
-    );
-    outbox.deadLetter(ids[0]!, "Slack: <!channel> invalid_blocks", "t");
-    outbox.deadLetter(ids[2]!, "Slack: timeout after 8 attempts", "t");
-    outbox.deadLetter(ids[3]!, "Slack: timeout after 8 attempts", "t");
+    const ids: number[] = [];
+    for (const text of ["a", "b", "c", "d"]) {
+      ids.push(await outbox.add({ channel: "C1", kind: "post", payload: { text } }, "t"));
+    }
+    await outbox.deadLetter(ids[0]!, "Slack: <!channel> invalid_blocks", "t");
+    await outbox.deadLetter(ids[2]!, "Slack: timeout after 8 attempts", "t");
+    await outbox.deadLetter(ids[3]!, "Slack: timeout after 8 attempts", "t");
     const listing = blocksText(rendered(await run("subscriptions", ctx)).blocks);
     expect(listing).toContain("3 notifications could not be delivered");
     expect(listing).toContain("2 × Slack: timeout after 8 attempts");
@@ -216,18 +224,18 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
 
     const retried = await run("subscriptions retry", ctx);
     expect(all(retried)).toContain("Re-queued 3 notifications");
-    expect(outbox.heads().map((row) => row.id)).toEqual([ids[0]]);
-    expect(outbox.pendingCount("C1")).toBe(4);
+    expect((await outbox.heads()).map((row) => row.id)).toEqual([ids[0]]);
+    expect(await outbox.pendingCount("C1")).toBe(4);
     expect(all(await run("subscriptions", ctx))).not.toContain("could not be delivered");
     expect(all(await run("subscriptions retry", ctx))).toContain("Nothing to re-send");
     expect(all(await run("subscriptions again", ctx))).toContain("subscriptions [retry]");
   });
 
   it("lists undelivered notifications even when the channel has no subscriptions left", async () => {
-    const { ctx } = context(true);
+    const { ctx } = await context(true);
     const outbox = new OutboxStore(ctx.db);
-    outbox.deadLetter(
-      outbox.add({ channel: "C1", kind: "post", payload: { text: "a" } }, "t"),
+    await outbox.deadLetter(
+      await outbox.add({ channel: "C1", kind: "post", payload: { text: "a" } }, "t"),
       "Slack: msg_too_long",
       "t",
     );
@@ -237,7 +245,7 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
   });
 
   it("help names the retry", async () => {
-    const { ctx } = context(true);
+    const { ctx } = await context(true);
     const help = await dispatch("help subscriptions", ctx);
     expect(help.kind === "message" && all(help)).toContain("subscriptions retry");
   });

@@ -17,14 +17,14 @@ import { SAMPLE_ANSWERS } from "../../support/launch-answers.ts";
 import { asMessage, blocksText, buttonValues } from "../../support/reply-text.ts";
 
 /** PALETTE_PROJECTS with two projects: reads without `project:` cover both. */
-function twoProjects() {
+async function twoProjects() {
   const palette = new FakePalette(sampleFleet());
-  return { palette, ctx: testContext({ palette, projects: [PROJECT, OTHER_PROJECT] }) };
+  return { palette, ctx: await testContext({ palette, projects: [PROJECT, OTHER_PROJECT] }) };
 }
 
 describe("reads cover every watched project", () => {
   it("clusters: one search per watched project, grouped by project, each with its own scope", async () => {
-    const { palette, ctx } = twoProjects();
+    const { palette, ctx } = await twoProjects();
     const reply = asMessage(await clustersVerb.run(parse("clusters"), ctx));
     const text = blocksText(reply.blocks);
     expect(text).toContain("web-prod"); // in PROJECT
@@ -40,7 +40,7 @@ describe("reads cover every watched project", () => {
   });
 
   it("clusters project:<uid> narrows to that project with one search", async () => {
-    const { palette, ctx } = twoProjects();
+    const { palette, ctx } = await twoProjects();
     const reply = asMessage(
       await clustersVerb.run(parse(`clusters project:${OTHER_PROJECT}`), ctx),
     );
@@ -51,7 +51,7 @@ describe("reads cover every watched project", () => {
   });
 
   it("clusters --page without project: is refused plainly (a page belongs to one project)", async () => {
-    const { palette, ctx } = twoProjects();
+    const { palette, ctx } = await twoProjects();
     const reply = asMessage(await clustersVerb.run(parse("clusters --page=abc"), ctx));
     expect(blocksText(reply.blocks)).toContain("goes with `project:&lt;uid&gt;`");
     expect(palette.callsTo("searchClusters")).toHaveLength(0);
@@ -69,7 +69,7 @@ describe("reads cover every watched project", () => {
       ...many,
       ...sampleFleet().filter((c) => c.projectUid === OTHER_PROJECT),
     ]);
-    const ctx = testContext({ palette, projects: [PROJECT, OTHER_PROJECT] });
+    const ctx = await testContext({ palette, projects: [PROJECT, OTHER_PROJECT] });
     const reply = asMessage(await clustersVerb.run(parse("clusters"), ctx));
     expect(blocksText(reply.blocks)).toContain("…and 5 more in this project");
     expect(buttonValues(reply.blocks)).toEqual([`clusters project:${PROJECT}`]);
@@ -77,7 +77,7 @@ describe("reads cover every watched project", () => {
   });
 
   it("alerts: every watched project, each under its own scope line", async () => {
-    const { palette, ctx } = twoProjects();
+    const { palette, ctx } = await twoProjects();
     const reply = asMessage(await alertsVerb.run(parse("alerts"), ctx));
     const text = blocksText(reply.blocks);
     expect(text).toContain(PROJECT);
@@ -87,7 +87,7 @@ describe("reads cover every watched project", () => {
   });
 
   it("cluster <name>: found in whichever watched project holds it", async () => {
-    const { ctx } = twoProjects();
+    const { ctx } = await twoProjects();
     const reply = asMessage(await clusterVerb.run(parse("cluster vc-1"), ctx));
     const text = blocksText(reply.blocks);
     expect(text).toContain("vc-1");
@@ -95,7 +95,7 @@ describe("reads cover every watched project", () => {
   });
 
   it("cluster <name>: a name in two watched projects offers a choice, one button per project", async () => {
-    const { ctx } = twoProjects();
+    const { ctx } = await twoProjects();
     const reply = asMessage(await clusterVerb.run(parse("cluster dup"), ctx));
     expect(blocksText(reply.blocks)).toContain("Pick one");
     const buttons = buttonValues(reply.blocks);
@@ -117,19 +117,19 @@ describe("PALETTE_PROJECTS is the boundary", () => {
     "alerts",
     "subscribe",
   ])("`%s project:<outside>` is refused before any Palette call, and audited", async (text) => {
-    const { palette, ctx } = twoProjects();
+    const { palette, ctx } = await twoProjects();
     const reply = asMessage(await dispatch(`${text} project:${OUTSIDE}`, ctx));
     expect(blocksText(reply.blocks)).toContain("is not one this bot watches");
     expect(blocksText(reply.blocks)).toContain(PROJECT);
     expect(palette.calls).toEqual([]);
-    expect(ctx.audit.recent()[0]).toMatchObject({
+    expect((await ctx.audit.recent())[0]).toMatchObject({
       outcome: "denied",
       target: `${text.split(" ")[0]} project:${OUTSIDE}`,
     });
   });
 
   it("a launch submitted for a project outside is refused on the project field, and audited", async () => {
-    const { palette, ctx } = twoProjects();
+    const { palette, ctx } = await twoProjects();
     const outcome = await submitLaunch(
       {
         submissionKey: "test:outside",
@@ -142,6 +142,6 @@ describe("PALETTE_PROJECTS is the boundary", () => {
     );
     expect(outcome).toMatchObject({ kind: "invalid", errors: { project: expect.any(String) } });
     expect(palette.calls.filter((call) => call.method === "createCluster")).toEqual([]);
-    expect(ctx.audit.recent()[0]).toMatchObject({ action: "launch", outcome: "denied" });
+    expect((await ctx.audit.recent())[0]).toMatchObject({ action: "launch", outcome: "denied" });
   });
 });

@@ -7,7 +7,9 @@ import { asMessage, blocksText } from "../../support/reply-text.ts";
 
 describe("workloads", () => {
   it("counts per namespace and names unhealthy pods", async () => {
-    const reply = asMessage(await workloadsVerb.run(parse("workloads web-prod"), testContext()));
+    const reply = asMessage(
+      await workloadsVerb.run(parse("workloads web-prod"), await testContext()),
+    );
     const text = blocksText(reply.blocks);
     expect(text).toMatch(/default\s+2\s+1\s+1\s+0\s+0/);
     expect(text).toMatch(/kube-system\s+1\s+1\s+0\s+1\s+0/);
@@ -22,7 +24,7 @@ describe("workloads", () => {
   it("passes namespaces to Palette and filters what comes back", async () => {
     const palette = new FakePalette(sampleFleet());
     const reply = asMessage(
-      await workloadsVerb.run(parse("workloads web-prod default"), testContext({ palette })),
+      await workloadsVerb.run(parse("workloads web-prod default"), await testContext({ palette })),
     );
     expect(palette.callsTo("getWorkloads")[0]?.args[1]).toEqual(["default"]);
     const text = blocksText(reply.blocks);
@@ -32,7 +34,7 @@ describe("workloads", () => {
 
   it("refuses a namespace that Kubernetes would not accept", async () => {
     const reply = asMessage(
-      await workloadsVerb.run(parse("workloads web-prod Bad_NS"), testContext()),
+      await workloadsVerb.run(parse("workloads web-prod Bad_NS"), await testContext()),
     );
     expect(blocksText(reply.blocks)).toMatch(/not a Kubernetes namespace/);
   });

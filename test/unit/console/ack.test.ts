@@ -20,22 +20,22 @@ async function run(lines: string[]) {
   const output = new PassThrough();
   const chunks: string[] = [];
   output.on("data", (chunk) => chunks.push(String(chunk)));
-  const { requester: _requester, ...deps } = testContext();
+  const { requester: _requester, ...deps } = await testContext();
   const cards = new CardStore(deps.db);
   // what the demo's sender left behind: cards in the console's notification channel
-  cards.put(
+  await cards.put(
     { channel: "console", clusterUid: "u1", ts: "1.1", payload: payload("u1", "web-prod") },
     "t",
   );
-  cards.put(
+  await cards.put(
     { channel: "console", clusterUid: "u2", ts: "1.2", payload: payload("u2", "twin") },
     "t",
   );
-  cards.put(
+  await cards.put(
     { channel: "console", clusterUid: "u3", ts: "1.3", payload: payload("u3", "twin") },
     "t",
   );
-  cards.put(
+  await cards.put(
     { channel: "C9", clusterUid: "u4", ts: "1.4", payload: payload("u4", "elsewhere") },
     "t",
   );
@@ -49,8 +49,8 @@ describe("console: ack <cluster>", () => {
     expect(out).toContain("✎ card updated");
     expect(out).toContain("👀 Acknowledged by console");
     expect(out).toMatch(/↳ thread\n\s+│ 👀 Acknowledged by console/);
-    expect(acks.get("console", "u1")?.userId).toBe("console");
-    expect(audit.recent()[0]).toMatchObject({ action: "ack", outcome: "granted" });
+    expect((await acks.get("console", "u1"))?.userId).toBe("console");
+    expect((await audit.recent())[0]).toMatchObject({ action: "ack", outcome: "granted" });
   });
 
   it("a second ack says it is already acknowledged, and changes nothing", async () => {
@@ -62,10 +62,10 @@ describe("console: ack <cluster>", () => {
   it("takes a UID, asks for one when a name is ambiguous, and says when there is no card", async () => {
     const { out, acks } = await run(["ack twin", "ack u3", "ack elsewhere", "ack"]);
     expect(out).toContain("2 cards are named twin");
-    expect(acks.get("console", "u2")).toBeUndefined();
-    expect(acks.get("console", "u3")?.userId).toBe("console");
+    expect(await acks.get("console", "u2")).toBeUndefined();
+    expect((await acks.get("console", "u3"))?.userId).toBe("console");
     expect(out).toContain("No notification card for elsewhere");
-    expect(acks.get("C9", "u4")).toBeUndefined();
+    expect(await acks.get("C9", "u4")).toBeUndefined();
     expect(out).toContain("Usage: ack <cluster>");
   });
 });

@@ -7,13 +7,13 @@ import { denyAll, testContext } from "../../support/fake-palette.ts";
 
 describe("console: digest", () => {
   it("`digest now` previews the console channel's digest; the operator may set one", async () => {
-    const { requester: _requester, ...deps } = testContext({ policy: denyAll() });
-    new SubscriptionStore(deps.db, deps.clock).add({
+    const { requester: _requester, ...deps } = await testContext({ policy: denyAll() });
+    await new SubscriptionStore(deps.db, deps.clock).add({
       channel: "console",
       kind: "all",
       createdBy: "console",
     });
-    new SnapshotStore(deps.db).replace(
+    await new SnapshotStore(deps.db).replace(
       "p1",
       new Map(),
       [{ uid: "a", name: "web", project: "p1", state: "Running", health: "Healthy", tags: [] }],

@@ -9,7 +9,7 @@ describe("mute, unmute and mutes in the console", () => {
     const output = new PassThrough();
     const chunks: string[] = [];
     output.on("data", (chunk) => chunks.push(String(chunk)));
-    const { requester: _requester, ...deps } = testContext({
+    const { requester: _requester, ...deps } = await testContext({
       palette: new FakePalette(sampleFleet()),
     });
     const lines = ["mute web-prod 7d kernel upgrades", "mutes", "unmute web-prod", "mutes"];
@@ -21,6 +21,6 @@ describe("mute, unmute and mutes in the console", () => {
     expect(out).toContain("kernel upgrades");
     expect(out).toContain("ended the mute of web-prod in this channel. Nothing changed meanwhile.");
     expect(out).toContain("No mutes or snoozes in this channel");
-    expect(new HoldStore(deps.db).list()).toEqual([]);
+    expect(await new HoldStore(deps.db).list()).toEqual([]);
   });
 });

@@ -4,8 +4,8 @@ import { createConsolePoster } from "../../../src/console/notifications.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
 import { createSender } from "../../../src/notify/outbox-sender.ts";
-import { openDb } from "../../../src/store/db.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 
 const card = (state: string, line: string): CardPayload => ({
   cluster: { uid: "u1", name: "web-prod", project: "p", state, health: "Healthy", tags: [] },
@@ -19,7 +19,7 @@ const card = (state: string, line: string): CardPayload => ({
 describe("console notifications", () => {
   it("prints the card, then the edit and the thread line, as text", async () => {
     const out: string[] = [];
-    const db = openDb(":memory:");
+    const db = await openSqlite(":memory:");
     const clock = new ManualClock();
     const sender = createSender({
       db,
@@ -29,7 +29,7 @@ describe("console notifications", () => {
       sleep: async (ms) => clock.advance(ms),
     });
     const outbox = new OutboxStore(db);
-    outbox.add(
+    await outbox.add(
       {
         channel: "console",
         kind: "card",
@@ -38,7 +38,7 @@ describe("console notifications", () => {
       },
       "t",
     );
-    outbox.add(
+    await outbox.add(
       {
         channel: "console",
         kind: "card",

@@ -10,7 +10,7 @@ async function run(lines: string[], extra: Partial<Parameters<typeof runConsole>
   const output = new PassThrough();
   const chunks: string[] = [];
   output.on("data", (chunk) => chunks.push(String(chunk)));
-  const { requester: _requester, ...deps } = testContext({
+  const { requester: _requester, ...deps } = await testContext({
     palette: new FakePalette(sampleFleet()),
     policy: denyAll(),
   });

@@ -4,8 +4,9 @@ import { type CardMessage, type CardSink, LaunchTracker } from "../../../src/lau
 import { silentLogger } from "../../../src/log.ts";
 import { InFlight } from "../../../src/slack/in-flight.ts";
 import { placeholderErrors } from "../../../src/slack/listeners/views/launch-submit.ts";
-import { type Db, openDb } from "../../../src/store/db.ts";
 import { LaunchStore } from "../../../src/store/launches.ts";
+import type { SqlDb } from "../../../src/store/sql.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { launchCard } from "../../../src/views/launch-card.ts";
 import { launchNoticeView } from "../../../src/views/launch-modal.ts";
 import { FakePalette } from "../../support/fake-palette.ts";
@@ -33,9 +34,9 @@ class RecordingSink implements CardSink {
 }
 
 /** a created launch whose card is already posted, so a tick reads its state */
-function seedLaunch(db: Db, clock: ManualClock): number {
+async function seedLaunch(db: SqlDb, clock: ManualClock): Promise<number> {
   const store = new LaunchStore(db, clock);
-  const claim = store.reserve({
+  const claim = await store.reserve({
     submissionKey: "slack:V1",
     projectUid: "p1",
     provider: "aws",
@@ -44,8 +45,8 @@ function seedLaunch(db: Db, clock: ManualClock): number {
     channel: "C1",
   });
   if (claim.kind !== "reserved") throw new Error("not reserved");
-  store.created(claim.record.id, "uid-1");
-  store.setCard(claim.record.id, "C1", "1.1");
+  await store.created(claim.record.id, "uid-1");
+  await store.setCard(claim.record.id, "C1", "1.1");
   return claim.record.id;
 }
 
@@ -60,7 +61,7 @@ class PaletteWithState extends FakePalette {
   }
 }
 
-function tracker(db: Db, clock: ManualClock, state: () => Promise<string>, sink: CardSink) {
+function tracker(db: SqlDb, clock: ManualClock, state: () => Promise<string>, sink: CardSink) {
   const palette = new PaletteWithState(state);
   return new LaunchTracker({
     db,
@@ -73,16 +74,16 @@ function tracker(db: Db, clock: ManualClock, state: () => Promise<string>, sink:
 }
 
 describe("launch shutdown", () => {
-  let db: Db | undefined;
-  afterEach(() => {
-    db?.close();
+  let db: SqlDb | undefined;
+  afterEach(async () => {
+    await db?.close();
     db = undefined;
   });
 
   it("tracker.stop() waits for a check in progress before resolving", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(Date.UTC(2026, 2, 1));
-    const id = seedLaunch(db, clock);
+    const id = await seedLaunch(db, clock);
     const answer = deferred<string>();
     const t = tracker(db, clock, () => answer.promise, new RecordingSink());
     let ticks = 0;
@@ -100,11 +101,11 @@ describe("launch shutdown", () => {
     await stopping;
     expect(stopped).toBe(true);
     // the check's write landed before stop() returned, so closing the store now is safe
-    expect(new LaunchStore(db, clock).get(id)?.lastState).toBe("Running");
+    expect((await new LaunchStore(db, clock).get(id))?.lastState).toBe("Running");
   });
 
   it("tracker.stop() with nothing running resolves at once", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(0);
     const t = tracker(db, clock, async () => "Running", new RecordingSink());
     await expect(t.stop()).resolves.toBeUndefined();
@@ -152,16 +153,16 @@ describe("launch shutdown", () => {
 });
 
 describe("launch: Palette text is escaped in mrkdwn", () => {
-  let db: Db | undefined;
-  afterEach(() => {
-    db?.close();
+  let db: SqlDb | undefined;
+  afterEach(async () => {
+    await db?.close();
     db = undefined;
   });
 
   it("the requester's mention in the thread escapes Palette's state", async () => {
-    db = openDb(":memory:");
+    db = await openSqlite(":memory:");
     const clock = new ManualClock(Date.UTC(2026, 2, 1));
-    seedLaunch(db, clock);
+    await seedLaunch(db, clock);
     const sink = new RecordingSink();
     const t = tracker(db, clock, async () => "Failed <!channel>", sink);
     expect(await t.tick()).toBe(1);

@@ -8,7 +8,7 @@ import { ackOutlived, endsIncident, startsIncident } from "../../../src/notify/i
 import { AckStore } from "../../../src/store/acks.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
 import { CardStore } from "../../../src/store/cards.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 
 const payload = (over: Partial<CardPayload> = {}): CardPayload => ({
   cluster: {
@@ -28,8 +28,8 @@ const payload = (over: Partial<CardPayload> = {}): CardPayload => ({
   ...over,
 });
 
-function setup(allowAck: string[] = ["*"]) {
-  const db = openDb(":memory:");
+async function setup(allowAck: string[] = ["*"]) {
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 5));
   const policy = createAccessPolicy({
     allowLaunch: [],
@@ -41,14 +41,14 @@ function setup(allowAck: string[] = ["*"]) {
   });
   const audit = new AuditLog(db, clock);
   const cards = new CardStore(db);
-  cards.put({ channel: "C1", clusterUid: "u1", ts: "111.222", payload: payload() }, "t");
+  await cards.put({ channel: "C1", clusterUid: "u1", ts: "111.222", payload: payload() }, "t");
   const deps = { db, policy, audit, clock, logger: silentLogger };
   return { db, clock, audit, cards, deps, acks: new AckStore(db) };
 }
 
 describe("acknowledging a card", () => {
   it("stores who acknowledged it and when, and audits it", async () => {
-    const s = setup();
+    const s = await setup();
     const decision = await acknowledgeCard(s.deps, {
       channel: "C1",
       userId: "U1",
@@ -60,19 +60,19 @@ describe("acknowledging a card", () => {
       ack: { userId: "U1", at: s.clock.now() },
       card: { ts: "111.222" },
     });
-    expect(s.acks.get("C1", "u1")).toEqual({ userId: "U1", at: s.clock.now() });
-    expect(s.audit.recent()[0]).toMatchObject({
+    expect(await s.acks.get("C1", "u1")).toEqual({ userId: "U1", at: s.clock.now() });
+    expect((await s.audit.recent())[0]).toMatchObject({
       userId: "U1",
       action: "ack",
       outcome: "granted",
     });
-    expect(s.audit.recent()[0]!.target).toContain("web-prod");
+    expect((await s.audit.recent())[0]!.target).toContain("web-prod");
   });
 
   it("the first acknowledgement stands: a second person hears who has it, nothing changes", async () => {
-    const s = setup();
+    const s = await setup();
     await acknowledgeCard(s.deps, { channel: "C1", userId: "U1", clusterUid: "u1" });
-    const first = s.acks.get("C1", "u1");
+    const first = await s.acks.get("C1", "u1");
     s.clock.advance(60_000);
     const decision = await acknowledgeCard(s.deps, {
       channel: "C1",
@@ -80,19 +80,23 @@ describe("acknowledging a card", () => {
       clusterUid: "u1",
     });
     expect(decision).toEqual({ kind: "already", clusterUid: "u1", ack: first });
-    expect(s.acks.get("C1", "u1")).toEqual(first);
-    expect(s.audit.recent()[0]).toMatchObject({ userId: "U2", action: "ack", outcome: "rejected" });
+    expect(await s.acks.get("C1", "u1")).toEqual(first);
+    expect((await s.audit.recent())[0]).toMatchObject({
+      userId: "U2",
+      action: "ack",
+      outcome: "rejected",
+    });
   });
 
   it("the same person clicking twice is told it is already theirs", async () => {
-    const s = setup();
+    const s = await setup();
     await acknowledgeCard(s.deps, { channel: "C1", userId: "U1", clusterUid: "u1" });
     const again = await acknowledgeCard(s.deps, { channel: "C1", userId: "U1", clusterUid: "u1" });
     expect(again.kind).toBe("already");
   });
 
   it("refuses a user outside ALLOW_ACK with how to get it; nothing is stored, the refusal is audited", async () => {
-    const s = setup(["U1"]);
+    const s = await setup(["U1"]);
     const decision = await acknowledgeCard(s.deps, {
       channel: "C1",
       userId: "U9",
@@ -100,12 +104,16 @@ describe("acknowledging a card", () => {
     });
     expect(decision.kind).toBe("refused");
     expect(decision.kind === "refused" && decision.hint).toContain("ALLOW_ACK");
-    expect(s.acks.get("C1", "u1")).toBeUndefined();
-    expect(s.audit.recent()[0]).toMatchObject({ userId: "U9", action: "ack", outcome: "denied" });
+    expect(await s.acks.get("C1", "u1")).toBeUndefined();
+    expect((await s.audit.recent())[0]).toMatchObject({
+      userId: "U9",
+      action: "ack",
+      outcome: "denied",
+    });
   });
 
   it("goes by the message clicked over the value it carries", async () => {
-    const s = setup();
+    const s = await setup();
     const decision = await acknowledgeCard(s.deps, {
       channel: "C1",
       userId: "U1",
@@ -116,14 +124,14 @@ describe("acknowledging a card", () => {
   });
 
   it("a card the bot does not follow (another channel, gone) is not acknowledged", async () => {
-    const s = setup();
+    const s = await setup();
     const decision = await acknowledgeCard(s.deps, {
       channel: "C2",
       userId: "U1",
       clusterUid: "u1",
     });
     expect(decision).toEqual({ kind: "unknown-card" });
-    expect(s.acks.get("C2", "u1")).toBeUndefined();
+    expect(await s.acks.get("C2", "u1")).toBeUndefined();
   });
 });
 
@@ -135,7 +143,7 @@ describe("incidents (pure)", () => {
     worse: false,
   });
 
-  it("ends when the cluster is Healthy again: recovered, resolved or settled", () => {
+  it("ends when the cluster is Healthy again: recovered, resolved or settled", async () => {
     expect(endsIncident(recovered)).toBe(true);
     const resolvedOnly = payload({
       cluster: recovered.cluster,
@@ -152,7 +160,7 @@ describe("incidents (pure)", () => {
     expect(endsIncident(payload({ cluster: recovered.cluster, kinds: ["state"] }))).toBe(false);
   });
 
-  it("a new one begins when health leaves Healthy; not from no health yet, not on an alert alone", () => {
+  it("a new one begins when health leaves Healthy; not from no health yet, not on an alert alone", async () => {
     expect(startsIncident(payload())).toBe(true);
     // "" → UnHealthy: a cluster coming up goes bad, the trouble it was already in
     expect(startsIncident(payload({ previous: { state: "Provisioning", health: "" } }))).toBe(
@@ -170,7 +178,7 @@ describe("incidents (pure)", () => {
     expect(startsIncident(recovered)).toBe(false);
   });
 
-  it("an acknowledgement given before a new incident was seen does not cover it; one after does", () => {
+  it("an acknowledgement given before a new incident was seen does not cover it; one after does", async () => {
     const seenAt = Date.parse(payload().at);
     expect(ackOutlived(payload(), { userId: "U1", at: seenAt - 1 })).toBe(true);
     expect(ackOutlived(payload(), { userId: "U1", at: seenAt + 1 })).toBe(false);

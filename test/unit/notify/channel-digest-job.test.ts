@@ -5,16 +5,22 @@ import { isChannelDigestPost } from "../../../src/model/channel-digest.ts";
 import { createDigestJob, type DigestScheduler } from "../../../src/notify/channel-digest-job.ts";
 import { createSender } from "../../../src/notify/outbox-sender.ts";
 import type { SlackPoster } from "../../../src/notify/slack-port.ts";
-import { type Db, openDb } from "../../../src/store/db.ts";
 import { DigestStore } from "../../../src/store/digests.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import type { SqlDb } from "../../../src/store/sql.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { blocksText } from "../../support/reply-text.ts";
 
 /** node-cron's place in tests: records what was scheduled; the test fires the ticks. */
 function fakeScheduler() {
-  const timers: Array<{ cron: string; timeZone: string; tick: () => void; stopped: boolean }> = [];
+  const timers: Array<{
+    cron: string;
+    timeZone: string;
+    tick: () => void | Promise<void>;
+    stopped: boolean;
+  }> = [];
   const scheduler: DigestScheduler = {
     schedule(cron, timeZone, tick) {
       const timer = { cron, timeZone, tick, stopped: false };
@@ -29,8 +35,9 @@ function fakeScheduler() {
   return {
     scheduler,
     live: () => timers.filter((t) => !t.stopped),
-    fire: () => {
-      for (const t of timers.filter((x) => !x.stopped)) t.tick();
+    /** every live timer ticks at once, as node-cron's would; resolves when their looks end */
+    fire: async () => {
+      await Promise.all(timers.filter((x) => !x.stopped).map((t) => t.tick()));
     },
   };
 }
@@ -39,8 +46,8 @@ function fakeScheduler() {
 const BEFORE_NINE = Date.parse("2026-03-10T07:59:00.000Z");
 const AFTER_NINE = Date.parse("2026-03-10T08:00:30.000Z");
 
-function setup(subscribed = true) {
-  const db = openDb(":memory:");
+async function setup(subscribed = true) {
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock(BEFORE_NINE);
   const cron = fakeScheduler();
   let woken = 0;
@@ -54,9 +61,9 @@ function setup(subscribed = true) {
     },
   });
   if (subscribed) {
-    new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U111" });
+    await new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U111" });
   }
-  new SnapshotStore(db).replace(
+  await new SnapshotStore(db).replace(
     "p1",
     new Map(),
     [
@@ -71,7 +78,7 @@ function setup(subscribed = true) {
     ],
     "2026-03-01T00:00:00.000Z",
   );
-  new DigestStore(db).set({
+  await new DigestStore(db).set({
     channel: "C1",
     cadence: "daily",
     hour: 9,
@@ -84,22 +91,22 @@ function setup(subscribed = true) {
   return { db, clock, cron, job, woken: () => woken };
 }
 
-const outbox = (db: Db) =>
-  db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+const outbox = async (db: SqlDb) =>
+  (await db.all("SELECT channel, kind, payload FROM notify_outbox ORDER BY id")) as Array<{
     channel: string;
     kind: string;
     payload: string;
   }>;
 
 describe("the digest job", () => {
-  it("arms one node-cron timer per schedule, in the schedule's time zone", () => {
-    const s = setup();
-    s.job.start();
+  it("arms one node-cron timer per schedule, in the schedule's time zone", async () => {
+    const s = await setup();
+    await s.job.start();
     expect(s.cron.live().map((t) => `${t.cron}|${t.timeZone}`)).toEqual([
       "0 9 * * *|Europe/Berlin",
     ]);
     // a change re-arms it; turning the digest off disarms it
-    new DigestStore(s.db).set({
+    await new DigestStore(s.db).set({
       channel: "C1",
       cadence: "weekly",
       weekday: 1,
@@ -109,25 +116,25 @@ describe("the digest job", () => {
       setBy: "U111",
       setAt: new Date(BEFORE_NINE).toISOString(),
     });
-    s.job.sync();
+    await s.job.sync();
     expect(s.cron.live().map((t) => `${t.cron}|${t.timeZone}`)).toEqual(["30 8 * * 1|UTC"]);
-    new DigestStore(s.db).remove("C1");
-    s.job.sync();
+    await new DigestStore(s.db).remove("C1");
+    await s.job.sync();
     expect(s.cron.live()).toEqual([]);
   });
 
   it("queues the digest once when 09:00 passes, however many ticks look", async () => {
-    const s = setup();
-    s.job.start();
-    expect(outbox(s.db)).toEqual([]);
-    s.cron.fire();
-    expect(outbox(s.db)).toEqual([]);
+    const s = await setup();
+    await s.job.start();
+    expect(await outbox(s.db)).toEqual([]);
+    await s.cron.fire();
+    expect(await outbox(s.db)).toEqual([]);
 
     s.clock.set(AFTER_NINE);
-    s.cron.fire();
-    s.cron.fire();
-    expect(s.job.runDue()).toBe(0);
-    const rows = outbox(s.db);
+    await s.cron.fire();
+    await s.cron.fire();
+    expect(await s.job.runDue()).toBe(0);
+    const rows = await outbox(s.db);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ channel: "C1", kind: "post" });
     const payload = JSON.parse(rows[0]!.payload) as unknown;
@@ -137,7 +144,9 @@ describe("the digest job", () => {
       channelDigest: { channel: "C1", cadence: "daily", preview: false, total: 1 },
     });
     expect(s.woken()).toBe(1);
-    expect(new DigestStore(s.db).lastRun("C1")?.occurrence).toBe("2026-03-10T08:00:00.000Z");
+    expect((await new DigestStore(s.db).lastRun("C1"))?.occurrence).toBe(
+      "2026-03-10T08:00:00.000Z",
+    );
 
     // the sender renders it as the digest, escaped and within Slack's limits
     const posted: Array<Record<string, unknown>> = [];
@@ -158,12 +167,14 @@ describe("the digest job", () => {
     expect(blocksText(blocks)).not.toContain("<!channel>");
   });
 
-  it("at start, posts the occurrence missed while down, once; a second start posts nothing", () => {
-    const first = setup();
+  it("at start, posts the occurrence missed while down, once; a second start posts nothing", async () => {
+    const first = await setup();
     first.clock.set(Date.parse("2026-03-13T10:00:00.000Z"));
-    first.job.start();
-    expect(outbox(first.db)).toHaveLength(1);
-    expect(new DigestStore(first.db).lastRun("C1")?.occurrence).toBe("2026-03-13T08:00:00.000Z");
+    await first.job.start();
+    expect(await outbox(first.db)).toHaveLength(1);
+    expect((await new DigestStore(first.db).lastRun("C1"))?.occurrence).toBe(
+      "2026-03-13T08:00:00.000Z",
+    );
     void first.job.stop();
     const again = createDigestJob({
       db: first.db,
@@ -171,26 +182,28 @@ describe("the digest job", () => {
       logger: silentLogger,
       scheduler: fakeScheduler().scheduler,
     });
-    again.start();
-    expect(outbox(first.db)).toHaveLength(1);
+    await again.start();
+    expect(await outbox(first.db)).toHaveLength(1);
   });
 
-  it("a channel without subscriptions gets nothing, and the occurrence counts as done", () => {
-    const s = setup(false);
+  it("a channel without subscriptions gets nothing, and the occurrence counts as done", async () => {
+    const s = await setup(false);
     s.clock.set(AFTER_NINE);
-    s.job.start();
-    expect(outbox(s.db)).toEqual([]);
-    expect(new DigestStore(s.db).lastRun("C1")?.occurrence).toBe("2026-03-10T08:00:00.000Z");
+    await s.job.start();
+    expect(await outbox(s.db)).toEqual([]);
+    expect((await new DigestStore(s.db).lastRun("C1"))?.occurrence).toBe(
+      "2026-03-10T08:00:00.000Z",
+    );
   });
 
   it("stops its timers on stop, and ticks after stop do nothing", async () => {
-    const s = setup();
-    s.job.start();
+    const s = await setup();
+    await s.job.start();
     const [timer] = s.cron.live();
     await s.job.stop();
     expect(s.cron.live()).toEqual([]);
     s.clock.set(AFTER_NINE);
     timer!.tick();
-    expect(outbox(s.db)).toEqual([]);
+    expect(await outbox(s.db)).toEqual([]);
   });
 });

@@ -6,8 +6,8 @@ import type { AlertEvent, ClusterChange } from "../../../src/model/notification.
 import { eventsOf, unhealthyMoves } from "../../../src/notify/digest-events.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import { openDb } from "../../../src/store/db.ts";
 import { NotifyEventLog } from "../../../src/store/notify-events.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
 
 const AT = "2026-03-10T08:00:00.000Z";
@@ -22,7 +22,7 @@ const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({
 });
 
 describe("eventsOf: a poll's changes and alerts as the digest's log", () => {
-  it("writes one event per fact, with the cluster's name, project and tags", () => {
+  it("writes one event per fact, with the cluster's name, project and tags", async () => {
     const changes: ClusterChange[] = [
       { cluster: snap("a", { state: "Provisioning", health: "" }), kinds: ["new"], worse: false },
       {
@@ -57,7 +57,7 @@ describe("eventsOf: a poll's changes and alerts as the digest's log", () => {
     expect(events[4]!.detail!.length).toBeLessThanOrEqual(300);
   });
 
-  it("leaves out flapping and settled: they are the pipeline's verdicts, not facts", () => {
+  it("leaves out flapping and settled: they are the pipeline's verdicts, not facts", async () => {
     expect(
       eventsOf(
         [
@@ -72,7 +72,7 @@ describe("eventsOf: a poll's changes and alerts as the digest's log", () => {
 });
 
 describe("unhealthyMoves: since when a cluster has been unhealthy", () => {
-  it("starts on a known bad health, ends on Healthy or deletion, keeps through Unknown", () => {
+  it("starts on a known bad health, ends on Healthy or deletion, keeps through Unknown", async () => {
     const moves = unhealthyMoves(
       [
         {
@@ -109,8 +109,8 @@ describe("unhealthyMoves: since when a cluster has been unhealthy", () => {
 });
 
 describe("the poll logs for the digest in its own transaction", () => {
-  function setup(clusters: PollCluster[]) {
-    const db = openDb(":memory:");
+  async function setup(clusters: PollCluster[]) {
+    const db = await openSqlite(":memory:");
     const clock = new ManualClock(Date.parse(AT));
     const palette = pollPalette(clusters);
     palette.alertComponents = [{ name: "ClusterHealth" }];
@@ -131,11 +131,11 @@ describe("the poll logs for the digest in its own transaction", () => {
       { uid: "a", project: "p1", state: "Running", health: "Healthy" },
       { uid: "b", project: "p1", state: "Running", health: "UnHealthy" },
     ];
-    const s = setup(clusters);
+    const s = await setup(clusters);
     await s.poller.runCycle();
     // the first look is a baseline: no events, but b is unhealthy since at least now
-    expect(all(s.log)).toEqual([]);
-    expect(s.log.unhealthySince().get("b")).toEqual({ since: AT, exact: false });
+    expect(await all(s.log)).toEqual([]);
+    expect((await s.log.unhealthySince()).get("b")).toEqual({ since: AT, exact: false });
 
     s.clock.advance(60_000);
     clusters[0]!.health = "UnHealthy";
@@ -148,15 +148,15 @@ describe("the poll logs for the digest in its own transaction", () => {
     // alert kinds are read at a reconciliation: that is where this failure bites
     s.poller.requestReconcile();
     expect((await s.poller.runCycle()).ok).toBe(false);
-    expect(all(s.log)).toEqual([]);
-    expect(s.log.unhealthySince().has("a")).toBe(false);
+    expect(await all(s.log)).toEqual([]);
+    expect((await s.log.unhealthySince()).has("a")).toBe(false);
 
     s.palette.failOn("listAlertComponents", () => undefined);
     s.poller.requestReconcile();
     expect((await s.poller.runCycle()).ok).toBe(true);
-    const kinds = all(s.log).map((e) => `${e.clusterUid}:${e.kind}`);
+    const kinds = (await all(s.log)).map((e) => `${e.clusterUid}:${e.kind}`);
     expect(kinds).toEqual(["a:health-lost", "c:new", "a:alert-raised"]);
-    expect(s.log.unhealthySince().get("a")).toEqual({
+    expect((await s.log.unhealthySince()).get("a")).toEqual({
       since: new Date(Date.parse(AT) + 60_000).toISOString(),
       exact: true,
     });
@@ -166,10 +166,10 @@ describe("the poll logs for the digest in its own transaction", () => {
     clusters[1]!.health = "Healthy";
     s.poller.requestReconcile();
     await s.poller.runCycle();
-    expect(all(s.log).map((e) => `${e.clusterUid}:${e.kind}`)).toEqual([
+    expect((await all(s.log)).map((e) => `${e.clusterUid}:${e.kind}`)).toEqual([
       "b:health-recovered",
       "b:alert-resolved",
     ]);
-    expect(s.log.unhealthySince().has("b")).toBe(false);
+    expect((await s.log.unhealthySince()).has("b")).toBe(false);
   });
 });

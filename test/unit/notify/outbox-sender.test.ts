@@ -5,8 +5,9 @@ import type { CardPayload } from "../../../src/model/notification.ts";
 import { createSender, type SenderOptions } from "../../../src/notify/outbox-sender.ts";
 import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
 import { CardStore } from "../../../src/store/cards.ts";
-import { openDb } from "../../../src/store/db.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
+import type { SqlDb } from "../../../src/store/sql.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 
 const card = (uid: string, line = "State Running → Upgrading"): CardPayload => ({
@@ -21,11 +22,11 @@ const card = (uid: string, line = "State Running → Upgrading"): CardPayload =>
 type Call = { method: string; channel: string; n: number; text: string; blocks: boolean };
 type Failure = SlackSendError | undefined | Promise<SlackSendError | undefined>;
 
-function setup(
+async function setup(
   fail: (method: string, channel: string, n: number, call: Call) => Failure,
   options: Partial<SenderOptions> & { ping?: () => Promise<void> } = {},
 ) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const log: string[] = [];
   /** every call Slack saw, accepted or not, with the clock time it arrived */
@@ -75,38 +76,41 @@ function setup(
 
 describe("sender", () => {
   it("posts a new card when the old one is gone", async () => {
-    const s = setup((method) =>
+    const s = await setup((method) =>
       method === "update" ? new SlackSendError("gone", "message_not_found") : undefined,
     );
-    s.cards.put({ channel: "C", clusterUid: "a", ts: "old" }, "t");
-    s.outbox.add({ channel: "C", kind: "card", clusterUid: "a", payload: card("a") }, "t");
+    await s.cards.put({ channel: "C", clusterUid: "a", ts: "old" }, "t");
+    await s.outbox.add({ channel: "C", kind: "card", clusterUid: "a", payload: card("a") }, "t");
     await s.sender.drainAll();
     expect(s.log).toEqual([expect.stringMatching(/^post C - /)]);
-    expect(s.cards.get("C", "a")?.ts).not.toBe("old");
+    expect((await s.cards.get("C", "a"))?.ts).not.toBe("old");
   });
 
   it("pauses the channel's subscriptions and parks its rows on not_in_channel; others go on", async () => {
-    const s = setup((_m, channel) =>
+    const s = await setup((_m, channel) =>
       channel === "CX" ? new SlackSendError("channel", "not_in_channel") : undefined,
     );
-    s.subs.add({ channel: "CX", kind: "all", createdBy: "U" });
+    await s.subs.add({ channel: "CX", kind: "all", createdBy: "U" });
     for (const uid of ["a", "b"]) {
-      s.outbox.add({ channel: "CX", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
-      s.outbox.add({ channel: "CY", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
+      await s.outbox.add({ channel: "CX", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
+      await s.outbox.add({ channel: "CY", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
     }
     await s.sender.drainAll();
-    expect(s.subs.forChannel("CX")[0]?.pausedReason).toBe("Slack: not_in_channel");
-    expect(s.outbox.pendingCount()).toBe(0);
+    expect((await s.subs.forChannel("CX"))[0]?.pausedReason).toBe("Slack: not_in_channel");
+    expect(await s.outbox.pendingCount()).toBe(0);
     expect(s.log.filter((l) => l.startsWith("post CY"))).toHaveLength(2);
   });
 
   it("paces one channel at one message a second, channels side by side", async () => {
-    const s = setup(() => undefined);
+    const s = await setup(() => undefined);
     const t0 = s.clock.now();
     const at: Record<string, number[]> = { C1: [], C2: [] };
     for (let i = 0; i < 4; i++) {
       for (const channel of ["C1", "C2"]) {
-        s.outbox.add({ channel, kind: "card", clusterUid: `u${i}`, payload: card(`u${i}`) }, "t");
+        await s.outbox.add(
+          { channel, kind: "card", clusterUid: `u${i}`, payload: card(`u${i}`) },
+          "t",
+        );
       }
     }
     for (;;) {
@@ -120,19 +124,19 @@ describe("sender", () => {
   });
 
   it("never edits a card another part of the bot owns; adds only thread lines to it", async () => {
-    const s = setup(() => undefined);
+    const s = await setup(() => undefined);
     const { adoptCard } = await import("../../../src/notify/adopt-launch-card.ts");
-    adoptCard(s.db, { channel: "CL", clusterUid: "n", ts: "launch-ts" }, s.clock);
-    s.outbox.add({ channel: "CL", kind: "card", clusterUid: "n", payload: card("n") }, "t");
+    await adoptCard(s.db, { channel: "CL", clusterUid: "n", ts: "launch-ts" }, s.clock);
+    await s.outbox.add({ channel: "CL", kind: "card", clusterUid: "n", payload: card("n") }, "t");
     await s.sender.drainAll();
     expect(s.log).toEqual([expect.stringMatching(/^post CL launch-ts /)]);
   });
 });
 
 /** rows still waiting, parked or dead: anything not sent (raw SQL, so it reads any schema) */
-const unsent = (db: ReturnType<typeof openDb>) =>
+const unsent = async (db: SqlDb) =>
   (
-    db.prepare("SELECT COUNT(*) AS n FROM notify_outbox WHERE sent_at IS NULL").get() as {
+    (await db.get("SELECT COUNT(*) AS n FROM notify_outbox WHERE sent_at IS NULL")) as {
       n: number;
     }
   ).n;
@@ -144,24 +148,24 @@ describe("sender: Slack refuses the workspace, not the message (hole 1)", () => 
   it("pauses on invalid_auth, probes with one row at growing intervals, resumes by itself: nothing lost, nothing set aside, order kept", async () => {
     const pauses: unknown[] = [];
     let t0 = 0;
-    const s = setup(
+    const s = await setup(
       (_m, _c, _n, _call) =>
         s.clock.now() - t0 < 20_000 ? new SlackSendError("workspace", "invalid_auth") : undefined,
       { onPauseChange: (state) => pauses.push(state) },
     );
     t0 = s.clock.now();
     for (const uid of ["a", "b", "c"]) {
-      s.outbox.add({ channel: "C1", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
+      await s.outbox.add({ channel: "C1", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
     }
     for (const uid of ["d", "e"]) {
-      s.outbox.add({ channel: "C2", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
+      await s.outbox.add({ channel: "C2", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
     }
     await s.sender.drainAll(1_000);
 
     // every message delivered, each channel in its own order
     expect(s.log.filter((l) => l.startsWith("post C1")).map(named)).toEqual(["a", "b", "c"]);
     expect(s.log.filter((l) => l.startsWith("post C2")).map(named)).toEqual(["d", "e"]);
-    expect(unsent(s.db)).toBe(0);
+    expect(await unsent(s.db)).toBe(0);
     // while paused, one probe at a time, at growing intervals (1, 2, 4, 8, 16 s)
     const refusedAt = s.calls.filter((c) => c.at - t0 < 20_000).map((c) => c.at - t0);
     expect(refusedAt).toEqual([0, 0, 1_000, 3_000, 7_000, 15_000]);
@@ -172,45 +176,45 @@ describe("sender: Slack refuses the workspace, not the message (hole 1)", () => 
   });
 
   it("says why it is paused while it is", async () => {
-    const s = setup(() => new SlackSendError("workspace", "token_revoked"));
-    s.outbox.add({ channel: "C1", kind: "card", clusterUid: "a", payload: card("a") }, "t");
+    const s = await setup(() => new SlackSendError("workspace", "token_revoked"));
+    await s.outbox.add({ channel: "C1", kind: "card", clusterUid: "a", payload: card("a") }, "t");
     await s.sender.drainAll(5);
     expect(s.sender.status()).toMatchObject({ paused: true, reason: "token_revoked" });
     expect(s.sender.status().nextProbeAt).toBeGreaterThan(s.clock.now() - 1);
-    expect(unsent(s.db)).toBe(1);
-    expect(s.sender.outboxStats()).toMatchObject({ depth: 1, deadLetters: 0 });
+    expect(await unsent(s.db)).toBe(1);
+    expect(await s.sender.outboxStats()).toMatchObject({ depth: 1, deadLetters: 0 });
   });
 
   it("retries a message Slack refuses for its content once as plain text, without blocks", async () => {
-    const s = setup((_m, _c, _n, call) =>
+    const s = await setup((_m, _c, _n, call) =>
       call.blocks && call.text.includes("n-a")
         ? new SlackSendError("rejected", "invalid_blocks")
         : undefined,
     );
-    s.outbox.add({ channel: "C", kind: "card", clusterUid: "a", payload: card("a") }, "t");
-    s.outbox.add({ channel: "C", kind: "card", clusterUid: "b", payload: card("b") }, "t");
+    await s.outbox.add({ channel: "C", kind: "card", clusterUid: "a", payload: card("a") }, "t");
+    await s.outbox.add({ channel: "C", kind: "card", clusterUid: "b", payload: card("b") }, "t");
     await s.sender.drainAll();
     const forA = s.calls.filter((c) => c.text.includes("n-a"));
     expect(forA.map((c) => c.blocks)).toEqual([true, false]);
     expect(s.log.map(named)).toEqual(["a", "b"]);
     expect(s.calls.find((c) => c.text.includes("n-b"))?.blocks).toBe(true);
-    expect(unsent(s.db)).toBe(0);
+    expect(await unsent(s.db)).toBe(0);
     expect(s.sender.metrics()).toMatchObject({ fallbacks: 1, deadLettered: 0 });
   });
 
   it("sets a message aside as a dead letter when its plain text is refused too; the channel goes on", async () => {
-    const s = setup((_m, _c, _n, call) =>
+    const s = await setup((_m, _c, _n, call) =>
       call.text.includes("n-a") ? new SlackSendError("rejected", "msg_too_long") : undefined,
     );
-    s.outbox.add({ channel: "C", kind: "card", clusterUid: "a", payload: card("a") }, "t");
-    s.outbox.add({ channel: "C", kind: "card", clusterUid: "b", payload: card("b") }, "t");
+    await s.outbox.add({ channel: "C", kind: "card", clusterUid: "a", payload: card("a") }, "t");
+    await s.outbox.add({ channel: "C", kind: "card", clusterUid: "b", payload: card("b") }, "t");
     await s.sender.drainAll(50);
     expect(s.calls.filter((c) => c.text.includes("n-a")).map((c) => c.blocks)).toEqual([
       true,
       false,
     ]);
     expect(s.log.map(named)).toEqual(["b"]);
-    expect(s.outbox.undelivered("C")).toEqual([
+    expect(await s.outbox.undelivered("C")).toEqual([
       { status: "dead", reason: "Slack: msg_too_long", count: 1 },
     ]);
     expect(s.sender.metrics().deadLettered).toBe(1);
@@ -219,29 +223,29 @@ describe("sender: Slack refuses the workspace, not the message (hole 1)", () => 
 
 describe("sender: capped retries and dead letters (hole 5)", () => {
   it("gives a row up after maxAttempts transient failures and goes on with the channel's next rows", async () => {
-    const s = setup(
+    const s = await setup(
       (_m, _c, _n, call) =>
         call.text.includes("n-a") ? new SlackSendError("transient", "http_503") : undefined,
       { maxAttempts: 3, ping: async () => undefined },
     );
     for (const uid of ["a", "b", "c"]) {
-      s.outbox.add({ channel: "C", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
+      await s.outbox.add({ channel: "C", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
     }
     await s.sender.drainAll(200);
     expect(s.log.map(named)).toEqual(["b", "c"]);
     expect(s.calls.filter((c) => c.text.includes("n-a"))).toHaveLength(3);
-    const dead = s.outbox.undelivered("C");
+    const dead = await s.outbox.undelivered("C");
     expect(dead).toHaveLength(1);
     expect(dead[0]).toMatchObject({ status: "dead", count: 1 });
     expect(dead[0]!.reason).toContain("http_503");
-    expect(s.sender.outboxStats()).toMatchObject({ depth: 0, deadLetters: 1 });
+    expect(await s.sender.outboxStats()).toMatchObject({ depth: 0, deadLetters: 1 });
     expect(s.sender.metrics().deadLettered).toBe(1);
   });
 
   it("gives nothing up while Slack itself does not answer (auth.test fails too), and delivers all once it is back", async () => {
     let t0 = 0;
     const down = () => s.clock.now() - t0 < 10 * 60_000;
-    const s = setup(() => (down() ? new SlackSendError("transient", "timeout") : undefined), {
+    const s = await setup(() => (down() ? new SlackSendError("transient", "timeout") : undefined), {
       maxAttempts: 3,
       ping: async () => {
         if (down()) throw new SlackSendError("transient", "timeout");
@@ -249,32 +253,32 @@ describe("sender: capped retries and dead letters (hole 5)", () => {
     });
     t0 = s.clock.now();
     for (const uid of ["a", "b"]) {
-      s.outbox.add({ channel: "C", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
+      await s.outbox.add({ channel: "C", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
     }
     await s.sender.drainAll(500);
     expect(s.log.map(named)).toEqual(["a", "b"]);
-    expect(unsent(s.db)).toBe(0);
+    expect(await unsent(s.db)).toBe(0);
     expect(s.sender.metrics().deadLettered).toBe(0);
   });
 
   it("re-sends a channel's dead letters in their original order once re-queued, before its newer rows", async () => {
     let refuse = true;
-    const s = setup((_m, _c, _n, call) =>
+    const s = await setup((_m, _c, _n, call) =>
       refuse && /n-[ab]\b/.test(call.text)
         ? new SlackSendError("rejected", "invalid_blocks")
         : undefined,
     );
     for (const uid of ["a", "b", "c"]) {
-      s.outbox.add({ channel: "C", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
+      await s.outbox.add({ channel: "C", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
     }
     await s.sender.drainAll(50);
     expect(s.log.map(named)).toEqual(["c"]);
     refuse = false;
-    s.outbox.add({ channel: "C", kind: "card", clusterUid: "d", payload: card("d") }, "t");
-    expect(s.outbox.requeue("C")).toBe(2);
+    await s.outbox.add({ channel: "C", kind: "card", clusterUid: "d", payload: card("d") }, "t");
+    expect(await s.outbox.requeue("C")).toBe(2);
     await s.sender.drainAll(50);
     expect(s.log.map(named)).toEqual(["c", "a", "b", "d"]);
-    expect(s.outbox.undelivered("C")).toEqual([]);
+    expect(await s.outbox.undelivered("C")).toEqual([]);
   });
 });
 
@@ -288,10 +292,13 @@ describe("sender: channels drain independently (hole 6)", () => {
     const c2Done = new Promise<string>((resolve) => {
       allOfC2 = () => resolve("C2 done");
     });
-    const s = setup((_m, channel) => (channel === "CHUNG" ? hung : undefined));
-    s.outbox.add({ channel: "CHUNG", kind: "card", clusterUid: "h", payload: card("h") }, "t");
+    const s = await setup((_m, channel) => (channel === "CHUNG" ? hung : undefined));
+    await s.outbox.add(
+      { channel: "CHUNG", kind: "card", clusterUid: "h", payload: card("h") },
+      "t",
+    );
     for (const uid of ["a", "b", "c"]) {
-      s.outbox.add({ channel: "C2", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
+      await s.outbox.add({ channel: "C2", kind: "card", clusterUid: uid, payload: card(uid) }, "t");
     }
     const watch = setInterval(() => {
       if (s.log.filter((l) => l.startsWith("post C2")).length === 3) allOfC2();
@@ -307,13 +314,13 @@ describe("sender: channels drain independently (hole 6)", () => {
     expect(outcome).toBe("C2 done");
     expect(c2).toEqual(["a", "b", "c"]);
     expect(s.log.filter((l) => l.startsWith("post CHUNG"))).toHaveLength(1);
-    expect(unsent(s.db)).toBe(0);
+    expect(await unsent(s.db)).toBe(0);
   });
 
   it("keeps at most maxInFlight posts in flight across channels, one per channel, each channel in order", async () => {
     let inFlight = 0;
     let most = 0;
-    const s = setup(
+    const s = await setup(
       async () => {
         inFlight += 1;
         most = Math.max(most, inFlight);
@@ -327,7 +334,7 @@ describe("sender: channels drain independently (hole 6)", () => {
     const channels = Array.from({ length: 12 }, (_, i) => `C${i}`);
     for (const channel of channels) {
       for (const uid of ["a", "b"]) {
-        s.outbox.add({ channel, kind: "card", clusterUid: uid, payload: card(uid) }, "t");
+        await s.outbox.add({ channel, kind: "card", clusterUid: uid, payload: card(uid) }, "t");
       }
     }
     await s.sender.drainAll(1_000);

@@ -5,8 +5,8 @@ import type { CardPayload } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import type { Scope } from "../../../src/palette/api.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import { openDb } from "../../../src/store/db.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
 import { collectingLogger } from "../../support/palette-client-helpers.ts";
@@ -21,8 +21,8 @@ function refusal() {
   return new PaletteError("forbidden", 403, "Forbidden", BODY, "ref-9", "GET /v1/projects/alerts");
 }
 
-function setup(clusters: PollCluster[], projects: string[]) {
-  const db = openDb(":memory:");
+async function setup(clusters: PollCluster[], projects: string[]) {
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const palette = pollPalette(clusters);
   palette.alertComponents = [{ name: "ClusterHealth" }];
@@ -34,18 +34,18 @@ function setup(clusters: PollCluster[], projects: string[]) {
   const poller = createPoller({ palette, db, clock, logger, projects });
   const readiness = paletteReadiness(poller);
   const subs = new SubscriptionStore(db, clock);
-  const rows = () =>
-    db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+  const rows = async () =>
+    (await db.all("SELECT channel, kind, payload FROM notify_outbox ORDER BY id")) as Array<{
       channel: string;
       kind: string;
       payload: string;
     }>;
-  const cards = (channel: string) =>
-    rows()
+  const cards = async (channel: string) =>
+    (await rows())
       .filter((r) => r.kind === "card" && r.channel === channel)
       .map((r) => JSON.parse(r.payload) as CardPayload);
-  const raised = () =>
-    [...new SnapshotStore(db).raisedAlerts().values()].map((a) => a.clusterUid).sort();
+  const raised = async () =>
+    [...(await new SnapshotStore(db).raisedAlerts()).values()].map((a) => a.clusterUid).sort();
   const poll = async () => {
     clock.advance(30_000);
     const result = await poller.runCycle();
@@ -65,21 +65,21 @@ const fleet = (): PollCluster[] => [
 describe("poller: alert kinds refused for a project", () => {
   it("still reports that project's clusters and their changes", async () => {
     const clusters = fleet();
-    const s = setup(clusters, ["p1", "p2"]);
+    const s = await setup(clusters, ["p1", "p2"]);
     s.refused.add("p2");
     // alert kinds are read at reconciliations (kept between them): that is where a refusal shows
     s.poller.requestReconcile();
-    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    await s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
     await s.poll();
-    const [summary] = s.rows();
+    const [summary] = await s.rows();
     expect(JSON.parse(summary!.payload)).toMatchObject({ projects: ["p1", "p2"], total: 3 });
     clusters[1]!.state = "Upgrading";
     await s.poll();
-    expect(s.cards("C1").map((c) => [c.cluster.uid, c.kinds])).toEqual([["c", ["state"]]]);
+    expect((await s.cards("C1")).map((c) => [c.cluster.uid, c.kinds])).toEqual([["c", ["state"]]]);
   });
 
   it("says once, in the log and in readiness, that the project's alerts are unavailable", async () => {
-    const s = setup(fleet(), ["p1", "p2"]);
+    const s = await setup(fleet(), ["p1", "p2"]);
     s.refused.add("p2");
     // alert kinds are read at reconciliations (kept between them): that is where a refusal shows
     s.poller.requestReconcile();
@@ -103,12 +103,12 @@ describe("poller: alert kinds refused for a project", () => {
 
   it("raises nothing while refused; when alerts come back, says once what changed meanwhile", async () => {
     const clusters = fleet();
-    const s = setup(clusters, ["p1", "p2"]);
-    s.subs.add({ channel: "CA", kind: "alerts", createdBy: "U" });
+    const s = await setup(clusters, ["p1", "p2"]);
+    await s.subs.add({ channel: "CA", kind: "alerts", createdBy: "U" });
     await s.poll();
     clusters[2]!.health = "UnHealthy"; // d: raised while alerts are readable
     await s.poll();
-    expect(s.raised()).toEqual(["d"]);
+    expect(await s.raised()).toEqual(["d"]);
 
     s.refused.add("p2");
     // alert kinds are read at reconciliations (kept between them): that is where a refusal shows
@@ -116,55 +116,55 @@ describe("poller: alert kinds refused for a project", () => {
     clusters[1]!.health = "UnHealthy"; // c is lost while refused: no alert
     clusters[2]!.health = "Healthy"; // d recovers while refused: no resolve either
     await s.poll();
-    const heard = s.cards("CA").length;
+    const heard = (await s.cards("CA")).length;
     expect(heard).toBe(1);
 
     s.refused.clear();
     await s.poll();
     // the alert channel heard nothing of c's loss nor d's recovery: now it does, once each
-    const back = s.cards("CA").slice(heard);
+    const back = (await s.cards("CA")).slice(heard);
     expect(back.map((c) => [c.cluster.uid, c.alerts.map((a) => a.status)])).toEqual([
       ["c", ["raised"]],
       ["d", ["resolved"]],
     ]);
-    expect(s.raised()).toEqual(["c"]);
+    expect(await s.raised()).toEqual(["c"]);
     await s.poll();
-    expect(s.cards("CA")).toHaveLength(heard + 2);
+    expect(await s.cards("CA")).toHaveLength(heard + 2);
     clusters[1]!.health = "Healthy";
     await s.poll();
-    const last = s.cards("CA").at(-1)!;
+    const last = (await s.cards("CA")).at(-1)!;
     expect(last.cluster.uid).toBe("c");
     expect(last.alerts.map((a) => a.status)).toEqual(["resolved"]);
   });
 
   it("drops the alert of a cluster deleted while refused, without a word", async () => {
     const clusters = fleet();
-    const s = setup(clusters, ["p1", "p2"]);
-    s.subs.add({ channel: "CA", kind: "alerts", createdBy: "U" });
+    const s = await setup(clusters, ["p1", "p2"]);
+    await s.subs.add({ channel: "CA", kind: "alerts", createdBy: "U" });
     await s.poll();
     clusters[2]!.health = "UnHealthy";
     await s.poll();
-    expect(s.raised()).toEqual(["d"]);
+    expect(await s.raised()).toEqual(["d"]);
     s.refused.add("p2");
     // alert kinds are read at reconciliations (kept between them): that is where a refusal shows
     s.poller.requestReconcile();
     clusters.splice(2, 1);
     await s.poll();
-    expect(s.raised()).toEqual([]);
+    expect(await s.raised()).toEqual([]);
     s.refused.clear();
     await s.poll();
-    expect(s.cards("CA").map((c) => c.alerts.map((a) => a.status))).toEqual([["raised"]]);
+    expect((await s.cards("CA")).map((c) => c.alerts.map((a) => a.status))).toEqual([["raised"]]);
   });
 
   it("in tenant scope keeps polling instead of failing every cycle", async () => {
     const clusters = fleet();
-    const s = setup(clusters, []);
+    const s = await setup(clusters, []);
     s.refused.add("");
-    s.subs.add({ channel: "C1", kind: "clusters", project: "p2", createdBy: "U" });
+    await s.subs.add({ channel: "C1", kind: "clusters", project: "p2", createdBy: "U" });
     await s.poll();
     clusters[1]!.state = "Upgrading";
     await s.poll();
-    expect(s.cards("C1").map((c) => c.cluster.uid)).toEqual(["c"]);
+    expect((await s.cards("C1")).map((c) => c.cluster.uid)).toEqual(["c"]);
     expect(s.poller.metrics().alertsUnavailable).toEqual([
       "alerts unavailable for the tenant: Palette refused (403)",
     ]);

@@ -4,8 +4,8 @@ import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import type { PaletteEvent } from "../../../src/palette/schemas.ts";
-import { openDb } from "../../../src/store/db.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
 
@@ -21,26 +21,26 @@ function fakePalette(clusters: PollCluster[], events: Record<string, PaletteEven
   return { api, calls: () => callLog(api) };
 }
 
-function setup(
+async function setup(
   clusters: PollCluster[],
   projects: string[],
   events?: Record<string, PaletteEvent[]>,
 ) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const palette = fakePalette(clusters, events);
   const poller = createPoller({ palette: palette.api, db, clock, logger: silentLogger, projects });
-  new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U" });
-  const rows = () =>
-    db.prepare("SELECT kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+  await new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U" });
+  const rows = async () =>
+    (await db.all("SELECT kind, payload FROM notify_outbox ORDER BY id")) as Array<{
       kind: string;
       payload: string;
     }>;
-  const cards = () =>
-    rows()
+  const cards = async () =>
+    (await rows())
       .filter((r) => r.kind === "card")
       .map((r) => JSON.parse(r.payload) as CardPayload);
-  const raised = () => [...new SnapshotStore(db).raisedAlerts().values()];
+  const raised = async () => [...(await new SnapshotStore(db).raisedAlerts()).values()];
   const poll = async () => {
     clock.advance(30_000);
     const result = await poller.runCycle();
@@ -56,7 +56,7 @@ describe("poller: clusters that come up unhealthy", () => {
       { uid: "a", project: "p1", state: "Running", health: "Healthy" },
       { uid: "new", project: "p1", state: "Provisioning", health: "" },
     ];
-    const s = setup(clusters, ["p1"], {
+    const s = await setup(clusters, ["p1"], {
       new: [{ severity: "Warning", reason: "NodeNotReady", message: "worker-1 not ready" }],
     });
     await s.poll(); // baseline
@@ -67,7 +67,7 @@ describe("poller: clusters that come up unhealthy", () => {
       conditions: [{ type: "ControlPlane", message: "apiserver unreachable" }],
     };
     await s.poll();
-    const [lost] = s.cards();
+    const [lost] = await s.cards();
     expect(lost).toMatchObject({ kinds: ["state", "health-lost"], worse: true });
     expect(lost!.alerts).toEqual([
       expect.objectContaining({
@@ -77,25 +77,25 @@ describe("poller: clusters that come up unhealthy", () => {
       }),
     ]);
     expect(s.palette.calls().filter((c) => c.startsWith("events"))).toEqual(["events new p1"]);
-    expect(s.raised().map((r) => r.clusterUid)).toEqual(["new"]);
+    expect((await s.raised()).map((r) => r.clusterUid)).toEqual(["new"]);
 
     clusters[1] = { ...clusters[1]!, health: "Healthy", conditions: [] };
     await s.poll();
-    const back = s.cards()[1]!;
+    const back = (await s.cards())[1]!;
     expect(back.kinds).toEqual(["health-recovered"]);
     expect(back.alerts.map((a) => a.status)).toEqual(["resolved"]);
-    expect(s.raised()).toEqual([]);
+    expect(await s.raised()).toEqual([]);
   });
 
   it("announces a fresh cluster coming up Healthy by its state alone", async () => {
     const clusters: PollCluster[] = [
       { uid: "new", project: "p1", state: "Provisioning", health: "" },
     ];
-    const s = setup(clusters, ["p1"]);
+    const s = await setup(clusters, ["p1"]);
     await s.poll();
     clusters[0] = { ...clusters[0]!, state: "Running", health: "Healthy" };
     await s.poll();
-    const [card] = s.cards();
+    const [card] = await s.cards();
     expect(card).toMatchObject({ kinds: ["state"], worse: false, alerts: [] });
     expect(card!.lines).toEqual(["State Provisioning → Running"]);
   });
@@ -104,7 +104,7 @@ describe("poller: clusters that come up unhealthy", () => {
     const clusters: PollCluster[] = [
       { uid: "a", project: "p1", state: "Running", health: "Healthy" },
     ];
-    const s = setup(clusters, ["p1"]);
+    const s = await setup(clusters, ["p1"]);
     await s.poll();
     clusters.push({
       uid: "bad",
@@ -114,13 +114,13 @@ describe("poller: clusters that come up unhealthy", () => {
       conditions: [{ type: "NodeNotReady", message: "worker-2" }],
     });
     await s.poll();
-    const [card] = s.cards();
+    const [card] = await s.cards();
     expect(card).toMatchObject({ kinds: ["new"], worse: true });
     expect(card!.alerts).toEqual([
       expect.objectContaining({ status: "raised", reason: "NodeNotReady: worker-2" }),
     ]);
     expect(s.palette.calls().filter((c) => c.startsWith("events"))).toEqual(["events bad p1"]);
-    expect(s.raised().map((r) => r.clusterUid)).toEqual(["bad"]);
+    expect((await s.raised()).map((r) => r.clusterUid)).toEqual(["bad"]);
   });
 
   it("records clusters already unhealthy at the baseline, so their recovery is reported once", async () => {
@@ -128,20 +128,20 @@ describe("poller: clusters that come up unhealthy", () => {
       { uid: "sick", project: "p1", state: "Running", health: "UnHealthy" },
       { uid: "coming", project: "p1", state: "Provisioning", health: "Unknown" },
     ];
-    const s = setup(clusters, ["p1"]);
+    const s = await setup(clusters, ["p1"]);
     await s.poll();
-    expect(s.rows().map((r) => r.kind)).toEqual(["summary"]);
+    expect((await s.rows()).map((r) => r.kind)).toEqual(["summary"]);
     // only a known bad health counts: a provisioning cluster's Unknown is not an alert
-    expect(s.raised().map((r) => r.clusterUid)).toEqual(["sick"]);
+    expect((await s.raised()).map((r) => r.clusterUid)).toEqual(["sick"]);
     expect(s.palette.calls().filter((c) => c.startsWith("events"))).toEqual([]);
     clusters[0] = { ...clusters[0]!, health: "Healthy" };
     await s.poll();
-    const [card] = s.cards();
+    const [card] = await s.cards();
     expect(card!.alerts).toEqual([
       expect.objectContaining({ status: "resolved", alert: "ClusterHealth" }),
     ]);
     await s.poll();
-    expect(s.cards()).toHaveLength(1);
+    expect(await s.cards()).toHaveLength(1);
   });
 });
 
@@ -151,7 +151,7 @@ describe("poller: tenant scope", () => {
       { uid: "a", project: "p1", state: "Running", health: "Healthy" },
       { uid: "b", project: "p2", state: "Provisioning", health: "" },
     ];
-    const s = setup(clusters, []);
+    const s = await setup(clusters, []);
     await s.poll();
     clusters[0] = {
       ...clusters[0]!,
@@ -165,7 +165,9 @@ describe("poller: tenant scope", () => {
     };
     await s.poll();
     const reasons = new Map(
-      s.cards().flatMap((card) => card.alerts.map((a) => [a.cluster.uid, a.reason] as const)),
+      (await s.cards()).flatMap((card) =>
+        card.alerts.map((a) => [a.cluster.uid, a.reason] as const),
+      ),
     );
     expect(reasons).toEqual(
       new Map([

@@ -5,8 +5,8 @@ import type { CardPayload } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import type { ClusterSearch } from "../../../src/palette/api.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import { openDb } from "../../../src/store/db.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
 
@@ -15,8 +15,8 @@ import { callLog, type PollCluster, pollPalette } from "../../support/fake-palet
  * array, read at each call). The first cycle reconciles; later ones are incremental unless
  * `requestReconcile()` asks for a reconciliation.
  */
-function setup(clusters: PollCluster[], projects = ["p1", "p2"], reconcileBatch?: number) {
-  const db = openDb(":memory:");
+async function setup(clusters: PollCluster[], projects = ["p1", "p2"], reconcileBatch?: number) {
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const palette = pollPalette(clusters);
   palette.alertComponents = [{ name: "ClusterHealth" }];
@@ -28,19 +28,19 @@ function setup(clusters: PollCluster[], projects = ["p1", "p2"], reconcileBatch?
     projects,
     reconcileBatch,
   });
-  new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U" });
-  const rows = () =>
-    db.prepare("SELECT kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+  await new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U" });
+  const rows = async () =>
+    (await db.all("SELECT kind, payload FROM notify_outbox ORDER BY id")) as Array<{
       kind: string;
       payload: string;
     }>;
-  const cards = () =>
-    rows()
+  const cards = async () =>
+    (await rows())
       .filter((r) => r.kind === "card")
       .map((r) => JSON.parse(r.payload) as CardPayload);
-  const staged = () =>
-    (db.prepare("SELECT COUNT(*) AS n FROM notify_reconcile_staging").get() as { n: number }).n;
-  const snapshot = () => new Map(new SnapshotStore(db).all().map((c) => [c.uid, c]));
+  const staged = async () =>
+    ((await db.get("SELECT COUNT(*) AS n FROM notify_reconcile_staging")) as { n: number }).n;
+  const snapshot = async () => new Map((await new SnapshotStore(db).all()).map((c) => [c.uid, c]));
   const poll = async () => {
     clock.advance(30_000);
     return poller.runCycle();
@@ -56,12 +56,12 @@ const fleet = (): PollCluster[] => [
   { uid: "d", project: "p2", state: "Running", health: "Healthy" },
 ];
 
-const searches = (s: ReturnType<typeof setup>) =>
+const searches = (s: Awaited<ReturnType<typeof setup>>) =>
   s.palette.callsTo("searchClusters").map((call) => call.args[0] as ClusterSearch);
 
 describe("poller: incremental cycles", () => {
   it("asks only for clusters not Running and not Healthy: two searches a project, no alert kinds", async () => {
-    const s = setup(fleet());
+    const s = await setup(fleet());
     expect((await s.poll()).kind).toBe("reconcile");
     const before = s.palette.calls.length;
     const result = await s.poll();
@@ -76,7 +76,7 @@ describe("poller: incremental cycles", () => {
 
   it("confirms clusters that left the set with one name search, and reports what they became", async () => {
     const clusters = fleet();
-    const s = setup(clusters);
+    const s = await setup(clusters);
     await s.poll();
     clusters[1] = { ...clusters[1]!, health: "Healthy" }; // b recovers
     clusters[2] = { ...clusters[2]!, state: "Running", health: "Healthy" }; // c comes up
@@ -90,31 +90,31 @@ describe("poller: incremental cycles", () => {
       ["p1", ["n-b"]],
       ["p2", ["n-c"]],
     ]);
-    expect(s.cards().map((c) => [c.cluster.uid, c.kinds])).toEqual([
+    expect((await s.cards()).map((c) => [c.cluster.uid, c.kinds])).toEqual([
       ["b", ["health-recovered"]],
       ["c", ["state"]],
     ]);
-    expect(s.cards()[0]!.alerts.map((a) => a.status)).toEqual(["resolved"]);
+    expect((await s.cards())[0]!.alerts.map((a) => a.status)).toEqual(["resolved"]);
     // the alert kinds read at the reconciliation serve the news: nothing besides the searches
     expect(s.since(before).filter((c) => !c.startsWith("search"))).toEqual([]);
     await s.poll();
-    expect(s.cards()).toHaveLength(2);
+    expect(await s.cards()).toHaveLength(2);
   });
 
   it("keeps a not-steady cluster the searches skip while GET finds it; announces it deleted on 404", async () => {
     const clusters = fleet();
-    const s = setup(clusters);
+    const s = await setup(clusters);
     await s.poll();
     s.palette.hiddenFromSearch.add("b");
     await s.poll();
-    expect(s.cards()).toEqual([]);
-    expect(s.snapshot().get("b")).toMatchObject({ health: "UnHealthy" });
+    expect(await s.cards()).toEqual([]);
+    expect((await s.snapshot()).get("b")).toMatchObject({ health: "UnHealthy" });
     expect(s.palette.callsTo("getCluster").map((c) => c.args[0])).toEqual(["b"]);
     clusters.splice(1, 1); // now GET answers 404
     await s.poll();
-    expect(s.cards().map((c) => [c.cluster.uid, c.kinds])).toEqual([["b", ["deleted"]]]);
-    expect(s.cards()[0]!.alerts.map((a) => a.status)).toEqual(["resolved"]);
-    expect(s.snapshot().has("b")).toBe(false);
+    expect((await s.cards()).map((c) => [c.cluster.uid, c.kinds])).toEqual([["b", ["deleted"]]]);
+    expect((await s.cards())[0]!.alerts.map((a) => a.status)).toEqual(["resolved"]);
+    expect((await s.snapshot()).has("b")).toBe(false);
   });
 
   it("announces changes found by different searches in the order Palette lists the clusters", async () => {
@@ -124,16 +124,16 @@ describe("poller: incremental cycles", () => {
       state: "Upgrading",
       health: uid === "c" ? "UnHealthy" : "Healthy",
     }));
-    const s = setup(clusters, ["p1"]);
+    const s = await setup(clusters, ["p1"]);
     await s.poll();
     // a, b and d leave the set (found by name); c stays in it (still unhealthy)
     for (const c of clusters) c.state = "Running";
     await s.poll();
-    expect(s.cards().map((c) => c.cluster.uid)).toEqual(["a", "b", "c", "d"]);
+    expect((await s.cards()).map((c) => c.cluster.uid)).toEqual(["a", "b", "c", "d"]);
   });
 
   it("reads a scope without its baseline in full, even in an incremental cycle", async () => {
-    const s = setup(fleet());
+    const s = await setup(fleet());
     s.palette.failOn("searchClusters", (args: unknown[]) =>
       (args[0] as ClusterSearch).projectUid === "p2"
         ? new PaletteError("forbidden", 403, undefined, "no", undefined, "POST /v1/dashboard")
@@ -144,7 +144,7 @@ describe("poller: incremental cycles", () => {
     const before = s.palette.calls.length;
     expect((await s.poll()).kind).toBe("incremental");
     expect(s.since(before)).toEqual(["search p1", "search p1", "search p2", "alerts p2"]);
-    expect(s.rows().map((r) => r.kind)).toEqual(["summary", "summary"]);
+    expect((await s.rows()).map((r) => r.kind)).toEqual(["summary", "summary"]);
   });
 });
 
@@ -156,7 +156,7 @@ describe("poller: reconciliation", () => {
       state: "Running",
       health: "Healthy",
     }));
-    const s = setup(clusters, ["p1"], 50);
+    const s = await setup(clusters, ["p1"], 50);
     await s.poll();
     clusters[170]!.state = "Upgrading";
     // hold the third page: the first two pages must already be staged, nothing else written
@@ -173,20 +173,20 @@ describe("poller: reconciliation", () => {
     s.poller.requestReconcile();
     const cycle = s.poll();
     while (pages < 3) await new Promise((resolve) => setTimeout(resolve, 1));
-    expect(s.staged()).toBe(100);
-    expect(s.rows().map((r) => r.kind)).toEqual(["summary"]);
-    expect(s.snapshot().get("u170")?.state).toBe("Running");
+    expect(await s.staged()).toBe(100);
+    expect((await s.rows()).map((r) => r.kind)).toEqual(["summary"]);
+    expect((await s.snapshot()).get("u170")?.state).toBe("Running");
     release();
     const result = await cycle;
     expect(result).toMatchObject({ kind: "reconcile", ok: true, changes: 1, paletteCalls: 5 });
-    expect(s.cards().map((c) => [c.cluster.uid, c.kinds])).toEqual([["u170", ["state"]]]);
-    expect(s.snapshot().get("u170")?.state).toBe("Upgrading");
-    expect(s.staged()).toBe(0);
+    expect((await s.cards()).map((c) => [c.cluster.uid, c.kinds])).toEqual([["u170", ["state"]]]);
+    expect((await s.snapshot()).get("u170")?.state).toBe("Upgrading");
+    expect(await s.staged()).toBe(0);
   });
 
   it("commits nothing when it fails after staging, stays due, and the next one starts clean", async () => {
     const clusters = fleet();
-    const s = setup(clusters, ["p1", "p2"], 2);
+    const s = await setup(clusters, ["p1", "p2"], 2);
     await s.poll();
     clusters[0]!.state = "Upgrading";
     clusters[3]!.health = "UnHealthy";
@@ -197,41 +197,46 @@ describe("poller: reconciliation", () => {
     s.poller.requestReconcile();
     const failed = await s.poll();
     expect(failed).toMatchObject({ kind: "reconcile", ok: false });
-    expect(s.staged()).toBeGreaterThan(0);
-    expect(s.rows().map((r) => r.kind)).toEqual(["summary"]);
-    expect(s.snapshot().get("a")?.state).toBe("Running");
+    expect(await s.staged()).toBeGreaterThan(0);
+    expect((await s.rows()).map((r) => r.kind)).toEqual(["summary"]);
+    expect((await s.snapshot()).get("a")?.state).toBe("Running");
 
     s.palette.failOn("listAlertComponents", undefined);
     const next = await s.poll();
     expect(next).toMatchObject({ kind: "reconcile", ok: true, changes: 2 });
-    expect(s.cards().map((c) => [c.cluster.uid, c.kinds])).toEqual([
+    expect((await s.cards()).map((c) => [c.cluster.uid, c.kinds])).toEqual([
       ["a", ["state"]],
       ["d", ["health-lost"]],
     ]);
-    expect(s.staged()).toBe(0);
+    expect(await s.staged()).toBe(0);
     expect((await s.poll()).kind).toBe("incremental");
-    expect(s.cards()).toHaveLength(2);
+    expect(await s.cards()).toHaveLength(2);
   });
 
   it("keeps no copy of the fleet: the App Home's snapshot is read from the store when asked", async () => {
-    const s = setup(fleet());
-    expect(s.poller.lastSnapshot()).toEqual({ clusters: [] });
+    const s = await setup(fleet());
+    expect(await s.poller.lastSnapshot()).toEqual({ clusters: [] });
     await s.poll();
-    expect(s.poller.lastSnapshot().clusters.map((c) => c.uid)).toEqual(["a", "b", "c", "d"]);
-    s.db.prepare("DELETE FROM notify_snapshots WHERE cluster_uid IN ('a', 'b')").run();
-    expect(s.poller.lastSnapshot().clusters.map((c) => c.uid)).toEqual(["c", "d"]);
-    expect(s.poller.lastSnapshot().at).toBeDefined();
+    expect((await s.poller.lastSnapshot()).clusters.map((c) => c.uid)).toEqual([
+      "a",
+      "b",
+      "c",
+      "d",
+    ]);
+    await s.db.run("DELETE FROM notify_snapshots WHERE cluster_uid IN ('a', 'b')");
+    expect((await s.poller.lastSnapshot()).clusters.map((c) => c.uid)).toEqual(["c", "d"]);
+    expect((await s.poller.lastSnapshot()).at).toBeDefined();
   });
 
   it("learns tag changes of steady clusters, which no incremental search can see", async () => {
-    const s = setup(fleet());
+    const s = await setup(fleet());
     await s.poll();
-    s.db.prepare("UPDATE notify_snapshots SET tags = '[\"old\"]' WHERE cluster_uid = 'a'").run();
+    await s.db.run("UPDATE notify_snapshots SET tags = '[\"old\"]' WHERE cluster_uid = 'a'");
     await s.poll();
-    expect(s.snapshot().get("a")?.tags).toEqual(["old"]);
+    expect((await s.snapshot()).get("a")?.tags).toEqual(["old"]);
     s.poller.requestReconcile();
     await s.poll();
-    expect(s.snapshot().get("a")?.tags).toEqual([]);
-    expect(s.cards()).toEqual([]);
+    expect((await s.snapshot()).get("a")?.tags).toEqual([]);
+    expect(await s.cards()).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import { openDb } from "../../../src/store/db.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
 
@@ -37,8 +37,8 @@ function fakePalette(clusters: PollCluster[], alertKinds = ["ClusterHealth"]) {
   return { api, control, calls: () => callLog(api) };
 }
 
-function setup(clusters: PollCluster[], alertKinds?: string[]) {
-  const db = openDb(":memory:");
+async function setup(clusters: PollCluster[], alertKinds?: string[]) {
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock();
   const palette = fakePalette(clusters, alertKinds);
   const poller = createPoller({
@@ -49,8 +49,8 @@ function setup(clusters: PollCluster[], alertKinds?: string[]) {
     projects: ["p1", "p2"],
   });
   const subs = new SubscriptionStore(db, clock);
-  const outbox = () =>
-    db.prepare("SELECT channel, kind, payload FROM notify_outbox ORDER BY id").all() as Array<{
+  const outbox = async () =>
+    (await db.all("SELECT channel, kind, payload FROM notify_outbox ORDER BY id")) as Array<{
       channel: string;
       kind: string;
       payload: string;
@@ -66,21 +66,21 @@ const fleet = (): PollCluster[] => [
 
 describe("poller", () => {
   it("announces the first poll as ONE summary per subscribed channel", async () => {
-    const s = setup(fleet());
-    s.subs.add({ channel: "C1", kind: "all", createdBy: "U" });
-    s.subs.add({ channel: "C1", kind: "alerts", project: "p2", createdBy: "U" });
-    s.subs.add({ channel: "C2", kind: "clusters", project: "p2", createdBy: "U" });
+    const s = await setup(fleet());
+    await s.subs.add({ channel: "C1", kind: "all", createdBy: "U" });
+    await s.subs.add({ channel: "C1", kind: "alerts", project: "p2", createdBy: "U" });
+    await s.subs.add({ channel: "C2", kind: "clusters", project: "p2", createdBy: "U" });
     await s.poller.runCycle();
-    const rows = s.outbox();
+    const rows = await s.outbox();
     expect(rows.map((r) => `${r.channel}:${r.kind}`)).toEqual(["C1:summary", "C2:summary"]);
     expect(JSON.parse(rows[0]!.payload)).toMatchObject({ total: 3, projects: ["p1", "p2"] });
     expect(JSON.parse(rows[1]!.payload)).toMatchObject({ total: 1 });
     await s.poller.runCycle();
-    expect(s.outbox()).toHaveLength(2);
+    expect(await s.outbox()).toHaveLength(2);
   });
 
   it("never overlaps cycles: a slow Palette delays, never stacks", async () => {
-    const s = setup(fleet());
+    const s = await setup(fleet());
     let open!: () => void;
     s.palette.api.gate = new Promise<void>((resolve) => {
       open = resolve;
@@ -96,8 +96,8 @@ describe("poller", () => {
 
   it("commits nothing when a cycle fails half-way", async () => {
     const clusters = fleet();
-    const s = setup(clusters);
-    s.subs.add({ channel: "C1", kind: "all", createdBy: "U" });
+    const s = await setup(clusters);
+    await s.subs.add({ channel: "C1", kind: "all", createdBy: "U" });
     await s.poller.runCycle();
     clusters[0]!.state = "Upgrading";
     clusters[1]!.health = "UnHealthy";
@@ -110,39 +110,37 @@ describe("poller", () => {
     });
     // Palette's own words ("down") stay in the log, not in what readiness repeats
     expect(s.poller.metrics().lastError).not.toContain("down");
-    expect(s.outbox()).toHaveLength(1);
-    expect(
-      s.db.prepare("SELECT state FROM notify_snapshots WHERE cluster_uid = 'a'").get(),
-    ).toEqual({
+    expect(await s.outbox()).toHaveLength(1);
+    expect(await s.db.get("SELECT state FROM notify_snapshots WHERE cluster_uid = 'a'")).toEqual({
       state: "Running",
     });
     s.palette.control.failProject = undefined;
     await s.poller.runCycle();
-    expect(s.outbox().map((r) => r.kind)).toEqual(["summary", "card", "card"]);
+    expect((await s.outbox()).map((r) => r.kind)).toEqual(["summary", "card", "card"]);
     // events were read only for the cluster whose health was just lost
     expect(s.palette.calls().filter((c) => c.startsWith("events"))).toEqual(["events b p1"]);
   });
 
   it("skips a project the bot may not see, and goes on with the others", async () => {
     const clusters = fleet();
-    const s = setup(clusters);
-    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    const s = await setup(clusters);
+    await s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
     await s.poller.runCycle();
     s.palette.control.failProject = "p2";
     s.palette.control.failKind = "forbidden";
     clusters[0]!.state = "Upgrading";
     const result = await s.poller.runCycle();
     expect(result.ok).toBe(true);
-    expect(s.outbox().map((r) => r.kind)).toEqual(["summary", "card"]);
+    expect((await s.outbox()).map((r) => r.kind)).toEqual(["summary", "card"]);
     expect(
-      s.db.prepare("SELECT COUNT(*) AS n FROM notify_snapshots WHERE project = 'p2'").get(),
+      await s.db.get("SELECT COUNT(*) AS n FROM notify_snapshots WHERE project = 'p2'"),
     ).toEqual({ n: 1 });
   });
 
   it("fails the cycle when every project refuses the bot, so readiness can say so", async () => {
     const clusters = fleet();
-    const s = setup(clusters);
-    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    const s = await setup(clusters);
+    await s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
     await s.poller.runCycle();
     s.palette.control.failAll = true;
     s.palette.control.failKind = "forbidden";
@@ -150,51 +148,49 @@ describe("poller", () => {
     const result = await s.poller.runCycle();
     expect(result.ok).toBe(false);
     expect(s.poller.metrics().lastCycleOk).toBe(false);
-    expect(s.outbox().map((r) => r.kind)).toEqual(["summary"]);
+    expect((await s.outbox()).map((r) => r.kind)).toEqual(["summary"]);
   });
 
   it("reports a flapping cluster once, then quiet, then settled", async () => {
     const clusters = fleet();
-    const s = setup(clusters);
-    s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
+    const s = await setup(clusters);
+    await s.subs.add({ channel: "C1", kind: "clusters", createdBy: "U" });
     await s.poller.runCycle();
     for (let i = 0; i < 8; i++) {
       clusters[0]!.state = i % 2 === 0 ? "Error" : "Running";
       s.clock.advance(30_000);
       await s.poller.runCycle();
     }
-    const kinds = () =>
-      s
-        .outbox()
+    const kinds = async () =>
+      (await s.outbox())
         .filter((r) => r.kind === "card")
         .map((r) => (JSON.parse(r.payload) as { kinds: string[] }).kinds.join());
-    expect(kinds()).toEqual(["state", "state", "state", "flapping"]);
+    expect(await kinds()).toEqual(["state", "state", "state", "flapping"]);
     s.clock.advance(11 * 60_000);
     await s.poller.runCycle();
-    expect(kinds()).toEqual(["state", "state", "state", "flapping", "settled"]);
+    expect(await kinds()).toEqual(["state", "state", "state", "flapping", "settled"]);
   });
 
   it("raises no alert kind the project does not support", async () => {
     const clusters = fleet();
-    const s = setup(clusters, []);
-    s.subs.add({ channel: "C1", kind: "alerts", createdBy: "U" });
+    const s = await setup(clusters, []);
+    await s.subs.add({ channel: "C1", kind: "alerts", createdBy: "U" });
     await s.poller.runCycle();
     clusters[0]!.health = "UnHealthy";
     await s.poller.runCycle();
-    expect(s.outbox().map((r) => r.kind)).toEqual(["summary"]);
+    expect((await s.outbox()).map((r) => r.kind)).toEqual(["summary"]);
     expect(s.palette.calls().filter((c) => c.startsWith("events"))).toEqual([]);
   });
 
   it("exposes the last snapshot and counters", async () => {
-    const s = setup(fleet());
+    const s = await setup(fleet());
     await s.poller.runCycle();
-    expect(
-      s.poller
-        .lastSnapshot()
-        .clusters.map((c) => c.uid)
-        .sort(),
-    ).toEqual(["a", "b", "c"]);
-    expect(s.poller.lastSnapshot().at).toBeDefined();
+    expect((await s.poller.lastSnapshot()).clusters.map((c) => c.uid).sort()).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
+    expect((await s.poller.lastSnapshot()).at).toBeDefined();
     expect(s.poller.metrics()).toMatchObject({
       cycles: 1,
       clustersSeen: 3,

@@ -6,8 +6,8 @@ import { createSender } from "../../../src/notify/outbox-sender.ts";
 import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
 import { AckStore } from "../../../src/store/acks.ts";
 import { CardStore } from "../../../src/store/cards.ts";
-import { openDb } from "../../../src/store/db.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 
 /** What an acknowledgement changes in what the sender posts (issue 13, part 2). */
@@ -62,10 +62,10 @@ interface Sent {
   blocks: string;
 }
 
-function setup(
+async function setup(
   fail: (message: { thread_ts?: string }) => SlackSendError | undefined = () => undefined,
 ) {
-  const db = openDb(":memory:");
+  const db = await openSqlite(":memory:");
   const clock = new ManualClock(T0);
   const sent: Sent[] = [];
   let n = 0;
@@ -112,35 +112,35 @@ function setup(
 
 describe("sender: an acknowledged card", () => {
   it("keeps a worse change of the same incident in the thread (no broadcast); the card shows who has it", async () => {
-    const s = setup();
-    s.add(lost(T0));
+    const s = await setup();
+    await s.add(lost(T0));
     await s.sender.drainAll();
-    s.acks.put("C1", "u1", { userId: "U0ONE", at: T0 + 60_000 });
+    await s.acks.put("C1", "u1", { userId: "U0ONE", at: T0 + 60_000 });
     s.clock.set(T0 + 120_000);
-    s.add(worseAgain(T0 + 120_000));
+    await s.add(worseAgain(T0 + 120_000));
     await s.sender.drainAll();
     const [update, line] = s.sent.slice(1);
     expect(update!.method).toBe("update");
     expect(update!.blocks).toContain("Acknowledged by <@U0ONE>");
     expect(line).toMatchObject({ method: "post", thread_ts: "ts1", reply_broadcast: false });
-    expect(s.acks.get("C1", "u1")?.userId).toBe("U0ONE");
+    expect((await s.acks.get("C1", "u1"))?.userId).toBe("U0ONE");
   });
 
   it("without an acknowledgement the same change is broadcast", async () => {
-    const s = setup();
-    s.add(lost(T0));
-    s.add(worseAgain(T0 + 1));
+    const s = await setup();
+    await s.add(lost(T0));
+    await s.add(worseAgain(T0 + 1));
     await s.sender.drainAll();
     expect(s.sent.at(-1)).toMatchObject({ thread_ts: "ts1", reply_broadcast: true });
   });
 
   it("recovery clears the acknowledgement: the card no longer shows it, the thread line names who had it", async () => {
-    const s = setup();
-    s.add(lost(T0));
+    const s = await setup();
+    await s.add(lost(T0));
     await s.sender.drainAll();
-    s.acks.put("C1", "u1", { userId: "U0ONE", at: T0 + 60_000 });
+    await s.acks.put("C1", "u1", { userId: "U0ONE", at: T0 + 60_000 });
     s.clock.set(T0 + 300_000);
-    s.add(recovered(T0 + 300_000));
+    await s.add(recovered(T0 + 300_000));
     await s.sender.drainAll();
     const [update, line] = s.sent.slice(1);
     expect(update!.method).toBe("update");
@@ -149,64 +149,64 @@ describe("sender: an acknowledged card", () => {
     expect(line!.thread_ts).toBe("ts1");
     expect(line!.blocks).toContain("Recovered; <@U0ONE> had acknowledged it");
     expect(line!.text).toContain("<@U0ONE> had acknowledged it");
-    expect(s.acks.get("C1", "u1")).toBeUndefined();
+    expect(await s.acks.get("C1", "u1")).toBeUndefined();
   });
 
   it("recovery without an acknowledgement says nothing about one", async () => {
-    const s = setup();
-    s.add(lost(T0));
-    s.add(recovered(T0 + 1));
+    const s = await setup();
+    await s.add(lost(T0));
+    await s.add(recovered(T0 + 1));
     await s.sender.drainAll();
     expect(s.sent.at(-1)!.blocks).not.toContain("acknowledged");
   });
 
   it("a recovery whose thread line fails keeps the acknowledgement until the line goes out", async () => {
     let failNextThreadLine = false;
-    const s = setup((message) => {
+    const s = await setup((message) => {
       if (!message.thread_ts || !failNextThreadLine) return undefined;
       failNextThreadLine = false;
       return new SlackSendError("transient", "http_503");
     });
-    s.add(lost(T0));
+    await s.add(lost(T0));
     await s.sender.drainAll();
-    s.acks.put("C1", "u1", { userId: "U0ONE", at: T0 + 60_000 });
+    await s.acks.put("C1", "u1", { userId: "U0ONE", at: T0 + 60_000 });
     s.clock.set(T0 + 300_000);
-    s.add(recovered(T0 + 300_000));
+    await s.add(recovered(T0 + 300_000));
     failNextThreadLine = true;
     await s.sender.drainOnce();
     // the card was edited, the line failed: who had it is still known
     expect(s.sent.map((m) => m.method)).toEqual(["post", "update"]);
-    expect(s.acks.get("C1", "u1")?.userId).toBe("U0ONE");
+    expect((await s.acks.get("C1", "u1"))?.userId).toBe("U0ONE");
     await s.sender.drainAll();
     expect(s.sent.at(-1)!.blocks).toContain("Recovered; <@U0ONE> had acknowledged it");
-    expect(s.acks.get("C1", "u1")).toBeUndefined();
+    expect(await s.acks.get("C1", "u1")).toBeUndefined();
   });
 
   it("a new incident after an unseen recovery does not inherit the old acknowledgement", async () => {
-    const s = setup();
-    s.add(lost(T0));
+    const s = await setup();
+    await s.add(lost(T0));
     await s.sender.drainAll();
     // acknowledged; the recovery never reached this channel as a card (folded into a digest)
-    s.acks.put("C1", "u1", { userId: "U0ONE", at: T0 + 60_000 });
+    await s.acks.put("C1", "u1", { userId: "U0ONE", at: T0 + 60_000 });
     s.clock.set(T0 + 3_600_000);
-    s.add(lost(T0 + 3_600_000));
+    await s.add(lost(T0 + 3_600_000));
     await s.sender.drainAll();
     const [update, line] = s.sent.slice(1);
     expect(update!.blocks).not.toContain("Acknowledged by");
     expect(line).toMatchObject({ thread_ts: "ts1", reply_broadcast: true });
-    expect(s.acks.get("C1", "u1")).toBeUndefined();
+    expect(await s.acks.get("C1", "u1")).toBeUndefined();
   });
 
   it("an acknowledgement given after the poll saw the new incident stands", async () => {
-    const s = setup();
-    s.add(lost(T0));
+    const s = await setup();
+    await s.add(lost(T0));
     await s.sender.drainAll();
-    s.add(lost(T0 + 3_600_000));
+    await s.add(lost(T0 + 3_600_000));
     // clicked on the card between the poll and the sender's turn
-    s.acks.put("C1", "u1", { userId: "U0TWO", at: T0 + 3_600_001 });
+    await s.acks.put("C1", "u1", { userId: "U0TWO", at: T0 + 3_600_001 });
     s.clock.set(T0 + 3_600_002);
     await s.sender.drainAll();
-    expect(s.acks.get("C1", "u1")?.userId).toBe("U0TWO");
+    expect((await s.acks.get("C1", "u1"))?.userId).toBe("U0TWO");
     expect(s.sent.at(-1)).toMatchObject({ reply_broadcast: false });
   });
 });

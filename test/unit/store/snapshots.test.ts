@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
-import { openDb } from "../../../src/store/db.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
+import { openSqlite } from "../../../src/store/sqlite.ts";
 import { ReconcileStaging } from "../../../src/store/staging.ts";
 
 const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({
@@ -14,67 +14,67 @@ const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({
   ...over,
 });
 
-function storeWith(clusters: ClusterSnap[], scope = "p1") {
-  const db = openDb(":memory:");
+async function storeWith(clusters: ClusterSnap[], scope = "p1") {
+  const db = await openSqlite(":memory:");
   const store = new SnapshotStore(db);
-  store.replace(scope, new Map(), clusters, "2026-01-01T00:00:00.000Z");
+  await store.replace(scope, new Map(), clusters, "2026-01-01T00:00:00.000Z");
   return { db, store };
 }
 
 describe("SnapshotStore", () => {
-  it("reads the whole fleet sharing what repeats: one frozen tag list per distinct set", () => {
-    const { store } = storeWith([
+  it("reads the whole fleet sharing what repeats: one frozen tag list per distinct set", async () => {
+    const { store } = await storeWith([
       snap("a"),
       snap("b"),
       snap("c", { tags: ["team:core"] }),
       snap("d", { tags: [] }),
     ]);
-    const [a, b, c, d] = store.all();
+    const [a, b, c, d] = await store.all();
     expect([a, b, c, d].map((x) => x?.tags)).toEqual([["env:dev"], ["env:dev"], ["team:core"], []]);
     expect(a!.tags).toBe(b!.tags);
     expect(Object.isFrozen(a!.tags)).toBe(true);
     expect(() => a!.tags.push("x")).toThrow(TypeError);
-    expect(store.inScopes(["p1"])).toEqual(store.all());
+    expect(await store.inScopes(["p1"])).toEqual(await store.all());
   });
 
-  it("finds the clusters an incremental poll expects: those not Running and Healthy", () => {
-    const { store } = storeWith([
+  it("finds the clusters an incremental poll expects: those not Running and Healthy", async () => {
+    const { store } = await storeWith([
       snap("a"),
       snap("b", { health: "UnHealthy" }),
       snap("c", { state: "Provisioning", health: "" }),
       snap("d", { health: "healthy" }),
     ]);
-    expect([...store.unsteady("p1").keys()]).toEqual(["b", "c", "d"]);
-    expect(store.unhealthy("p1").map((c) => c.uid)).toEqual(["b"]);
-    expect([...store.byUids("p1", ["d", "a", "zz"]).keys()].sort()).toEqual(["a", "d"]);
-    expect(store.count(["p1", "p2"])).toBe(4);
+    expect([...(await store.unsteady("p1")).keys()]).toEqual(["b", "c", "d"]);
+    expect((await store.unhealthy("p1")).map((c) => c.uid)).toEqual(["b"]);
+    expect([...(await store.byUids("p1", ["d", "a", "zz"])).keys()].sort()).toEqual(["a", "d"]);
+    expect(await store.count(["p1", "p2"])).toBe(4);
   });
 });
 
 describe("ReconcileStaging", () => {
-  it("moves only changed rows into the snapshot, in listing order, and clears itself", () => {
-    const { db, store } = storeWith([snap("a"), snap("b"), snap("gone")]);
+  it("moves only changed rows into the snapshot, in listing order, and clears itself", async () => {
+    const { db, store } = await storeWith([snap("a"), snap("b"), snap("gone")]);
     const staging = new ReconcileStaging(db);
-    staging.add("p1", [
+    await staging.add("p1", [
       { cluster: snap("new-2"), changed: true },
       { cluster: snap("a", { state: "Upgrading" }), changed: true },
       { cluster: snap("b"), changed: false },
       { cluster: snap("new-1"), changed: true },
     ]);
-    expect(staging.listed("p1", ["a", "gone", "new-1"])).toEqual(new Set(["a", "new-1"]));
-    expect(staging.unlisted("p1").map((c) => c.uid)).toEqual(["gone"]);
-    staging.apply("p1", ["gone"], "2026-01-01T00:01:00.000Z");
-    expect(store.all().map((c) => `${c.uid}:${c.state}`)).toEqual([
+    expect(await staging.listed("p1", ["a", "gone", "new-1"])).toEqual(new Set(["a", "new-1"]));
+    expect((await staging.unlisted("p1")).map((c) => c.uid)).toEqual(["gone"]);
+    await staging.apply("p1", ["gone"], "2026-01-01T00:01:00.000Z");
+    expect((await store.all()).map((c) => `${c.uid}:${c.state}`)).toEqual([
       "a:Upgrading",
       "b:Running",
       "new-2:Running",
       "new-1:Running",
     ]);
-    const untouched = db
-      .prepare("SELECT updated_at FROM notify_snapshots WHERE cluster_uid = 'b'")
-      .get() as { updated_at: string };
+    const untouched = (await db.get(
+      "SELECT updated_at FROM notify_snapshots WHERE cluster_uid = 'b'",
+    )) as { updated_at: string };
     expect(untouched.updated_at).toBe("2026-01-01T00:00:00.000Z");
-    expect(db.prepare("SELECT COUNT(*) AS n FROM notify_reconcile_staging").get()).toEqual({
+    expect(await db.get("SELECT COUNT(*) AS n FROM notify_reconcile_staging")).toEqual({
       n: 0,
     });
   });

@@ -101,7 +101,7 @@ export function registerCardHoldActions(app: App, edge: SlackEdge): void {
         ...edge.commandDeps,
         requester: { userId: click.userId, channelId: click.channel, teamId: click.teamId },
       };
-      const target = cardTarget(ctx, click.channel, click.value.c, click.value.p);
+      const target = await cardTarget(ctx, click.channel, click.value.c, click.value.p);
       const answer = "response_url" in body ? respond : undefined;
       let reply: MessageReply | undefined;
       try {

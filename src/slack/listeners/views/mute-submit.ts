@@ -35,7 +35,7 @@ export function registerMuteSubmit(app: App, edge: SlackEdge): void {
       ...edge.commandDeps,
       requester: { userId, channelId: metadata.ch, teamId: body.team?.id },
     };
-    const target = cardTarget(ctx, metadata.ch, metadata.c, metadata.p);
+    const target = await cardTarget(ctx, metadata.ch, metadata.c, metadata.p);
     // asked again at submit: the permission may have changed since the form opened
     if (await holdRefusal(ctx, "mute", target)) {
       await ack({
