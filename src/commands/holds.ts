@@ -1,4 +1,4 @@
-import type { AccessPolicy, Permission } from "../access/types.ts";
+import type { Permission } from "../access/types.ts";
 import { snoozeUntil } from "../model/hold-time.ts";
 import type { CardPayload, HoldKind, SnoozeChoice } from "../model/notification.ts";
 import { endHolds } from "../notify/holds.ts";

@@ -31,7 +31,8 @@ export async function openSqlite(
   return new SqliteDb(db);
 }
 
-function migrate(db: Database.Database, migrations: readonly Migration[]): void {
+/** Applies the migrations `db` has not seen (exported for the schema parity test). */
+export function migrate(db: Database.Database, migrations: readonly Migration[]): void {
   db.exec(
     "CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
   );

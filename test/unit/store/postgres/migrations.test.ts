@@ -1,5 +1,5 @@
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDb } from "../../../../src/store/db.ts";
 import { MIGRATIONS } from "../../../../src/store/migrations/index.ts";
 import {
   POSTGRES_MIGRATIONS,
@@ -8,6 +8,7 @@ import {
 import { openPostgres } from "../../../../src/store/postgres.ts";
 import { migratePostgres } from "../../../../src/store/postgres-migrate.ts";
 import type { SqlDb } from "../../../../src/store/sql.ts";
+import { migrate } from "../../../../src/store/sqlite.ts";
 import { freshDatabase, POSTGRES_SETUP_TIMEOUT_MS } from "../../../support/postgres.ts";
 
 const opened: SqlDb[] = [];
@@ -166,7 +167,8 @@ interface TableShape {
 type Schema = Record<string, TableShape>;
 
 function sqliteSchema(): Schema {
-  const db = openDb(":memory:");
+  const db = new Database(":memory:");
+  migrate(db, MIGRATIONS);
   try {
     const tables = db
       .prepare(
