@@ -103,14 +103,14 @@ export class SnapshotStore {
   /** Every cluster the poller last saw, in every scope (for the subscribe answer). */
   async all(): Promise<ClusterSnap[]> {
     return toSharedSnaps(
-      await this.db.all<SnapRow>(`SELECT ${SNAP_COLUMNS} FROM notify_snapshots ORDER BY rowid`),
+      await this.db.all<SnapRow>(`SELECT ${SNAP_COLUMNS} FROM notify_snapshots ORDER BY seq`),
     );
   }
 
   /** The clusters last seen in one poll scope (a project UID, or "" for the tenant). */
   async load(scope: string): Promise<Map<string, ClusterSnap>> {
     const rows = await this.db.all<SnapRow>(
-      "SELECT * FROM notify_snapshots WHERE project = ? ORDER BY rowid",
+      "SELECT * FROM notify_snapshots WHERE project = ? ORDER BY seq",
       [scope],
     );
     return new Map(rows.map((row) => [row.cluster_uid, toSnap(row)]));
@@ -121,7 +121,7 @@ export class SnapshotStore {
     const out: ClusterSnap[] = [];
     for (const scope of scopes) {
       const rows = await this.db.all<SnapRow>(
-        `SELECT ${SNAP_COLUMNS} FROM notify_snapshots WHERE project = ? ORDER BY rowid`,
+        `SELECT ${SNAP_COLUMNS} FROM notify_snapshots WHERE project = ? ORDER BY seq`,
         [scope],
       );
       for (const snap of toSharedSnaps(rows)) out.push(snap);
@@ -172,7 +172,7 @@ export class SnapshotStore {
     const found = new Map<string, number>();
     for (const part of chunks(uids)) {
       const rows = await this.db.all<{ cluster_uid: string; position: number }>(
-        `SELECT cluster_uid, rowid AS position FROM notify_snapshots
+        `SELECT cluster_uid, seq AS position FROM notify_snapshots
          WHERE project = ? AND cluster_uid IN (${part.map(() => "?").join(",")})`,
         [scope, ...part],
       );
@@ -188,7 +188,7 @@ export class SnapshotStore {
   async unsteady(scope: string): Promise<Map<string, ClusterSnap>> {
     const rows = await this.db.all<SnapRow>(
       `SELECT * FROM notify_snapshots
-       WHERE project = ? AND NOT (state = 'Running' AND health = 'Healthy') ORDER BY rowid`,
+       WHERE project = ? AND NOT (state = 'Running' AND health = 'Healthy') ORDER BY seq`,
       [scope],
     );
     return new Map(rows.map((row) => [row.cluster_uid, toSnap(row)]));
@@ -197,7 +197,7 @@ export class SnapshotStore {
   /** The clusters of one scope whose health is known and not Healthy. */
   async unhealthy(scope: string): Promise<ClusterSnap[]> {
     const rows = await this.db.all<SnapRow>(
-      `SELECT * FROM notify_snapshots WHERE project = ? AND ${MAYBE_UNHEALTHY_SQL} ORDER BY rowid`,
+      `SELECT * FROM notify_snapshots WHERE project = ? AND ${MAYBE_UNHEALTHY_SQL} ORDER BY seq`,
       [scope],
     );
     return rows.map(toSnap).filter((c) => isKnownUnhealthy(c.health));
@@ -207,8 +207,9 @@ export class SnapshotStore {
    * Replace a scope's snapshot with `clusters`, touching only rows that changed. Each cluster keeps
    * its own project, so a tenant-scope row still routes to the project's channels. `previous` may
    * be part of the scope (an incremental poll's): only its clusters missing from `clusters` are
-   * removed, rows outside it stay as they are. Meant for the poll's transaction: the statements
-   * are issued together and awaited once.
+   * removed, rows outside it stay as they are. Meant for the poll's transaction. The statements
+   * run one after another: a new row's place is one more than the row written before it, which
+   * on a pool of connections only holds when that one has finished.
    */
   async replace(
     scope: string,
@@ -216,14 +217,15 @@ export class SnapshotStore {
     clusters: ClusterSnap[],
     at: string,
   ): Promise<void> {
+    // a new row takes the next place in the listing order (`seq`); an update keeps its place
     const upsert = `INSERT INTO notify_snapshots
-         (project, cluster_uid, project_uid, name, state, health, tags, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         (project, cluster_uid, project_uid, name, state, health, tags, updated_at, seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?,
+         (SELECT COALESCE(MAX(seq), 0) + 1 FROM notify_snapshots))
        ON CONFLICT (project, cluster_uid) DO UPDATE SET project_uid = excluded.project_uid,
          name = excluded.name, state = excluded.state, health = excluded.health,
          tags = excluded.tags, updated_at = excluded.updated_at`;
     const remove = "DELETE FROM notify_snapshots WHERE project = ? AND cluster_uid = ?";
-    const writes: Array<Promise<unknown>> = [];
     const seen = new Set<string>();
     for (const c of clusters) {
       seen.add(c.uid);
@@ -239,14 +241,11 @@ export class SnapshotStore {
       ) {
         continue;
       }
-      writes.push(
-        this.db.run(upsert, [scope, c.uid, c.project, c.name, c.state, c.health, tags, at]),
-      );
+      await this.db.run(upsert, [scope, c.uid, c.project, c.name, c.state, c.health, tags, at]);
     }
     for (const uid of previous.keys()) {
-      if (!seen.has(uid)) writes.push(this.db.run(remove, [scope, uid]));
+      if (!seen.has(uid)) await this.db.run(remove, [scope, uid]);
     }
-    await Promise.all(writes);
   }
 
   async hasBaseline(project: string): Promise<boolean> {

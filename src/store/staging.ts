@@ -40,13 +40,19 @@ export class ReconcileStaging {
       // a cluster twice in one statement would be a conflict with itself: its last listing counts
       const unique = [...new Map(part.map((row) => [row.cluster.uid, row])).values()];
       await this.db.run(
+        // places in listing order after the scope's last (`seq`); a repeat keeps its first place
         `INSERT INTO notify_reconcile_staging
-           (scope, cluster_uid, project_uid, name, state, health, tags, changed)
-         VALUES ${unique.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+           (scope, cluster_uid, project_uid, name, state, health, tags, changed, seq)
+         VALUES ${unique
+           .map(
+             () =>
+               "(?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) FROM notify_reconcile_staging WHERE scope = ?) + ?)",
+           )
+           .join(", ")}
          ON CONFLICT (scope, cluster_uid) DO UPDATE SET project_uid = excluded.project_uid,
            name = excluded.name, state = excluded.state, health = excluded.health,
            tags = excluded.tags, changed = excluded.changed`,
-        unique.flatMap(({ cluster: c, changed }) => [
+        unique.flatMap(({ cluster: c, changed }, index) => [
           scope,
           c.uid,
           c.project,
@@ -55,6 +61,8 @@ export class ReconcileStaging {
           c.health,
           JSON.stringify(c.tags),
           changed ? 1 : 0,
+          scope,
+          index + 1,
         ]),
       );
     }
@@ -95,7 +103,7 @@ export class ReconcileStaging {
        WHERE s.project = ? AND NOT EXISTS (
          SELECT 1 FROM notify_reconcile_staging t
          WHERE t.scope = s.project AND t.cluster_uid = s.cluster_uid)
-       ORDER BY s.rowid`,
+       ORDER BY s.seq`,
       [scope],
     );
     return rows.map(toSnap);
@@ -105,7 +113,7 @@ export class ReconcileStaging {
   async unhealthy(scope: string): Promise<ClusterSnap[]> {
     const rows = await this.db.all<StagedRow>(
       `SELECT * FROM notify_reconcile_staging
-       WHERE scope = ? AND ${MAYBE_UNHEALTHY_SQL} ORDER BY rowid`,
+       WHERE scope = ? AND ${MAYBE_UNHEALTHY_SQL} ORDER BY seq`,
       [scope],
     );
     return rows.map(fromStaged).filter((c) => isKnownUnhealthy(c.health));
@@ -115,14 +123,14 @@ export class ReconcileStaging {
   async forEach(scope: string, visit: (cluster: ClusterSnap) => void, batch = 500): Promise<void> {
     let after = 0;
     for (;;) {
-      const rows = await this.db.all<StagedRow & { rid: number }>(
-        `SELECT rowid AS rid, * FROM notify_reconcile_staging
-         WHERE scope = ? AND rowid > ? ORDER BY rowid LIMIT ?`,
+      const rows = await this.db.all<StagedRow & { seq: number }>(
+        `SELECT * FROM notify_reconcile_staging
+         WHERE scope = ? AND seq > ? ORDER BY seq LIMIT ?`,
         [scope, after, batch],
       );
       for (const row of rows) visit(fromStaged(row));
       if (rows.length < batch) return;
-      after = rows.at(-1)!.rid;
+      after = rows.at(-1)!.seq;
     }
   }
 
@@ -134,9 +142,10 @@ export class ReconcileStaging {
   async apply(scope: string, deleted: readonly string[], at: string): Promise<void> {
     await this.db.run(
       `INSERT INTO notify_snapshots
-         (project, cluster_uid, project_uid, name, state, health, tags, updated_at)
-       SELECT scope, cluster_uid, project_uid, name, state, health, tags, ?
-       FROM notify_reconcile_staging WHERE scope = ? AND changed = 1 ORDER BY rowid
+         (project, cluster_uid, project_uid, name, state, health, tags, updated_at, seq)
+       SELECT scope, cluster_uid, project_uid, name, state, health, tags, ?,
+         (SELECT COALESCE(MAX(seq), 0) FROM notify_snapshots) + ROW_NUMBER() OVER (ORDER BY seq)
+       FROM notify_reconcile_staging WHERE scope = ? AND changed = 1 ORDER BY seq
        ON CONFLICT (project, cluster_uid) DO UPDATE SET project_uid = excluded.project_uid,
          name = excluded.name, state = excluded.state, health = excluded.health,
          tags = excluded.tags, updated_at = excluded.updated_at`,

@@ -3,6 +3,14 @@ import { notify } from "./002_notify.ts";
 import { launch } from "./003_launch.ts";
 import { onCall } from "./004_on_call.ts";
 import { digest } from "./005_digest.ts";
+import { listingOrder } from "./006_listing_order.ts";
 import type { Migration } from "./migration.ts";
 
-export const MIGRATIONS: Migration[] = [audit, ...notify, ...launch, ...onCall, ...digest];
+export const MIGRATIONS: Migration[] = [
+  audit,
+  ...notify,
+  ...launch,
+  ...onCall,
+  ...digest,
+  ...listingOrder,
+];

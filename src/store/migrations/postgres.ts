@@ -1,7 +1,7 @@
 import type { Migration } from "./migration.ts";
 
 /**
- * The PostgreSQL form of every SQLite migration (001–005 in this folder), under the same id and
+ * The PostgreSQL form of every SQLite migration (001–006 in this folder), under the same id and
  * name, so a store reads the same tables, columns, keys and CHECKs on either backend; a test
  * compares the two final schemas and fails when a migration is added to one list only.
  *
@@ -286,6 +286,27 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
         FROM notify_snapshots
         WHERE trim(health) <> '' AND lower(health) NOT IN ('healthy', 'unknown')
         ON CONFLICT DO NOTHING;
+    `,
+  },
+  {
+    id: 47,
+    name: "listing_order",
+    // rows stored before (none, while no store ran on PostgreSQL) are numbered by when they
+    // were written: PostgreSQL keeps no insertion order to take
+    up: `
+      ALTER TABLE notify_snapshots ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+      UPDATE notify_snapshots s SET seq = n.seq FROM (
+        SELECT project, cluster_uid,
+               ROW_NUMBER() OVER (ORDER BY updated_at, project, cluster_uid) AS seq
+        FROM notify_snapshots) n
+      WHERE s.project = n.project AND s.cluster_uid = n.cluster_uid;
+      CREATE INDEX notify_snapshots_seq ON notify_snapshots (seq);
+      ALTER TABLE notify_reconcile_staging ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+      UPDATE notify_reconcile_staging s SET seq = n.seq FROM (
+        SELECT scope, cluster_uid, ROW_NUMBER() OVER (ORDER BY scope, cluster_uid) AS seq
+        FROM notify_reconcile_staging) n
+      WHERE s.scope = n.scope AND s.cluster_uid = n.cluster_uid;
+      CREATE INDEX notify_reconcile_staging_seq ON notify_reconcile_staging (scope, seq);
     `,
   },
   {

@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { ReconcileStaging } from "../../../src/store/staging.ts";
+import { BACKENDS, closeOpened } from "../../support/backends.ts";
+import { POSTGRES_SETUP_TIMEOUT_MS } from "../../support/postgres.ts";
 
 const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({
   uid,
@@ -14,68 +15,132 @@ const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({
   ...over,
 });
 
-async function storeWith(clusters: ClusterSnap[], scope = "p1") {
-  const db = await openSqlite(":memory:");
-  const store = new SnapshotStore(db);
-  await store.replace(scope, new Map(), clusters, "2026-01-01T00:00:00.000Z");
-  return { db, store };
-}
+afterEach(closeOpened);
 
-describe("SnapshotStore", () => {
-  it("reads the whole fleet sharing what repeats: one frozen tag list per distinct set", async () => {
-    const { store } = await storeWith([
-      snap("a"),
-      snap("b"),
-      snap("c", { tags: ["team:core"] }),
-      snap("d", { tags: [] }),
-    ]);
-    const [a, b, c, d] = await store.all();
-    expect([a, b, c, d].map((x) => x?.tags)).toEqual([["env:dev"], ["env:dev"], ["team:core"], []]);
-    expect(a!.tags).toBe(b!.tags);
-    expect(Object.isFrozen(a!.tags)).toBe(true);
-    expect(() => a!.tags.push("x")).toThrow(TypeError);
-    expect(await store.inScopes(["p1"])).toEqual(await store.all());
+describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (backend) => {
+  async function storeWith(clusters: ClusterSnap[], scope = "p1") {
+    const db = await backend.open();
+    const store = new SnapshotStore(db);
+    await store.replace(scope, new Map(), clusters, "2026-01-01T00:00:00.000Z");
+    return { db, store };
+  }
+
+  describe("SnapshotStore", () => {
+    it("reads the whole fleet sharing what repeats: one frozen tag list per distinct set", async () => {
+      const { store } = await storeWith([
+        snap("a"),
+        snap("b"),
+        snap("c", { tags: ["team:core"] }),
+        snap("d", { tags: [] }),
+      ]);
+      const [a, b, c, d] = await store.all();
+      expect([a, b, c, d].map((x) => x?.tags)).toEqual([
+        ["env:dev"],
+        ["env:dev"],
+        ["team:core"],
+        [],
+      ]);
+      expect(a!.tags).toBe(b!.tags);
+      expect(Object.isFrozen(a!.tags)).toBe(true);
+      expect(() => a!.tags.push("x")).toThrow(TypeError);
+      expect(await store.inScopes(["p1"])).toEqual(await store.all());
+    });
+
+    it("finds the clusters an incremental poll expects: those not Running and Healthy", async () => {
+      const { store } = await storeWith([
+        snap("a"),
+        snap("b", { health: "UnHealthy" }),
+        snap("c", { state: "Provisioning", health: "" }),
+        snap("d", { health: "healthy" }),
+      ]);
+      expect([...(await store.unsteady("p1")).keys()]).toEqual(["b", "c", "d"]);
+      expect((await store.unhealthy("p1")).map((c) => c.uid)).toEqual(["b"]);
+      expect([...(await store.byUids("p1", ["d", "a", "zz"])).keys()].sort()).toEqual(["a", "d"]);
+      expect(await store.count(["p1", "p2"])).toBe(4);
+    });
   });
 
-  it("finds the clusters an incremental poll expects: those not Running and Healthy", async () => {
-    const { store } = await storeWith([
-      snap("a"),
-      snap("b", { health: "UnHealthy" }),
-      snap("c", { state: "Provisioning", health: "" }),
-      snap("d", { health: "healthy" }),
-    ]);
-    expect([...(await store.unsteady("p1")).keys()]).toEqual(["b", "c", "d"]);
-    expect((await store.unhealthy("p1")).map((c) => c.uid)).toEqual(["b"]);
-    expect([...(await store.byUids("p1", ["d", "a", "zz"])).keys()].sort()).toEqual(["a", "d"]);
-    expect(await store.count(["p1", "p2"])).toBe(4);
+  describe("ReconcileStaging", () => {
+    it("moves only changed rows into the snapshot, in listing order, and clears itself", async () => {
+      const { db, store } = await storeWith([snap("a"), snap("b"), snap("gone")]);
+      const staging = new ReconcileStaging(db);
+      await staging.add("p1", [
+        { cluster: snap("new-2"), changed: true },
+        { cluster: snap("a", { state: "Upgrading" }), changed: true },
+        { cluster: snap("b"), changed: false },
+        { cluster: snap("new-1"), changed: true },
+      ]);
+      expect(await staging.listed("p1", ["a", "gone", "new-1"])).toEqual(new Set(["a", "new-1"]));
+      expect((await staging.unlisted("p1")).map((c) => c.uid)).toEqual(["gone"]);
+      await staging.apply("p1", ["gone"], "2026-01-01T00:01:00.000Z");
+      expect((await store.all()).map((c) => `${c.uid}:${c.state}`)).toEqual([
+        "a:Upgrading",
+        "b:Running",
+        "new-2:Running",
+        "new-1:Running",
+      ]);
+      const untouched = (await db.get(
+        "SELECT updated_at FROM notify_snapshots WHERE cluster_uid = 'b'",
+      )) as { updated_at: string };
+      expect(untouched.updated_at).toBe("2026-01-01T00:00:00.000Z");
+      expect(await db.get("SELECT COUNT(*) AS n FROM notify_reconcile_staging")).toEqual({
+        n: 0,
+      });
+    });
   });
-});
 
-describe("ReconcileStaging", () => {
-  it("moves only changed rows into the snapshot, in listing order, and clears itself", async () => {
-    const { db, store } = await storeWith([snap("a"), snap("b"), snap("gone")]);
-    const staging = new ReconcileStaging(db);
-    await staging.add("p1", [
-      { cluster: snap("new-2"), changed: true },
-      { cluster: snap("a", { state: "Upgrading" }), changed: true },
-      { cluster: snap("b"), changed: false },
-      { cluster: snap("new-1"), changed: true },
-    ]);
-    expect(await staging.listed("p1", ["a", "gone", "new-1"])).toEqual(new Set(["a", "new-1"]));
-    expect((await staging.unlisted("p1")).map((c) => c.uid)).toEqual(["gone"]);
-    await staging.apply("p1", ["gone"], "2026-01-01T00:01:00.000Z");
-    expect((await store.all()).map((c) => `${c.uid}:${c.state}`)).toEqual([
-      "a:Upgrading",
-      "b:Running",
-      "new-2:Running",
-      "new-1:Running",
-    ]);
-    const untouched = (await db.get(
-      "SELECT updated_at FROM notify_snapshots WHERE cluster_uid = 'b'",
-    )) as { updated_at: string };
-    expect(untouched.updated_at).toBe("2026-01-01T00:00:00.000Z");
-    expect(await db.get("SELECT COUNT(*) AS n FROM notify_reconcile_staging")).toEqual({
-      n: 0,
+  describe("listing order, kept by an explicit column (no rowid)", () => {
+    it("keeps the order clusters were first stored across updates, and gives their positions", async () => {
+      const { store } = await storeWith([snap("z"), snap("m"), snap("a")]);
+      const previous = await store.load("p1");
+      await store.replace(
+        "p1",
+        previous,
+        [
+          snap("a", { health: "UnHealthy" }),
+          snap("q"),
+          snap("z", { state: "Deleting" }),
+          snap("m"),
+        ],
+        "2026-01-01T00:01:00.000Z",
+      );
+      expect((await store.all()).map((c) => c.uid)).toEqual(["z", "m", "a", "q"]);
+      expect([...(await store.load("p1")).keys()]).toEqual(["z", "m", "a", "q"]);
+      expect([...(await store.unsteady("p1")).keys()]).toEqual(["z", "a"]);
+      const positions = await store.positions("p1", ["q", "a", "z", "m", "nope"]);
+      expect([...positions.keys()].sort((x, y) => positions.get(x)! - positions.get(y)!)).toEqual([
+        "z",
+        "m",
+        "a",
+        "q",
+      ]);
+      expect(positions.has("nope")).toBe(false);
+    });
+
+    it("pages through staging in listing order, a batch at a time, and applies in that order", async () => {
+      const { db, store } = await storeWith([snap("k")]);
+      const staging = new ReconcileStaging(db);
+      const uids = ["y", "b", "x", "k", "c", "w", "a"];
+      await staging.add(
+        "p1",
+        uids
+          .slice(0, 4)
+          .map((uid) => ({ cluster: snap(uid, { health: "UnHealthy" }), changed: true })),
+      );
+      await staging.add(
+        "p1",
+        uids
+          .slice(4)
+          .map((uid) => ({ cluster: snap(uid, { health: "UnHealthy" }), changed: true })),
+      );
+      // listed again (a page boundary): it keeps its first place
+      await staging.add("p1", [{ cluster: snap("b", { health: "UnHealthy" }), changed: true }]);
+      const seen: string[] = [];
+      await staging.forEach("p1", (c) => seen.push(c.uid), 2);
+      expect(seen).toEqual(uids);
+      expect((await staging.unhealthy("p1")).map((c) => c.uid)).toEqual(uids);
+      await staging.apply("p1", [], "2026-01-01T00:01:00.000Z");
+      expect((await store.all()).map((c) => c.uid)).toEqual(["k", "y", "b", "x", "c", "w", "a"]);
     });
   });
 });
