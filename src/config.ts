@@ -46,6 +46,21 @@ const slackIdList = csv.refine(
   },
 );
 
+const POSTGRES_URL_WANTS =
+  "wants a postgres:// or postgresql:// URL with a host, e.g. postgres://user:password@db:5432/chatops";
+
+const isPostgresScheme = (value: string): boolean => /^postgres(ql)?:\/\//i.test(value.trim());
+
+/** A PostgreSQL connection URL that parses; never echoed (it holds the password). */
+function isPostgresUrl(value: string): boolean {
+  if (!isPostgresScheme(value)) return false;
+  try {
+    return new URL(value.trim()).hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
 const rawEnvSchema = z.object({
   SLACK_BOT_TOKEN: optionalSecret,
   SLACK_SIGNING_SECRET: optionalSecret,
@@ -67,7 +82,18 @@ const rawEnvSchema = z.object({
   POLL_SCHEDULE: cronExpression.default("*/30 * * * * *"),
   RECONCILE_SCHEDULE: cronExpression.default("0 */10 * * * *"),
   TOKEN_REFRESH_SCHEDULE: cronExpression.default("*/10 * * * *"),
-  STATE_DB: z.string().min(1).default("./data/palette-chatops.sqlite"),
+  STATE_DB: z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || !isPostgresScheme(value) || isPostgresUrl(value), {
+      message: POSTGRES_URL_WANTS,
+    })
+    .transform((value) => (value && isPostgresScheme(value) ? new Secret(value.trim()) : value)),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || isPostgresUrl(value), { message: POSTGRES_URL_WANTS })
+    .transform((value) => (value ? new Secret(value.trim()) : undefined)),
   ALLOW_LAUNCH: slackIdList,
   ALLOW_KUBECONFIG: slackIdList,
   ALLOW_SUBSCRIBE: slackIdList,
@@ -80,6 +106,14 @@ const rawEnvSchema = z.object({
 export type PaletteCredentials =
   | { kind: "apiKey"; apiKey: Secret }
   | { kind: "serviceAccount"; email: string; org: string; password: Secret };
+
+/**
+ * Where the bot keeps its state: a SQLite file (one replica, the default) or a PostgreSQL
+ * database (several replicas; the URL holds the password, so it stays a Secret).
+ */
+export type StateStore = { kind: "sqlite"; path: string } | { kind: "postgres"; url: Secret };
+
+const DEFAULT_STATE_DB = "./data/palette-chatops.sqlite";
 
 export interface SlackConfig {
   botToken: Secret;
@@ -109,7 +143,8 @@ export interface Config {
   /** the full reconciliation; the polls between are incremental */
   reconcileSchedule: string;
   tokenRefreshSchedule: string;
-  stateDb: string;
+  /** STATE_DB, or DATABASE_URL when STATE_DB is unset */
+  stateDb: StateStore;
   allowLaunch: string[];
   allowKubeconfig: string[];
   /** who may change a channel's subscriptions; `*` (everyone) when unset */
@@ -202,7 +237,7 @@ export function loadConfig(
     pollSchedule: raw.POLL_SCHEDULE,
     reconcileSchedule: raw.RECONCILE_SCHEDULE,
     tokenRefreshSchedule: raw.TOKEN_REFRESH_SCHEDULE,
-    stateDb: raw.STATE_DB,
+    stateDb: stateStore(raw),
     allowLaunch: raw.ALLOW_LAUNCH,
     allowKubeconfig: raw.ALLOW_KUBECONFIG,
     // open by default, as before the variable existed: a channel's members manage its alerts
@@ -211,6 +246,13 @@ export function loadConfig(
     allowAck: raw.ALLOW_ACK.length > 0 ? raw.ALLOW_ACK : ["*"],
     logLevel: raw.LOG_LEVEL,
   };
+}
+
+function stateStore(raw: z.infer<typeof rawEnvSchema>): StateStore {
+  const chosen = raw.STATE_DB ?? raw.DATABASE_URL ?? DEFAULT_STATE_DB;
+  return chosen instanceof Secret
+    ? { kind: "postgres", url: chosen }
+    : { kind: "sqlite", path: chosen };
 }
 
 function paletteCredentials(raw: z.infer<typeof rawEnvSchema>): PaletteCredentials {

@@ -15,7 +15,7 @@ import { createPaletteClient } from "../palette/client.ts";
 import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { AuditLog } from "../store/audit.ts";
-import { openSqlite } from "../store/sqlite.ts";
+import { openStore } from "../store/open.ts";
 import { homeSources } from "./home-sources.ts";
 import {
   countingDispatch,
@@ -57,7 +57,9 @@ export async function startBot(
   if (!slack) throw new Error("SLACK_BOT_TOKEN: required for start");
 
   const metrics = new Metrics({ knownVerbs: VERBS.map((verb) => verb.name) });
-  const db = await openSqlite(config.stateDb);
+  const db = await openStore(config.stateDb, {
+    onError: (error) => logger.warn({ err: error.message }, "a pooled database connection failed"),
+  });
   const countPaletteEvent = paletteMetricsHook(metrics);
   // the probes read the poller (created below) only when /readyz is asked, after start-up
   const paletteHealth = paletteReadiness({ metrics: () => poller.metrics() });

@@ -3,14 +3,14 @@ import { allowAll } from "../access/types.ts";
 import type { Clock } from "../clock.ts";
 import { systemClock } from "../clock.ts";
 import type { CommandDeps } from "../commands/types.ts";
-import type { Config, PaletteCredentials } from "../config.ts";
+import type { Config, PaletteCredentials, StateStore } from "../config.ts";
 import { runLaunchPrompts } from "../console/launch-prompts.ts";
 import { runConsole } from "../console/repl.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { createPaletteClient, type PaletteClient } from "../palette/client.ts";
 import { AuditLog } from "../store/audit.ts";
+import { openStore } from "../store/open.ts";
 import type { SqlDb } from "../store/sql.ts";
-import { openSqlite } from "../store/sqlite.ts";
 
 export interface ConsoleSession {
   palette: PaletteClient;
@@ -25,7 +25,7 @@ export async function openConsoleSession(input: {
   credentials: PaletteCredentials;
   projects: string[];
   consoleUrl: string;
-  stateDb: string;
+  stateDb: StateStore;
   logger: Logger;
   clock?: Clock;
   /** TOKEN_REFRESH_SCHEDULE, for a service account; default every 10 minutes */
@@ -33,7 +33,7 @@ export async function openConsoleSession(input: {
 }): Promise<ConsoleSession> {
   const clock = input.clock ?? systemClock;
   // opened before the Palette client: a store that cannot open leaves no timer running
-  const db = await openSqlite(input.stateDb);
+  const db = await openStore(input.stateDb);
   const palette = createPaletteClient({
     baseUrl: input.apiUrl,
     credentials: input.credentials,

@@ -28,7 +28,7 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
     credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
     projects: sim.control.projects(),
     consoleUrl: "https://console.spectrocloud.com/",
-    stateDb: ":memory:",
+    stateDb: { kind: "sqlite", path: ":memory:" },
     logger,
     clock,
   });

@@ -30,7 +30,7 @@ describe("loadConfig", () => {
     expect(config.pollSchedule).toBe("*/30 * * * * *");
     expect(config.reconcileSchedule).toBe("0 */10 * * * *");
     expect(config.tokenRefreshSchedule).toBe("*/10 * * * *");
-    expect(config.stateDb).toBe("./data/palette-chatops.sqlite");
+    expect(config.stateDb).toEqual({ kind: "sqlite", path: "./data/palette-chatops.sqlite" });
     expect(config.allowLaunch).toEqual([]);
     expect(config.allowSubscribe).toEqual(["*"]);
     expect(config.logLevel).toBe("info");
@@ -166,5 +166,62 @@ describe("ALLOW_ACK", () => {
     const error = errorOf({ ...base, ALLOW_ACK: "@oncall" });
     expect(error.variable).toBe("ALLOW_ACK");
     expect(error.message).toContain("user-group IDs");
+  });
+});
+
+describe("the state store (STATE_DB, DATABASE_URL)", () => {
+  const base = {
+    SLACK_BOT_TOKEN: "xoxb-1",
+    SLACK_SIGNING_SECRET: "s",
+    PALETTE_API_KEY: "k",
+  };
+  const url = "postgres://bot:pg-password-value@db.internal:5432/chatops";
+
+  it("keeps SQLite for a path or :memory:", () => {
+    expect(loadConfig({ ...base, STATE_DB: ":memory:" }).stateDb).toEqual({
+      kind: "sqlite",
+      path: ":memory:",
+    });
+    expect(loadConfig({ ...base, STATE_DB: "/var/lib/bot/state.db" }).stateDb).toEqual({
+      kind: "sqlite",
+      path: "/var/lib/bot/state.db",
+    });
+  });
+
+  it("selects PostgreSQL for a postgres:// or postgresql:// STATE_DB, or DATABASE_URL", () => {
+    for (const env of [
+      { STATE_DB: url },
+      { STATE_DB: url.replace("postgres:", "postgresql:") },
+      { DATABASE_URL: url },
+    ]) {
+      const store = loadConfig({ ...base, ...env }).stateDb;
+      expect(store.kind).toBe("postgres");
+      expect(store.kind === "postgres" && store.url.reveal()).toMatch(/pg-password-value/);
+    }
+  });
+
+  it("prefers STATE_DB when both are set", () => {
+    const config = loadConfig({ ...base, STATE_DB: "./state.db", DATABASE_URL: url });
+    expect(config.stateDb).toEqual({ kind: "sqlite", path: "./state.db" });
+  });
+
+  it("never prints the URL: the config inspected or as JSON shows it redacted", () => {
+    const config = loadConfig({ ...base, DATABASE_URL: url });
+    const printed = `${inspect(config, { depth: 10 })}${JSON.stringify(config)}`;
+    expect(printed).not.toContain("pg-password-value");
+    expect(printed).not.toContain("db.internal");
+  });
+
+  it("refuses a URL that does not parse or is not PostgreSQL, without echoing it", () => {
+    for (const [variable, value] of [
+      ["DATABASE_URL", "postgres://bot:pg-password-value@[broken"],
+      ["DATABASE_URL", "mysql://bot:pg-password-value@db/x"],
+      ["STATE_DB", "postgresql://bot:pg-password-value@"],
+    ] as const) {
+      const error = errorOf({ ...base, [variable]: value });
+      expect(error.variable).toBe(variable);
+      expect(error.message).toMatch(/postgres:\/\/ or postgresql:\/\//);
+      expect(error.message).not.toContain("pg-password-value");
+    }
   });
 });
