@@ -51,7 +51,7 @@ export async function freePort(): Promise<number> {
 /** The test runner's environment without anything that configures the bot. */
 export function cleanEnv(): Record<string, string> {
   const configured =
-    /^(SLACK_|PALETTE_|PORT$|METRICS_PORT$|STATE_DB$|POLL_SCHEDULE$|RECONCILE_SCHEDULE$|TOKEN_REFRESH_SCHEDULE$|ALLOW_|LOG_LEVEL$)/;
+    /^(SLACK_|PALETTE_|PORT$|METRICS_PORT$|STATE_DB$|DATABASE_URL$|POLL_SCHEDULE$|RECONCILE_SCHEDULE$|TOKEN_REFRESH_SCHEDULE$|ALLOW_|LOG_LEVEL$)/;
   return Object.fromEntries(
     Object.entries(process.env).filter(
       (entry): entry is [string, string] => entry[1] !== undefined && !configured.test(entry[0]),
