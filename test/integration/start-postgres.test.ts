@@ -6,7 +6,7 @@ import { openPostgres } from "../../src/store/postgres.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { freshDatabase, POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
-import { loadPayload, postSigned, slashCommandBody } from "../support/slack-request.ts";
+import { postSigned, slashCommandBody } from "../support/slack-request.ts";
 import {
   type CliProcess,
   freePort,
@@ -23,7 +23,6 @@ import {
  * back from PostgreSQL itself, and the URL's password is nowhere in the output.
  */
 
-const SLASH = loadPayload<{ parsed: Record<string, string> }>("slash_command.json").parsed;
 const CHANNEL = "C0PGSTART";
 const random = (prefix: string) => `${prefix}${randomBytes(12).toString("hex")}`;
 

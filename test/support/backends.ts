@@ -3,6 +3,9 @@
  * in-memory SQLite, or a fresh PostgreSQL database (its own, migrated) on the run's embedded
  * server. Every database a test opens is closed after it by `closeOpened`.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { openPostgres } from "../../src/store/postgres.ts";
 import { migratePostgres } from "../../src/store/postgres-migrate.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
@@ -11,7 +14,13 @@ import { freshDatabase } from "./postgres.ts";
 
 export interface Backend {
   name: "sqlite" | "postgres";
+  /** a new migrated database, closed by `closeOpened` */
   open(): Promise<SqlDb>;
+  /**
+   * A new database that can be opened again (a restart): each call of the opener connects to
+   * the same one (a file for SQLite), migrated; the caller closes what it opens.
+   */
+  database(): Promise<() => Promise<SqlDb>>;
 }
 
 const opened: SqlDb[] = [];
@@ -24,6 +33,10 @@ export const BACKENDS: Backend[] = [
       opened.push(db);
       return db;
     },
+    async database() {
+      const file = join(mkdtempSync(join(tmpdir(), "store-backend-")), "state.sqlite");
+      return () => openSqlite(file);
+    },
   },
   {
     name: "postgres",
@@ -32,6 +45,14 @@ export const BACKENDS: Backend[] = [
       opened.push(db);
       await migratePostgres(db);
       return db;
+    },
+    async database() {
+      const { url } = await freshDatabase();
+      return async () => {
+        const db = await openPostgres(url, { max: 3 });
+        await migratePostgres(db);
+        return db;
+      };
     },
   },
 ];

@@ -36,6 +36,8 @@ export interface NotifyHarness {
 export async function startNotifyHarness(
   options: SimulatorOptions & {
     dbPath?: string;
+    /** the store (test/support/backends.ts), instead of SQLite at `dbPath` or in memory */
+    openDb?: () => Promise<SqlDb>;
     /** PALETTE_PROJECTS for the poller; default every simulated project, [] = tenant scope */
     pollProjects?: string[];
     /** sender settings beyond the harness's own (retry cap, in-flight cap…) */
@@ -46,6 +48,7 @@ export async function startNotifyHarness(
 ): Promise<NotifyHarness> {
   const {
     dbPath,
+    openDb,
     sender: senderOptions,
     slackTimeoutMs,
     pollProjects,
@@ -61,7 +64,7 @@ export async function startNotifyHarness(
     backoff: { baseMs: 1, maxMs: 5 },
   });
   const fake = await startFakeSlack();
-  const db = await openSqlite(dbPath ?? ":memory:");
+  const db = openDb ? await openDb() : await openSqlite(dbPath ?? ":memory:");
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
   const poller = createPoller({
     palette,
