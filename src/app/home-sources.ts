@@ -25,6 +25,9 @@ export interface HomeSourceDeps {
  * else one tag-less search per project; and the subscriptions, snoozes and mutes of the channels
  * the user is in.
  */
+/** how long one user's channel list serves both lists of a Home open (and a quick re-open) */
+const MEMBERSHIP_FRESH_MS = 10_000;
+
 export function homeSources(deps: HomeSourceDeps): {
   fleet(): Promise<FleetSnapshot>;
   subscriptionsFor(userId: string): Promise<HomeSubscription[]>;
@@ -33,8 +36,12 @@ export function homeSources(deps: HomeSourceDeps): {
   const freshForMs = deps.freshForMs ?? 5 * 60_000;
   const subscriptions = new SubscriptionStore(deps.db, deps.clock);
   const holds = new HoldStore(deps.db);
-  /** users.conversations walks in flight, by user */
-  const memberships = new Map<string, Promise<Set<string>>>();
+  /**
+   * users.conversations walks by user: in flight, or done less than MEMBERSHIP_FRESH_MS ago.
+   * Kept a little past their end because the two lists reach the walk each after its own store
+   * read, and on PostgreSQL the second read can end after a quick walk has.
+   */
+  const memberships = new Map<string, { walk: Promise<Set<string>>; doneAt?: number }>();
   // One Palette read at a time for every user opening the tab, and its result kept as long as a
   // snapshot would be: a failing poller must not turn each Home open into a fleet scan.
   let read: FleetSnapshot | undefined;
@@ -127,9 +134,18 @@ export function homeSources(deps: HomeSourceDeps): {
    * one walk of users.conversations (Tier 3), not one each.
    */
   function channelsOf(userId: string): Promise<Set<string>> {
-    const pending = memberships.get(userId);
-    if (pending) return pending;
-    const walk = (async () => {
+    const now = deps.clock.now();
+    for (const [user, known] of memberships) {
+      if (known.doneAt !== undefined && now - known.doneAt > MEMBERSHIP_FRESH_MS) {
+        memberships.delete(user);
+      }
+    }
+    const known = memberships.get(userId);
+    if (known) return known.walk;
+    const entry: { walk: Promise<Set<string>>; doneAt?: number } = {
+      walk: Promise.resolve(new Set()),
+    };
+    entry.walk = (async () => {
       const channels = new Set<string>();
       let cursor: string | undefined;
       do {
@@ -144,9 +160,18 @@ export function homeSources(deps: HomeSourceDeps): {
         cursor = page.response_metadata?.next_cursor || undefined;
       } while (cursor);
       return channels;
-    })().finally(() => memberships.delete(userId));
-    memberships.set(userId, walk);
-    return walk;
+    })().then(
+      (channels) => {
+        entry.doneAt = deps.clock.now();
+        return channels;
+      },
+      (error: unknown) => {
+        memberships.delete(userId);
+        throw error;
+      },
+    );
+    memberships.set(userId, entry);
+    return entry.walk;
   }
 }
 

@@ -5,9 +5,9 @@ import { silentLogger } from "../../../src/log.ts";
 import { homeInput } from "../../../src/slack/home-input.ts";
 import { HoldStore } from "../../../src/store/holds.ts";
 import type { SqlDb } from "../../../src/store/sql.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { FakePalette } from "../../support/fake-palette.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 const T0 = Date.parse("2026-01-01T12:00:00.000Z");
 let db: SqlDb | undefined;
@@ -15,7 +15,7 @@ afterEach(() => db?.close());
 
 describe("the App Home's mutes and snoozes", () => {
   it("shows the running holds of the user's channels, with one membership walk for both lists", async () => {
-    db = await openSqlite(":memory:");
+    db = await openMemoryDb();
     const clock = new ManualClock(T0);
     await new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U1" });
     const holds = new HoldStore(db);

@@ -3,9 +3,9 @@ import { homeSources } from "../../../src/app/home-sources.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
 import type { SqlDb } from "../../../src/store/sql.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { type FakeCluster, FakePalette } from "../../support/fake-palette.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 const T0 = Date.parse("2026-01-01T12:00:00.000Z");
 let db: SqlDb | undefined;
@@ -51,7 +51,7 @@ function palette(byProject: Record<string, string[]>, scopes: Array<string | und
 
 describe("homeSources().fleet", () => {
   it("uses the poller's snapshot while it is fresh: no Palette call at all", async () => {
-    db = await openSqlite(":memory:");
+    db = await openMemoryDb();
     const clock = new ManualClock(T0);
     const scopes: Array<string | undefined> = [];
     const sources = homeSources({
@@ -76,7 +76,7 @@ describe("homeSources().fleet", () => {
   });
 
   it("searches each watched project when the snapshot is stale or missing", async () => {
-    db = await openSqlite(":memory:");
+    db = await openMemoryDb();
     const clock = new ManualClock(T0);
     const scopes: Array<string | undefined> = [];
     const stale = homeSources({
@@ -117,7 +117,7 @@ describe("homeSources().fleet", () => {
 
 describe("homeSources().fleet under load", () => {
   it("reads Palette once for many openers, keeps that read while fresh, and falls back to the old picture", async () => {
-    db = await openSqlite(":memory:");
+    db = await openMemoryDb();
     const clock = new ManualClock(T0);
     let searches = 0;
     let fail = false;
@@ -164,7 +164,7 @@ describe("homeSources().fleet under load", () => {
 
 describe("homeSources().subscriptionsFor", () => {
   it("shows only the subscriptions of channels the user is in, following every page", async () => {
-    db = await openSqlite(":memory:");
+    db = await openMemoryDb();
     const clock = new ManualClock(T0);
     const store = new SubscriptionStore(db, clock);
     await store.add({ channel: "C1", kind: "all", createdBy: "U1" });
@@ -206,7 +206,7 @@ describe("homeSources().subscriptionsFor", () => {
   });
 
   it("asks Slack nothing when there are no subscriptions", async () => {
-    db = await openSqlite(":memory:");
+    db = await openMemoryDb();
     let calls = 0;
     const sources = homeSources({
       poller: { lastSnapshot: async () => ({ clusters: [] }) },

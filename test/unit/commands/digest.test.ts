@@ -11,10 +11,10 @@ import { DigestStore } from "../../../src/store/digests.ts";
 import { HoldStore } from "../../../src/store/holds.ts";
 import { NotifyEventLog } from "../../../src/store/notify-events.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { asMessage, blocksText } from "../../support/reply-text.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 const NOW = Date.parse("2026-03-10T10:00:00.000Z");
 
@@ -24,7 +24,7 @@ const onlyU1: AccessPolicy = {
 };
 
 async function context(policy: AccessPolicy = allowAll, userId = "U111") {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock(NOW);
   let changes = 0;
   const ctx: CommandContext = {

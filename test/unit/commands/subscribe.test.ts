@@ -10,10 +10,10 @@ import type { PaletteApi } from "../../../src/palette/api.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { denyAll } from "../../support/fake-palette.ts";
 import { asMessage, blocksText, rendered } from "../../support/reply-text.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 async function context(
   member?: boolean,
@@ -22,7 +22,7 @@ async function context(
   policy: AccessPolicy = allowAll,
   userId = "U1",
 ) {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock();
   const ctx: CommandContext = {
     palette: {} as PaletteApi,

@@ -5,7 +5,7 @@ import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
 import { createSender } from "../../../src/notify/outbox-sender.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 const card = (state: string, line: string): CardPayload => ({
   cluster: { uid: "u1", name: "web-prod", project: "p", state, health: "Healthy", tags: [] },
@@ -19,7 +19,7 @@ const card = (state: string, line: string): CardPayload => ({
 describe("console notifications", () => {
   it("prints the card, then the edit and the thread line, as text", async () => {
     const out: string[] = [];
-    const db = await openSqlite(":memory:");
+    const db = await openMemoryDb();
     const clock = new ManualClock();
     const sender = createSender({
       db,

@@ -6,10 +6,10 @@ import { InFlight } from "../../../src/slack/in-flight.ts";
 import { placeholderErrors } from "../../../src/slack/listeners/views/launch-submit.ts";
 import { LaunchStore } from "../../../src/store/launches.ts";
 import type { SqlDb } from "../../../src/store/sql.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { launchCard } from "../../../src/views/launch-card.ts";
 import { launchNoticeView } from "../../../src/views/launch-modal.ts";
 import { FakePalette } from "../../support/fake-palette.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
   let resolve!: (value: T) => void;
@@ -81,7 +81,7 @@ describe("launch shutdown", () => {
   });
 
   it("tracker.stop() waits for a check in progress before resolving", async () => {
-    db = await openSqlite(":memory:");
+    db = await openMemoryDb();
     const clock = new ManualClock(Date.UTC(2026, 2, 1));
     const id = await seedLaunch(db, clock);
     const answer = deferred<string>();
@@ -105,7 +105,7 @@ describe("launch shutdown", () => {
   });
 
   it("tracker.stop() with nothing running resolves at once", async () => {
-    db = await openSqlite(":memory:");
+    db = await openMemoryDb();
     const clock = new ManualClock(0);
     const t = tracker(db, clock, async () => "Running", new RecordingSink());
     await expect(t.stop()).resolves.toBeUndefined();
@@ -160,7 +160,7 @@ describe("launch: Palette text is escaped in mrkdwn", () => {
   });
 
   it("the requester's mention in the thread escapes Palette's state", async () => {
-    db = await openSqlite(":memory:");
+    db = await openMemoryDb();
     const clock = new ManualClock(Date.UTC(2026, 2, 1));
     await seedLaunch(db, clock);
     const sink = new RecordingSink();

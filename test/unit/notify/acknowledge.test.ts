@@ -8,7 +8,7 @@ import { ackOutlived, endsIncident, startsIncident } from "../../../src/notify/i
 import { AckStore } from "../../../src/store/acks.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
 import { CardStore } from "../../../src/store/cards.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 const payload = (over: Partial<CardPayload> = {}): CardPayload => ({
   cluster: {
@@ -29,7 +29,7 @@ const payload = (over: Partial<CardPayload> = {}): CardPayload => ({
 });
 
 async function setup(allowAck: string[] = ["*"]) {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 5));
   const policy = createAccessPolicy({
     allowLaunch: [],

@@ -8,10 +8,10 @@ import type { SlackPoster } from "../../../src/notify/slack-port.ts";
 import { DigestStore } from "../../../src/store/digests.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import type { SqlDb } from "../../../src/store/sql.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { blocksText } from "../../support/reply-text.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 /** node-cron's place in tests: records what was scheduled; the test fires the ticks. */
 function fakeScheduler() {
@@ -47,7 +47,7 @@ const BEFORE_NINE = Date.parse("2026-03-10T07:59:00.000Z");
 const AFTER_NINE = Date.parse("2026-03-10T08:00:30.000Z");
 
 async function setup(subscribed = true) {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock(BEFORE_NINE);
   const cron = fakeScheduler();
   let woken = 0;

@@ -7,8 +7,8 @@ import { eventsOf, unhealthyMoves } from "../../../src/notify/digest-events.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { NotifyEventLog } from "../../../src/store/notify-events.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 const AT = "2026-03-10T08:00:00.000Z";
 const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({
@@ -110,7 +110,7 @@ describe("unhealthyMoves: since when a cluster has been unhealthy", () => {
 
 describe("the poll logs for the digest in its own transaction", () => {
   async function setup(clusters: PollCluster[]) {
-    const db = await openSqlite(":memory:");
+    const db = await openMemoryDb();
     const clock = new ManualClock(Date.parse(AT));
     const palette = pollPalette(clusters);
     palette.alertComponents = [{ name: "ClusterHealth" }];

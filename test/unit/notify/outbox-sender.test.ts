@@ -7,8 +7,8 @@ import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port
 import { CardStore } from "../../../src/store/cards.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 import type { SqlDb } from "../../../src/store/sql.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 const card = (uid: string, line = "State Running → Upgrading"): CardPayload => ({
   cluster: { uid, name: `n-${uid}`, project: "p", state: "Upgrading", health: "Healthy", tags: [] },
@@ -26,7 +26,7 @@ async function setup(
   fail: (method: string, channel: string, n: number, call: Call) => Failure,
   options: Partial<SenderOptions> & { ping?: () => Promise<void> } = {},
 ) {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock();
   const log: string[] = [];
   /** every call Slack saw, accepted or not, with the clock time it arrived */

@@ -5,9 +5,9 @@ import type { CardPayload } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 /**
  * Absence is not deletion: a cluster the listing leaves out is announced as deleted only when a
@@ -15,7 +15,7 @@ import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
  * while GET by UID still finds it; removing it from the array makes the GET answer 404.
  */
 async function setup(clusters: PollCluster[], projects: string[]) {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock();
   const palette = pollPalette(clusters);
   palette.alertComponents = [{ name: "ClusterHealth" }];

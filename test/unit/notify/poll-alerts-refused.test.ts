@@ -6,10 +6,10 @@ import { createPoller } from "../../../src/notify/poll.ts";
 import type { Scope } from "../../../src/palette/api.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
 import { collectingLogger } from "../../support/palette-client-helpers.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 /**
  * A project whose alert kinds Palette refuses (403) still has its cluster changes reported; its
@@ -22,7 +22,7 @@ function refusal() {
 }
 
 async function setup(clusters: PollCluster[], projects: string[]) {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock();
   const palette = pollPalette(clusters);
   palette.alertComponents = [{ name: "ClusterHealth" }];

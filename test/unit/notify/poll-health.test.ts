@@ -5,9 +5,9 @@ import type { CardPayload } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import type { PaletteEvent } from "../../../src/palette/schemas.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 /**
  * The shared FakePalette over the test's own array (read at each call). A project-scoped search
@@ -26,7 +26,7 @@ async function setup(
   projects: string[],
   events?: Record<string, PaletteEvent[]>,
 ) {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock();
   const palette = fakePalette(clusters, events);
   const poller = createPoller({ palette: palette.api, db, clock, logger: silentLogger, projects });

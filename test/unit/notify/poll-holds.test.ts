@@ -4,9 +4,9 @@ import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload, Hold, HoldChange } from "../../../src/model/notification.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import { HoldStore } from "../../../src/store/holds.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 /** The poller with snoozes and mutes: what it keeps back, and the one line when a hold ends. */
 async function setup() {
@@ -14,7 +14,7 @@ async function setup() {
     { uid: "a", project: "p1", state: "Running", health: "Healthy" },
     { uid: "b", project: "p1", state: "Running", health: "Healthy" },
   ];
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 12));
   const palette = pollPalette(clusters);
   palette.alertComponents = [{ name: "ClusterHealth" }];

@@ -6,9 +6,9 @@ import { createPoller } from "../../../src/notify/poll.ts";
 import type { ClusterSearch } from "../../../src/palette/api.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 /**
  * The incremental cycle and the reconciliation, over the shared FakePalette (the test's own
@@ -16,7 +16,7 @@ import { callLog, type PollCluster, pollPalette } from "../../support/fake-palet
  * `requestReconcile()` asks for a reconciliation.
  */
 async function setup(clusters: PollCluster[], projects = ["p1", "p2"], reconcileBatch?: number) {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock();
   const palette = pollPalette(clusters);
   palette.alertComponents = [{ name: "ClusterHealth" }];

@@ -3,9 +3,9 @@ import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { createPoller } from "../../../src/notify/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 /**
  * The shared FakePalette over the test's own array, read at each call so a test changes clusters
@@ -38,7 +38,7 @@ function fakePalette(clusters: PollCluster[], alertKinds = ["ClusterHealth"]) {
 }
 
 async function setup(clusters: PollCluster[], alertKinds?: string[]) {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock();
   const palette = fakePalette(clusters, alertKinds);
   const poller = createPoller({

@@ -7,8 +7,8 @@ import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port
 import { AckStore } from "../../../src/store/acks.ts";
 import { CardStore } from "../../../src/store/cards.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
+import { openMemoryDb } from "../../support/store.ts";
 
 /** What an acknowledgement changes in what the sender posts (issue 13, part 2). */
 
@@ -65,7 +65,7 @@ interface Sent {
 async function setup(
   fail: (message: { thread_ts?: string }) => SlackSendError | undefined = () => undefined,
 ) {
-  const db = await openSqlite(":memory:");
+  const db = await openMemoryDb();
   const clock = new ManualClock(T0);
   const sent: Sent[] = [];
   let n = 0;
