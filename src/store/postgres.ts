@@ -1,5 +1,6 @@
 /**
- * src/store README: the PostgreSQL backend (issue 12, "Two replicas, one voice"; not wired yet).
+ * src/store README: the PostgreSQL backend (issue 12, "Two replicas, one voice"); `open.ts` `openStore`
+ * opens it when STATE_DB is a postgres:// URL or DATABASE_URL is set.
  *
  * Why: one bot replica on one SQLite volume is a single point of failure for on-call alerting.
  * With PostgreSQL as the shared store, several replicas serve commands, modals and the App Home,

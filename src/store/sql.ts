@@ -6,7 +6,9 @@
  * CONFLICT … DO UPDATE/NOTHING` (never `INSERT OR …`), `RETURNING` for generated ids, ISO text
  * for times, INTEGER for epoch milliseconds and flags, JSON as TEXT.
  *
- * SQLite: src/store/sqlite.ts (`openSqlite`). Every store takes a `SqlExecutor`.
+ * SQLite: src/store/sqlite.ts (`openSqlite`); PostgreSQL: src/store/postgres.ts; `open.ts`
+ * chooses from the config. Every store takes a `SqlExecutor`. No rowid: an order a store keeps
+ * is a column of its own (`seq`, migration 47).
  */
 
 export type SqlValue = string | number | null;
