@@ -4,8 +4,9 @@ import { isChannelDigestPost } from "../model/channel-digest.ts";
 import type { CardPayload, DigestPayload, SummaryPayload } from "../model/notification.ts";
 import { AckStore } from "../store/acks.ts";
 import { CardStore } from "../store/cards.ts";
+import { FencedOut } from "../store/lease.ts";
 import { type OutboxRow, OutboxStore } from "../store/outbox.ts";
-import type { SqlDb } from "../store/sql.ts";
+import type { SqlDb, SqlExecutor } from "../store/sql.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import { recoveryThreadLine } from "../views/card-ack.ts";
 import { channelDigestMessage } from "../views/channel-digest.ts";
@@ -48,6 +49,12 @@ export interface SenderOptions {
   maxInFlight?: number;
   /** the sender paused because Slack refuses the workspace, or resumed; for metrics */
   onPauseChange?: (state: { paused: true; reason: string } | { paused: false }) => void;
+  /**
+   * Run first inside every transaction that records a send (mark-sent, a card's ts or step, a
+   * channel parked); throws (FencedOut) when this replica no longer leads, so a sender deposed
+   * while Slack answered cannot mark the row: the new leader's sender sends it (src/store/lease.ts)
+   */
+  fence?: (tx: SqlExecutor) => Promise<void>;
 }
 
 export interface SenderMetrics {
@@ -137,6 +144,12 @@ export function createSender(options: SenderOptions): Sender {
   const maxInFlight = Math.max(1, options.maxInFlight ?? 8);
   const random = options.random ?? Math.random;
   const lastPost = new Map<string, number>();
+  /** a transaction that first proves this replica still leads (when a fence is given) */
+  const fenced = <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> =>
+    db.transaction(async (tx) => {
+      await options.fence?.(tx);
+      return work(tx);
+    });
   const metrics: SenderMetrics = {
     sent: 0,
     updates: 0,
@@ -218,7 +231,7 @@ export function createSender(options: SenderOptions): Sender {
         break;
     }
     await post({ channel: row.channel, ...shaped(row, view) });
-    await outbox.markSent(row.id, now());
+    await fenced((tx) => new OutboxStore(tx).markSent(row.id, now()));
     return true;
   }
 
@@ -247,7 +260,7 @@ export function createSender(options: SenderOptions): Sender {
           metrics.updates += 1;
           accepted();
           logger.info({ channel: row.channel, ts: card.ts }, "notification card updated");
-          await db.transaction(async (tx) => {
+          await fenced(async (tx) => {
             await new CardStore(tx).setPayload(row.channel, uid, payload);
             await new OutboxStore(tx).setStep(row.id, 1);
           });
@@ -261,7 +274,7 @@ export function createSender(options: SenderOptions): Sender {
         }
       } else {
         const { ts } = await post({ channel: row.channel, ...view });
-        await db.transaction(async (tx) => {
+        await fenced(async (tx) => {
           await new CardStore(tx).put(
             { channel: row.channel, clusterUid: uid, ts, payload },
             now(),
@@ -288,7 +301,7 @@ export function createSender(options: SenderOptions): Sender {
       // snooze or mute is said in the channel (that one line replaces every change kept back)
       reply_broadcast: (payload.worse || payload.held !== undefined) && !ack,
     });
-    await db.transaction(async (tx) => {
+    await fenced(async (tx) => {
       if (recovers && ack) {
         await new AckStore(tx).clear(row.channel, uid);
         logger.info(
@@ -391,7 +404,7 @@ export function createSender(options: SenderOptions): Sender {
         return;
       case "channel": {
         const reason = `Slack: ${sendError.code}`;
-        metrics.parked += await db.transaction(async (tx) => {
+        metrics.parked += await fenced(async (tx) => {
           await new SubscriptionStore(tx, clock).pauseChannel(row.channel, reason);
           return new OutboxStore(tx).parkChannel(row.channel, reason);
         });
@@ -426,6 +439,8 @@ export function createSender(options: SenderOptions): Sender {
         try {
           await process(row);
         } catch (error) {
+          // deposed: the row is the new leader's now; this sender writes nothing more about it
+          if (error instanceof FencedOut) throw error;
           await fail(row, error, probe);
         }
       })
