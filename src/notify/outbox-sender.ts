@@ -50,9 +50,10 @@ export interface SenderOptions {
   /** the sender paused because Slack refuses the workspace, or resumed; for metrics */
   onPauseChange?: (state: { paused: true; reason: string } | { paused: false }) => void;
   /**
-   * Run first inside every transaction that records a send (mark-sent, a card's ts or step, a
-   * channel parked); throws (FencedOut) when this replica no longer leads, so a sender deposed
-   * while Slack answered cannot mark the row: the new leader's sender sends it (src/store/lease.ts)
+   * Run first inside every transaction that records what Slack answered (sent, a card's ts or
+   * step, a retry, a deferral, a fallback, a dead letter, a channel parked); throws (FencedOut)
+   * when this replica no longer leads, so a sender deposed while Slack answered writes nothing
+   * about the row: the new leader's sender sends it (src/store/lease.ts)
    */
   fence?: (tx: SqlExecutor) => Promise<void>;
 }
@@ -267,7 +268,7 @@ export function createSender(options: SenderOptions): Sender {
         } catch (error) {
           if (error instanceof SlackSendError && error.kind === "gone") {
             // someone deleted the card: forget it and post a fresh one next round
-            await cards.remove(row.channel, uid);
+            await fenced((tx) => new CardStore(tx).remove(row.channel, uid));
             return false;
           }
           throw error;
@@ -287,7 +288,7 @@ export function createSender(options: SenderOptions): Sender {
     }
     const current = await cards.get(row.channel, uid);
     if (!current) {
-      await outbox.setStep(row.id, 0);
+      await fenced((tx) => new OutboxStore(tx).setStep(row.id, 0));
       return false;
     }
     const ack = await acks.get(row.channel, uid);
@@ -356,7 +357,7 @@ export function createSender(options: SenderOptions): Sender {
     const delay = Math.round(exp / 2 + (random() * exp) / 2);
     if (attempts < maxAttempts || !(await slackAnswers())) {
       metrics.retries += 1;
-      await outbox.retryLater(row.id, now + delay);
+      await fenced((tx) => new OutboxStore(tx).retryLater(row.id, now + delay));
       logger.warn(
         { channel: row.channel, code: sendError.code, attempts, delayMs: delay },
         "Slack call failed; retrying",
@@ -368,7 +369,7 @@ export function createSender(options: SenderOptions): Sender {
 
   async function deadLetter(row: OutboxRow, reason: string): Promise<void> {
     metrics.deadLettered += 1;
-    await outbox.deadLetter(row.id, reason, iso(clock.now()));
+    await fenced((tx) => new OutboxStore(tx).deadLetter(row.id, reason, iso(clock.now())));
     logger.error(
       { channel: row.channel, row: row.id, reason },
       "notification set aside as a dead letter; the channel goes on (/palette subscriptions retry)",
@@ -396,7 +397,9 @@ export function createSender(options: SenderOptions): Sender {
     switch (sendError.kind) {
       case "ratelimited":
         metrics.rateLimited += 1;
-        await outbox.deferTo(row.id, now + (sendError.retryAfterMs ?? minGapMs));
+        await fenced((tx) =>
+          new OutboxStore(tx).deferTo(row.id, now + (sendError.retryAfterMs ?? minGapMs)),
+        );
         logger.warn(
           { channel: row.channel, retryAfterMs: sendError.retryAfterMs },
           "Slack rate-limited a notification; waiting as told",
@@ -417,7 +420,7 @@ export function createSender(options: SenderOptions): Sender {
       case "rejected":
         if (!row.plainText) {
           metrics.fallbacks += 1;
-          await outbox.usePlainText(row.id);
+          await fenced((tx) => new OutboxStore(tx).usePlainText(row.id));
           logger.warn(
             { channel: row.channel, code: sendError.code, row: row.id },
             "Slack refused a notification's blocks; sending it once more as plain text",
