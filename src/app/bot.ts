@@ -49,7 +49,15 @@ export interface BotOptions {
   leaseTimers?: Timers;
   /** this replica's holder id; default host name, pid and a random suffix */
   replicaId?: string;
+  /** how often the leader re-reads the digest schedules; default DIGEST_RESYNC_MS */
+  digestResyncMs?: number;
 }
+
+/**
+ * A digest schedule set through a follower (any replica serves commands) is re-armed by the
+ * follower's own job only, which does not run: the leader re-reads the schedules this often.
+ */
+const DIGEST_RESYNC_MS = 60_000;
 
 /** The one lease the singletons share: the poll, the sender, the launch tracker, the digests. */
 const SINGLETONS_LEASE = "singletons";
@@ -222,18 +230,24 @@ export async function startBot(
   });
   const { launch } = slackApp.edge;
 
+  let digestResync: { stop(): void } | undefined;
   async function startSingletons(): Promise<void> {
     poller.start();
     sender.start();
     // arms each channel's digest timer, and posts a digest missed while the bot was down
     await digests.start();
     launch.tracker.start(intervalScheduler(LAUNCH_WATCH_MS));
+    digestResync = intervalScheduler(options.digestResyncMs ?? DIGEST_RESYNC_MS)(() =>
+      digests.sync(),
+    );
     // a first poll now rather than at the next tick: readiness and the baseline come sooner
     void poller.runCycle();
   }
 
   /** deposed or shutting down: all of them at once; rounds still running find their writes fenced */
   async function stopSingletons(): Promise<void> {
+    digestResync?.stop();
+    digestResync = undefined;
     await Promise.all([launch.tracker.stop(), poller.stop(), digests.stop(), sender.stop()]);
   }
 

@@ -1,10 +1,16 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBot, startBot } from "../../src/app/bot.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
+import type { DigestScheduler } from "../../src/notify/channel-digest-job.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { DigestStore } from "../../src/store/digests.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { sampleValue } from "../support/prometheus.ts";
 import { until } from "../support/start-process-harness.ts";
@@ -68,5 +74,54 @@ describe("the bot's leader lease on SQLite", () => {
     );
     await bot.stop();
     bot = undefined;
+  });
+
+  it("arms a digest schedule another replica set: the leader re-reads the schedules now and then", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "leader-digest-"));
+    const stateDb = join(dir, "state.sqlite");
+    const armed: string[] = [];
+    const scheduler: DigestScheduler = {
+      schedule(cron, timeZone) {
+        armed.push(`${cron}|${timeZone}`);
+        return { stop() {} };
+      },
+    };
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: "xoxb-leader-test",
+      SLACK_SIGNING_SECRET: "leader-signing-secret",
+      SLACK_API_URL: fake.apiUrl,
+      PALETTE_API_URL: sim.url,
+      PALETTE_API_KEY: sim.credentials.apiKey,
+      STATE_DB: stateDb,
+      PORT: "0",
+      POLL_SCHEDULE: NEVER,
+      RECONCILE_SCHEDULE: NEVER,
+    });
+    bot = await startBot(config, silentLogger, new ManualClock(), {
+      digestScheduler: scheduler,
+      digestResyncMs: 50,
+    });
+    try {
+      expect(armed).toEqual([]);
+      // `/palette digest daily` answered by a follower: it writes the schedule, its own digest
+      // job is not running, so only the leader's re-read can arm the timer
+      const follower = await openSqlite(stateDb);
+      await new DigestStore(follower).set({
+        channel: "C0OTHER",
+        cadence: "daily",
+        hour: 9,
+        minute: 0,
+        timeZone: "Europe/Berlin",
+        setBy: "U1",
+        setAt: new Date().toISOString(),
+      });
+      await follower.close();
+      await until("the leader to arm the schedule", () => armed.length > 0, 5_000);
+      expect(armed).toEqual(["0 9 * * *|Europe/Berlin"]);
+    } finally {
+      await bot.stop();
+      bot = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
