@@ -38,6 +38,11 @@ const tcpPort = z.coerce
   .min(0, "wants a TCP port number from 0 to 65535")
   .max(65535, "wants a TCP port number from 0 to 65535");
 
+const milliseconds = z.coerce
+  .number({ message: "wants a whole number of milliseconds" })
+  .int("wants a whole number of milliseconds")
+  .positive("wants a whole number of milliseconds above 0");
+
 const slackIdList = csv.refine(
   (ids) => ids.every((id) => id === "*" || /^[UWS][A-Z0-9]{2,}$/.test(id)),
   {
@@ -94,6 +99,8 @@ const rawEnvSchema = z.object({
     .optional()
     .refine((value) => value === undefined || isPostgresUrl(value), { message: POSTGRES_URL_WANTS })
     .transform((value) => (value ? new Secret(value.trim()) : undefined)),
+  LEADER_LEASE_TTL_MS: milliseconds.default(15_000),
+  LEADER_RENEW_MS: milliseconds.default(5_000),
   ALLOW_LAUNCH: slackIdList,
   ALLOW_KUBECONFIG: slackIdList,
   ALLOW_SUBSCRIBE: slackIdList,
@@ -145,6 +152,11 @@ export interface Config {
   tokenRefreshSchedule: string;
   /** STATE_DB, or DATABASE_URL when STATE_DB is unset */
   stateDb: StateStore;
+  /**
+   * The leader lease (LEADER_LEASE_TTL_MS, LEADER_RENEW_MS): one replica runs the poll, the
+   * sender, the launch tracker and the digests; the others take over within a TTL of its end
+   */
+  leader: { ttlMs: number; renewEveryMs: number };
   allowLaunch: string[];
   allowKubeconfig: string[];
   /** who may change a channel's subscriptions; `*` (everyone) when unset */
@@ -223,6 +235,13 @@ export function loadConfig(
   }
   // after Slack: an empty environment names the first thing a newcomer sets up
   const credentials = paletteCredentials(raw);
+  // two renewals fit in a lease: one late or lost renewal does not cost it
+  if (raw.LEADER_RENEW_MS * 2 >= raw.LEADER_LEASE_TTL_MS) {
+    throw new ConfigError(
+      "LEADER_RENEW_MS",
+      `wants an interval under half of LEADER_LEASE_TTL_MS (${raw.LEADER_LEASE_TTL_MS}), so one late renewal does not cost the lease`,
+    );
+  }
 
   return {
     slack,
@@ -238,6 +257,7 @@ export function loadConfig(
     reconcileSchedule: raw.RECONCILE_SCHEDULE,
     tokenRefreshSchedule: raw.TOKEN_REFRESH_SCHEDULE,
     stateDb: stateStore(raw),
+    leader: { ttlMs: raw.LEADER_LEASE_TTL_MS, renewEveryMs: raw.LEADER_RENEW_MS },
     allowLaunch: raw.ALLOW_LAUNCH,
     allowKubeconfig: raw.ALLOW_KUBECONFIG,
     // open by default, as before the variable existed: a channel's members manage its alerts

@@ -1,5 +1,5 @@
 import { createAccessPolicy } from "../access/policy.ts";
-import type { Clock } from "../clock.ts";
+import { type Clock, systemClock } from "../clock.ts";
 import { VERBS } from "../commands/dispatch.ts";
 import type { CommandDeps } from "../commands/types.ts";
 import type { Config } from "../config.ts";
@@ -15,6 +15,7 @@ import { createPaletteClient } from "../palette/client.ts";
 import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { AuditLog } from "../store/audit.ts";
+import { leaseFor } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
 import { homeSources } from "./home-sources.ts";
 import {
@@ -23,6 +24,8 @@ import {
   paletteMetricsHook,
   registerAckTiming,
 } from "./instrument.ts";
+import { systemTimers, type Timers } from "./leader.ts";
+import { createLeadership } from "./leadership.ts";
 import { paletteReadiness } from "./palette-readiness.ts";
 import { senderReadiness } from "./sender-readiness.ts";
 
@@ -38,7 +41,26 @@ export interface RunningBot {
 export interface BotOptions {
   /** the channel digests' timers; default node-cron */
   digestScheduler?: DigestScheduler;
+  /**
+   * the leader lease's clock and timers; default the wall clock and real timers, whatever the
+   * bot's clock: the lease's expiry is compared between replicas (processes), so it is wall time
+   */
+  leaseClock?: Clock;
+  leaseTimers?: Timers;
+  /** this replica's holder id; default host name, pid and a random suffix */
+  replicaId?: string;
+  /** how often the leader re-reads the digest schedules; default DIGEST_RESYNC_MS */
+  digestResyncMs?: number;
 }
+
+/**
+ * A digest schedule set through a follower (any replica serves commands) is re-armed by the
+ * follower's own job only, which does not run: the leader re-reads the schedules this often.
+ */
+const DIGEST_RESYNC_MS = 60_000;
+
+/** The one lease the singletons share: the poll, the sender, the launch tracker, the digests. */
+const SINGLETONS_LEASE = "singletons";
 
 /** How often launched clusters are checked until they settle (they change in minutes). */
 const LAUNCH_WATCH_MS = 15_000;
@@ -60,9 +82,27 @@ export async function startBot(
   const db = await openStore(config.stateDb, {
     onError: (error) => logger.warn({ err: error.message }, "a pooled database connection failed"),
   });
+  // Only the lease holder runs the singletons (issue 12); on SQLite, one replica, it always
+  // holds it. Created first: the singletons' writes are fenced by it; they start once elected.
+  const leadership = createLeadership({
+    lease: leaseFor(db, SINGLETONS_LEASE),
+    ttlMs: config.leader.ttlMs,
+    renewEveryMs: config.leader.renewEveryMs,
+    clock: options.leaseClock ?? systemClock,
+    timers: options.leaseTimers ?? systemTimers,
+    logger: logger.child({ component: "leader" }),
+    holder: options.replicaId,
+    // the singletons below exist by the time the elector starts (after the app is up)
+    singletons: { start: () => startSingletons(), stop: () => stopSingletons() },
+  });
+  const fence = leadership.fence;
   const countPaletteEvent = paletteMetricsHook(metrics);
   // the probes read the poller (created below) only when /readyz is asked, after start-up
-  const paletteHealth = paletteReadiness({ metrics: () => poller.metrics() });
+  const paletteHealth = paletteReadiness(
+    { metrics: () => poller.metrics() },
+    // a follower serves commands without polling: it is ready without a poll of its own
+    () => leadership.readiness(),
+  );
   const palette = createPaletteClient({
     baseUrl: config.palette.apiUrl,
     credentials: config.palette.credentials,
@@ -110,6 +150,7 @@ export async function startBot(
     consoleUrl: config.palette.consoleUrl,
     onPauseChange: (state) =>
       state.paused ? metrics.senderPaused(state.reason) : metrics.senderResumed(),
+    fence,
   });
   const poller = createPoller({
     palette,
@@ -129,6 +170,7 @@ export async function startBot(
       metrics.pollCompleted(result.durationMs / 1000, result.clusters, outcome);
       metrics.pollCycle(result.kind, outcome, result.paletteCalls);
     },
+    fence,
   });
   const digests = createDigestJob({
     db,
@@ -136,8 +178,10 @@ export async function startBot(
     logger: logger.child({ component: "digest" }),
     scheduler: options.digestScheduler,
     onCommitted: () => sender.wake(),
+    fence,
   });
   metrics.setOutboxSource(() => sender.outboxStats());
+  metrics.setLeaderSource(() => leadership.stats());
 
   let slackReady = false;
   const health = createHealth({
@@ -156,6 +200,7 @@ export async function startBot(
         slackReady ? { ok: true } : { ok: false, reason: "Slack auth.test not passed yet" },
       notify_sender: senderReadiness(sender, clock),
     },
+    leader: () => leadership.report(),
   });
 
   const slackApp = createSlackApp({
@@ -168,6 +213,7 @@ export async function startBot(
     dispatch: countingDispatch(metrics),
     instrument: registerAckTiming(metrics),
     wakeSender: () => sender.wake(),
+    launchFence: fence,
     home: {
       // with the Slack client, a user sees only the subscriptions of channels they are in
       ...homeSources({
@@ -186,25 +232,44 @@ export async function startBot(
   });
   const { launch } = slackApp.edge;
 
+  let digestResync: { stop(): void } | undefined;
+  async function startSingletons(): Promise<void> {
+    poller.start();
+    sender.start();
+    // arms each channel's digest timer, and posts a digest missed while the bot was down
+    await digests.start();
+    launch.tracker.start(intervalScheduler(LAUNCH_WATCH_MS));
+    digestResync = intervalScheduler(options.digestResyncMs ?? DIGEST_RESYNC_MS)(() =>
+      digests.sync(),
+    );
+    // a first poll now rather than at the next tick: readiness and the baseline come sooner
+    void poller.runCycle();
+  }
+
+  /** deposed or shutting down: all of them at once; rounds still running find their writes fenced */
+  async function stopSingletons(): Promise<void> {
+    digestResync?.stop();
+    digestResync = undefined;
+    await Promise.all([launch.tracker.stop(), poller.stop(), digests.stop(), sender.stop()]);
+  }
+
   const opsServer =
     config.metricsPort === undefined
       ? undefined
       : await startHttpServer(config.metricsPort, health.routes);
   const { port } = await slackApp.start(config.port);
   slackReady = true;
-  poller.start();
-  sender.start();
-  // arms each channel's digest timer, and posts a digest missed while the bot was down
-  await digests.start();
-  launch.tracker.start(intervalScheduler(LAUNCH_WATCH_MS));
-  // a first poll now rather than at the next tick: readiness and the baseline come sooner
-  void poller.runCycle();
+  // elected: the singletons start (at once on SQLite); else this replica serves commands and
+  // keeps trying to take the lease
+  await leadership.start();
   logger.info(
     {
       port,
       metricsPort: opsServer?.port,
       mode: slack.mode,
       projects: config.palette.projects.length,
+      replica: leadership.holder,
+      leader: leadership.readiness().leading,
     },
     "palette-chatops started",
   );
@@ -217,10 +282,8 @@ export async function startBot(
       await slackApp.stop();
       // submissions still talking to Palette finish (up to 5 s) before the store closes
       await launch.drain();
-      await launch.tracker.stop();
-      await poller.stop();
-      await digests.stop();
-      await sender.stop();
+      // deposes (the singletons stop) and releases the lease, so a follower takes over at once
+      await leadership.stop();
       await palette.close();
       await opsServer?.close();
       await db.close();

@@ -4,7 +4,7 @@ import type { LeaderLease } from "../store/lease.ts";
 /**
  * Keeps this replica's claim on the leader lease (src/store/lease.ts) and says when it starts or
  * stops leading, so the wiring can start or stop the singletons (poll, outbox sender, launch
- * tracker, scheduled jobs). Not wired yet (issue 12).
+ * tracker, scheduled jobs); src/app/bot.ts wires it (issue 12).
  *
  * It tries to take or renew the lease at start and every `renewEveryMs`. It calls
  * `onDeposed` at once, before anything else happens, when:
@@ -53,6 +53,8 @@ export interface LeaderElector {
   stop(): Promise<void>;
   /** the token while leading, else undefined */
   token(): number | undefined;
+  /** while leading: the token, when the lease was last secured and until when (epoch ms) */
+  lease(): { token: number; securedAt: number; expiresAt: number } | undefined;
   /** resolves once no renewal and no callback is in flight */
   settled(): Promise<void>;
 }
@@ -70,7 +72,7 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
     }
   };
 
-  let leading: { token: number; expiresAt: number } | undefined;
+  let leading: { token: number; securedAt: number; expiresAt: number } | undefined;
   let stopped = true;
   let nextRenewal: { cancel(): void } | undefined;
   let expiryWatch: { cancel(): void } | undefined;
@@ -100,7 +102,7 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
     const expiresAt = securedAt + ttlMs;
     if (leading !== undefined && leading.token !== token) depose("lost");
     const isNew = leading === undefined;
-    leading = { token, expiresAt };
+    leading = { token, securedAt, expiresAt };
     expiryWatch?.cancel();
     expiryWatch = timers.after(Math.max(0, expiresAt - clock.now()), () => {
       if (leading !== undefined && clock.now() >= leading.expiresAt) depose("expired");
@@ -159,6 +161,9 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
     },
     token() {
       return leading?.token;
+    },
+    lease() {
+      return leading && { ...leading };
     },
     async settled() {
       await renewal;

@@ -11,8 +11,25 @@ import type { PaletteClientEvent } from "../palette/client.ts";
  *   bot as degraded but keeps it in service, so Slack still reaches it and users hear
  *   "Palette did not answer" instead of nothing. A project whose alert kinds Palette refuses
  *   degrades it too: its cluster changes flow, its alerts do not, and someone should know.
+ *
+ * With replicas (issue 12) only the leader polls. A follower serves commands, so it is ready
+ * without a poll of its own (a credential Palette rejects still takes it out), and a follower
+ * that takes the lease over stays ready while its first poll runs: the poll gate holds only for
+ * a replica that has led since its start, which is the one replica of a SQLite bot.
  */
-export function paletteReadiness(poller: { metrics(): PollerMetrics }): {
+export interface Leadership {
+  /** this replica holds the lease and polls */
+  leading: boolean;
+  /** it has been a follower since it started (served commands without polling) */
+  followedBefore: boolean;
+}
+
+const ALWAYS_LEADS: Leadership = { leading: true, followedBefore: false };
+
+export function paletteReadiness(
+  poller: { metrics(): PollerMetrics },
+  leadership: () => Leadership = () => ALWAYS_LEADS,
+): {
   observe(event: PaletteClientEvent): void;
   credentials(): ProbeResult;
   poll(): ProbeResult;
@@ -30,6 +47,8 @@ export function paletteReadiness(poller: { metrics(): PollerMetrics }): {
       if (rejected) {
         return { ok: false, reason: `${rejected}: check PALETTE_API_KEY or the service account` };
       }
+      const role = leadership();
+      if (!role.leading || role.followedBefore) return { ok: true };
       const last = poller.metrics();
       if (!last.lastSuccessAt) {
         const why = last.lastError ? ` (last attempt: ${last.lastError})` : "";
@@ -38,6 +57,8 @@ export function paletteReadiness(poller: { metrics(): PollerMetrics }): {
       return { ok: true };
     },
     poll() {
+      // a follower's poller never runs: what it would say is the leader's to say
+      if (!leadership().leading) return { ok: true };
       const last = poller.metrics();
       if (last.cycles > 0 && !last.lastCycleOk) {
         return {

@@ -28,6 +28,20 @@ export interface HealthProbes {
   [name: string]: Probe | undefined;
 }
 
+/** Who leads, as `/readyz` shows it (issue 12: replicas and the leader lease). */
+export interface LeaderReport {
+  /** "unknown" when the lease could not be read */
+  role: "leader" | "follower" | "unknown";
+  /** this replica's holder id (host name, pid, random) */
+  replica?: string;
+  /** the live lease's holder; absent when nobody holds it */
+  leader?: string;
+  /** the live lease's fencing token */
+  token?: number;
+  leaseExpiresInSeconds?: number;
+  reason?: string;
+}
+
 export interface HealthOptions {
   probes: HealthProbes;
   metrics: Metrics;
@@ -40,6 +54,8 @@ export interface HealthOptions {
   /** per probe; default 2000 ms (Kubernetes' default probe timeout is 1 s, retried) */
   probeTimeoutMs?: number;
   logger?: Logger;
+  /** who leads, shown in `/readyz`; never a reason to be unready (a follower serves commands) */
+  leader?: () => LeaderReport | Promise<LeaderReport>;
 }
 
 export interface ReadinessReport {
@@ -48,6 +64,7 @@ export interface ReadinessReport {
   degraded: string[];
   /** every probe: "ok" or the reason it fails */
   checks: Record<string, string>;
+  leader?: LeaderReport;
 }
 
 export interface Health {
@@ -95,6 +112,21 @@ async function runProbe(probe: Probe, timeoutMs: number): Promise<ProbeResult> {
   }
 }
 
+async function leaderReport(
+  read: NonNullable<HealthOptions["leader"]>,
+  timeoutMs: number,
+): Promise<LeaderReport> {
+  let report: LeaderReport | undefined;
+  const answer = await runProbe(async () => {
+    report = await read();
+    return true;
+  }, timeoutMs);
+  const why = (answer.reason ?? "failing").replace(/^probe threw: /, "");
+  return report ?? { role: "unknown", reason: `lease not readable: ${why}` };
+}
+
+const leaderPart = (report: ReadinessReport) => (report.leader ? { leader: report.leader } : {});
+
 export function createHealth(options: HealthOptions): Health {
   const timeoutMs = options.probeTimeoutMs ?? 2000;
   const probes = Object.entries(options.probes).filter(
@@ -112,7 +144,13 @@ export function createHealth(options: HealthOptions): Health {
     if (draining) checks.shutdown = "shutting down";
     const failed = results.filter(([, result]) => !result.ok).map(([name]) => name);
     const degraded = failed.filter((name) => advisory.has(name));
-    return { ready: !draining && failed.length === degraded.length, degraded, checks };
+    const report: ReadinessReport = {
+      ready: !draining && failed.length === degraded.length,
+      degraded,
+      checks,
+    };
+    if (options.leader) report.leader = await leaderReport(options.leader, timeoutMs);
+    return report;
   };
 
   // Handlers never throw: a throw in a receiver route becomes an unhandled rejection.
@@ -141,7 +179,7 @@ export function createHealth(options: HealthOptions): Health {
         const report = await readiness();
         if (report.ready) {
           const status = report.degraded.length > 0 ? "degraded" : "ready";
-          sendJson(res, 200, { status, checks: report.checks });
+          sendJson(res, 200, { status, checks: report.checks, ...leaderPart(report) });
           return;
         }
         const failing = Object.fromEntries(
@@ -152,7 +190,13 @@ export function createHealth(options: HealthOptions): Health {
         const reason = Object.entries(failing)
           .map(([name, why]) => `${name}: ${why}`)
           .join("; ");
-        sendJson(res, 503, { status: "not ready", reason, failing, checks: report.checks });
+        sendJson(res, 503, {
+          status: "not ready",
+          reason,
+          failing,
+          checks: report.checks,
+          ...leaderPart(report),
+        });
       }),
     },
     {

@@ -21,6 +21,18 @@ export interface OutboxStats {
   parked?: number;
 }
 
+/** This replica and the leader lease, at scrape time (the leader elector provides it). */
+export interface LeaderStats {
+  /** this replica holds the lease and runs the singletons */
+  leading: boolean;
+  /** seconds since this replica last secured its lease (0 when it does not lead) */
+  leaseAgeSeconds: number;
+  /** seconds until the lease it holds ends unless renewed (0 when it does not lead) */
+  expiresInSeconds: number;
+}
+
+export type LeaderSource = () => LeaderStats;
+
 export interface MetricsOptions {
   /** metric name prefix; default `palette_chatops_` */
   prefix?: string;
@@ -74,6 +86,7 @@ export class Metrics {
   readonly #senderPaused: Gauge;
   readonly #knownVerbs: Set<string> | undefined;
   #outbox: OutboxSource | undefined;
+  #leader: LeaderSource | undefined;
 
   constructor(options: MetricsOptions = {}) {
     const prefix = options.prefix ?? "palette_chatops_";
@@ -216,6 +229,35 @@ export class Metrics {
       },
     });
 
+    // read at scrape time; without a source (a bot without the lease wired) they read 0
+    const leaderGauge = (name: string, help: string, value: (stats: LeaderStats) => number) => {
+      const read = () => this.#leader?.();
+      new Gauge({
+        name: `${prefix}${name}`,
+        help,
+        registers,
+        collect() {
+          const stats = read();
+          if (stats) this.set(value(stats));
+        },
+      });
+    };
+    leaderGauge(
+      "leader",
+      "1 while this replica holds the leader lease and runs the poll, the sender, the launch tracker and the digests; 0 on a follower",
+      (stats) => (stats.leading ? 1 : 0),
+    );
+    leaderGauge(
+      "leader_lease_age_seconds",
+      "Seconds since this replica last renewed its leader lease (0 on a follower); above LEADER_RENEW_MS means renewals fail",
+      (stats) => stats.leaseAgeSeconds,
+    );
+    leaderGauge(
+      "leader_lease_expires_in_seconds",
+      "Seconds until this replica's leader lease ends unless renewed (0 on a follower)",
+      (stats) => stats.expiresInSeconds,
+    );
+
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -295,6 +337,11 @@ export class Metrics {
   /** Where the outbox gauges read from at scrape time (set once the outbox exists). */
   setOutboxSource(source: OutboxSource): void {
     this.#outbox = source;
+  }
+
+  /** Where the leader gauges read from at scrape time (set once the elector exists). */
+  setLeaderSource(source: LeaderSource): void {
+    this.#leader = source;
   }
 
   /** The Prometheus text exposition of every metric. */

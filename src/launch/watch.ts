@@ -5,7 +5,7 @@ import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import { inBackground } from "../palette/priority.ts";
 import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
-import type { SqlDb } from "../store/sql.ts";
+import type { SqlDb, SqlExecutor } from "../store/sql.ts";
 import type { KnownBlock } from "../views/block-kit.ts";
 import { isSettled, launchCard, launchPhase } from "../views/launch-card.ts";
 import { code, escapeMrkdwn, mention } from "../views/mrkdwn.ts";
@@ -73,6 +73,12 @@ export interface LaunchTrackerDeps {
    * client's time-outs end a create long before): it is reconciled; default 15 minutes
    */
   staleAfterMs?: number;
+  /**
+   * Run first inside the transactions of the tracker's own rounds (a card's ts, a launch's
+   * state); throws (FencedOut) when this replica no longer leads (src/store/lease.ts). A card a
+   * command posts at once (`follow`) is that command's write, served by any replica: not fenced.
+   */
+  fence?: (tx: SqlExecutor) => Promise<void>;
 }
 
 /** what became of a card this round */
@@ -128,7 +134,7 @@ export class LaunchTracker {
     return this.exclusive(async () => {
       const record = await this.store.get(launchId);
       if (record?.status !== "created" || record.done || record.cardTs) return record;
-      await this.deliver(record, record.lastState, undefined, false, false);
+      await this.deliver(record, record.lastState, undefined, false, false, false);
       return this.store.get(launchId);
     });
   }
@@ -254,10 +260,14 @@ export class LaunchTracker {
     const needsCard = !record.cardTs && !this.attempts.givenUp(record.id);
     if (!news && !needsCard) return false;
     const done = isSettled(state) || timedOut;
-    const delivery = await this.deliver(record, state, note, done, timedOut);
+    const delivery = await this.deliver(record, state, note, done, timedOut, true);
     // a card still to be shown keeps the old state, so the next try shows the new one
     if (delivery === "retry" && !timedOut) return false;
-    if (news || done) await this.store.setState(record.id, state ?? "Pending", done);
+    if (news || done) {
+      await this.write(true, (tx) =>
+        new LaunchStore(tx, this.deps.clock).setState(record.id, state ?? "Pending", done),
+      );
+    }
     if (done) {
       this.attempts.forget(record.id);
       this.postedNotRecorded.delete(record.id);
@@ -275,6 +285,8 @@ export class LaunchTracker {
     note: string | undefined,
     done: boolean,
     final: boolean,
+    /** a round of the tracker's own (fenced), not a command's `follow` */
+    round: boolean,
   ): Promise<Delivery> {
     const { sink, logger, clock } = this.deps;
     if (this.attempts.givenUp(record.id)) return "gone";
@@ -288,7 +300,7 @@ export class LaunchTracker {
           this.postedNotRecorded.get(record.id) ??
           (await sink.post(record.channel, message, record.requester));
         this.postedNotRecorded.set(record.id, posted);
-        await this.recordCard(record, posted);
+        await this.recordCard(record, posted, round);
         this.postedNotRecorded.delete(record.id);
         ({ channel, ts: cardTs } = posted);
       } else {
@@ -317,9 +329,10 @@ export class LaunchTracker {
   private async recordCard(
     record: LaunchRecord,
     posted: { channel: string; ts: string },
+    round: boolean,
   ): Promise<void> {
-    const { db, clock } = this.deps;
-    await db.transaction(async (tx) => {
+    const { clock } = this.deps;
+    await this.write(round, async (tx) => {
       await new LaunchStore(tx, clock).setCard(record.id, posted.channel, posted.ts);
       if (record.clusterUid) {
         await adoptCard(
@@ -328,6 +341,14 @@ export class LaunchTracker {
           clock,
         );
       }
+    });
+  }
+
+  /** one transaction; for a round of the tracker's own, fenced first */
+  private write<T>(round: boolean, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.deps.db.transaction(async (tx) => {
+      if (round) await this.deps.fence?.(tx);
+      return work(tx);
     });
   }
 

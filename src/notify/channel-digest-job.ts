@@ -41,6 +41,11 @@ export interface DigestJobOptions {
   onCommitted?: (rows: number) => void;
   /** a channel's active mutes, for the digest to list; absent: the digest has no mutes part */
   mutesFor?: (channel: string, now: number) => readonly DigestMute[] | undefined;
+  /**
+   * Run first inside each run's transaction (claim and outbox row); throws (FencedOut) when this
+   * replica no longer leads, so a deposed leader claims no occurrence (src/store/lease.ts)
+   */
+  fence?: (tx: SqlExecutor) => Promise<void>;
 }
 
 export interface DigestJob {
@@ -97,6 +102,7 @@ export function createDigestJob(options: DigestJobOptions): DigestJob {
     fleet: (tx: SqlExecutor) => Promise<FleetNow>,
   ): Promise<"queued" | "skipped" | undefined> {
     return db.transaction(async (tx) => {
+      await options.fence?.(tx);
       const runs = new DigestStore(tx);
       const last = await runs.lastRun(schedule.channel);
       const due = dueOccurrence(schedule, last ? Date.parse(last.occurrence) : undefined, now);

@@ -4,8 +4,9 @@ import { isChannelDigestPost } from "../model/channel-digest.ts";
 import type { CardPayload, DigestPayload, SummaryPayload } from "../model/notification.ts";
 import { AckStore } from "../store/acks.ts";
 import { CardStore } from "../store/cards.ts";
+import { FencedOut } from "../store/lease.ts";
 import { type OutboxRow, OutboxStore } from "../store/outbox.ts";
-import type { SqlDb } from "../store/sql.ts";
+import type { SqlDb, SqlExecutor } from "../store/sql.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import { recoveryThreadLine } from "../views/card-ack.ts";
 import { channelDigestMessage } from "../views/channel-digest.ts";
@@ -48,6 +49,13 @@ export interface SenderOptions {
   maxInFlight?: number;
   /** the sender paused because Slack refuses the workspace, or resumed; for metrics */
   onPauseChange?: (state: { paused: true; reason: string } | { paused: false }) => void;
+  /**
+   * Run first inside every transaction that records what Slack answered (sent, a card's ts or
+   * step, a retry, a deferral, a fallback, a dead letter, a channel parked); throws (FencedOut)
+   * when this replica no longer leads, so a sender deposed while Slack answered writes nothing
+   * about the row: the new leader's sender sends it (src/store/lease.ts)
+   */
+  fence?: (tx: SqlExecutor) => Promise<void>;
 }
 
 export interface SenderMetrics {
@@ -137,6 +145,12 @@ export function createSender(options: SenderOptions): Sender {
   const maxInFlight = Math.max(1, options.maxInFlight ?? 8);
   const random = options.random ?? Math.random;
   const lastPost = new Map<string, number>();
+  /** a transaction that first proves this replica still leads (when a fence is given) */
+  const fenced = <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> =>
+    db.transaction(async (tx) => {
+      await options.fence?.(tx);
+      return work(tx);
+    });
   const metrics: SenderMetrics = {
     sent: 0,
     updates: 0,
@@ -218,7 +232,7 @@ export function createSender(options: SenderOptions): Sender {
         break;
     }
     await post({ channel: row.channel, ...shaped(row, view) });
-    await outbox.markSent(row.id, now());
+    await fenced((tx) => new OutboxStore(tx).markSent(row.id, now()));
     return true;
   }
 
@@ -247,21 +261,21 @@ export function createSender(options: SenderOptions): Sender {
           metrics.updates += 1;
           accepted();
           logger.info({ channel: row.channel, ts: card.ts }, "notification card updated");
-          await db.transaction(async (tx) => {
+          await fenced(async (tx) => {
             await new CardStore(tx).setPayload(row.channel, uid, payload);
             await new OutboxStore(tx).setStep(row.id, 1);
           });
         } catch (error) {
           if (error instanceof SlackSendError && error.kind === "gone") {
             // someone deleted the card: forget it and post a fresh one next round
-            await cards.remove(row.channel, uid);
+            await fenced((tx) => new CardStore(tx).remove(row.channel, uid));
             return false;
           }
           throw error;
         }
       } else {
         const { ts } = await post({ channel: row.channel, ...view });
-        await db.transaction(async (tx) => {
+        await fenced(async (tx) => {
           await new CardStore(tx).put(
             { channel: row.channel, clusterUid: uid, ts, payload },
             now(),
@@ -274,7 +288,7 @@ export function createSender(options: SenderOptions): Sender {
     }
     const current = await cards.get(row.channel, uid);
     if (!current) {
-      await outbox.setStep(row.id, 0);
+      await fenced((tx) => new OutboxStore(tx).setStep(row.id, 0));
       return false;
     }
     const ack = await acks.get(row.channel, uid);
@@ -288,7 +302,7 @@ export function createSender(options: SenderOptions): Sender {
       // snooze or mute is said in the channel (that one line replaces every change kept back)
       reply_broadcast: (payload.worse || payload.held !== undefined) && !ack,
     });
-    await db.transaction(async (tx) => {
+    await fenced(async (tx) => {
       if (recovers && ack) {
         await new AckStore(tx).clear(row.channel, uid);
         logger.info(
@@ -343,7 +357,7 @@ export function createSender(options: SenderOptions): Sender {
     const delay = Math.round(exp / 2 + (random() * exp) / 2);
     if (attempts < maxAttempts || !(await slackAnswers())) {
       metrics.retries += 1;
-      await outbox.retryLater(row.id, now + delay);
+      await fenced((tx) => new OutboxStore(tx).retryLater(row.id, now + delay));
       logger.warn(
         { channel: row.channel, code: sendError.code, attempts, delayMs: delay },
         "Slack call failed; retrying",
@@ -355,7 +369,7 @@ export function createSender(options: SenderOptions): Sender {
 
   async function deadLetter(row: OutboxRow, reason: string): Promise<void> {
     metrics.deadLettered += 1;
-    await outbox.deadLetter(row.id, reason, iso(clock.now()));
+    await fenced((tx) => new OutboxStore(tx).deadLetter(row.id, reason, iso(clock.now())));
     logger.error(
       { channel: row.channel, row: row.id, reason },
       "notification set aside as a dead letter; the channel goes on (/palette subscriptions retry)",
@@ -383,7 +397,9 @@ export function createSender(options: SenderOptions): Sender {
     switch (sendError.kind) {
       case "ratelimited":
         metrics.rateLimited += 1;
-        await outbox.deferTo(row.id, now + (sendError.retryAfterMs ?? minGapMs));
+        await fenced((tx) =>
+          new OutboxStore(tx).deferTo(row.id, now + (sendError.retryAfterMs ?? minGapMs)),
+        );
         logger.warn(
           { channel: row.channel, retryAfterMs: sendError.retryAfterMs },
           "Slack rate-limited a notification; waiting as told",
@@ -391,7 +407,7 @@ export function createSender(options: SenderOptions): Sender {
         return;
       case "channel": {
         const reason = `Slack: ${sendError.code}`;
-        metrics.parked += await db.transaction(async (tx) => {
+        metrics.parked += await fenced(async (tx) => {
           await new SubscriptionStore(tx, clock).pauseChannel(row.channel, reason);
           return new OutboxStore(tx).parkChannel(row.channel, reason);
         });
@@ -404,7 +420,7 @@ export function createSender(options: SenderOptions): Sender {
       case "rejected":
         if (!row.plainText) {
           metrics.fallbacks += 1;
-          await outbox.usePlainText(row.id);
+          await fenced((tx) => new OutboxStore(tx).usePlainText(row.id));
           logger.warn(
             { channel: row.channel, code: sendError.code, row: row.id },
             "Slack refused a notification's blocks; sending it once more as plain text",
@@ -426,6 +442,8 @@ export function createSender(options: SenderOptions): Sender {
         try {
           await process(row);
         } catch (error) {
+          // deposed: the row is the new leader's now; this sender writes nothing more about it
+          if (error instanceof FencedOut) throw error;
           await fail(row, error, probe);
         }
       })

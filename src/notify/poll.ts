@@ -8,10 +8,11 @@ import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError, PaletteSchemaError } from "../palette/errors.ts";
 import { inBackground } from "../palette/priority.ts";
 import type { PaletteEvent } from "../palette/schemas.ts";
+import { FencedOut } from "../store/lease.ts";
 import { NotifyEventLog } from "../store/notify-events.ts";
 import { OutboxStore } from "../store/outbox.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
-import type { SqlDb } from "../store/sql.ts";
+import type { SqlDb, SqlExecutor } from "../store/sql.ts";
 import { ReconcileStaging } from "../store/staging.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import {
@@ -69,6 +70,11 @@ export interface PollerOptions {
   onHoldsEnded?: (changes: HoldChange[]) => void;
   /** called after every cycle that ran (ok or failed; not for skipped ones), e.g. for metrics */
   onCycle?: (result: CycleResult) => void;
+  /**
+   * Run first inside the commit's transaction; throws (FencedOut) when this replica no longer
+   * leads, so a leader deposed while it read Palette commits nothing (src/store/lease.ts)
+   */
+  fence?: (tx: SqlExecutor) => Promise<void>;
 }
 
 export const DEFAULT_POLL_SCHEDULE = "*/30 * * * * *";
@@ -160,6 +166,7 @@ const SENT_RETENTION_MS = 7 * 24 * 3600_000;
  * body Palette sent (that text is in the log line, for operators).
  */
 export function failureSummary(error: unknown): string {
+  if (error instanceof FencedOut) return "this replica no longer leads: the commit was refused";
   if (error instanceof PaletteError) {
     const status = error.status > 0 ? `HTTP ${error.status}, ` : "";
     return `Palette ${error.kind} error (${status}${error.endpoint})`;
@@ -475,6 +482,7 @@ export function createPoller(options: PollerOptions): Poller {
     let holdChanges: HoldChange[] = [];
     // One transaction: the snapshot changes and the outbox rows that announce them.
     await db.transaction(async (tx) => {
+      await options.fence?.(tx);
       const written = new SnapshotStore(tx);
       const outbox = new OutboxStore(tx);
       for (const read of reads.values()) await read.commit(tx, at);

@@ -172,7 +172,7 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
   deps.instrument?.(app);
   const answerGate = createAnswerGate();
   watchRequests(app, answerGate);
-  const launch = createLaunchRuntime(app.client, deps.commandDeps);
+  const launch = createLaunchRuntime(app.client, deps.commandDeps, deps.launchFence);
   const hooks: SlackHooks = {
     // `/palette launch` answers with a ModalReply; the edge turns it into this call
     onModal:

@@ -1,6 +1,7 @@
 import type { webApi } from "@slack/bolt";
 import type { CommandDeps } from "../commands/types.ts";
 import { LaunchTracker } from "../launch/watch.ts";
+import type { SqlExecutor } from "../store/sql.ts";
 import { InFlight } from "./in-flight.ts";
 import { slackCardSink } from "./launch-card-sink.ts";
 
@@ -27,7 +28,12 @@ export interface LaunchRuntime {
   drain(capMs?: number): Promise<void>;
 }
 
-export function createLaunchRuntime(client: webApi.WebClient, deps: CommandDeps): LaunchRuntime {
+export function createLaunchRuntime(
+  client: webApi.WebClient,
+  deps: CommandDeps,
+  /** the leader lease's fence for the tracker's own rounds (issue 12) */
+  fence?: (tx: SqlExecutor) => Promise<void>,
+): LaunchRuntime {
   const inFlight = new InFlight();
   return {
     tracker: new LaunchTracker({
@@ -37,6 +43,7 @@ export function createLaunchRuntime(client: webApi.WebClient, deps: CommandDeps)
       clock: deps.clock,
       logger: deps.logger,
       consoleUrl: deps.consoleUrl,
+      fence,
     }),
     inFlight,
     async drain(capMs = DRAIN_CAP_MS) {

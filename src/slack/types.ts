@@ -9,6 +9,7 @@ import type {
 import type { SlackConfig } from "../config.ts";
 import type { HttpRoute } from "../http/routes.ts";
 import type { Logger } from "../log.ts";
+import type { SqlExecutor } from "../store/sql.ts";
 import type { HomeDeps } from "./home-input.ts";
 import type { LaunchRuntime } from "./launch-runtime.ts";
 
@@ -58,6 +59,11 @@ export interface SlackAppDeps {
   startRetryDelaysMs?: readonly number[];
   /** the notification sender's wake: an Unsnooze or Unmute queued what a hold kept back */
   wakeSender?: () => void;
+  /**
+   * the leader lease's fence for the launch tracker's own rounds (src/app/leadership.ts); a
+   * launch card a command posts needs none
+   */
+  launchFence?: (tx: SqlExecutor) => Promise<void>;
 }
 
 /** What every listener of the edge works with. */

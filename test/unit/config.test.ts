@@ -225,3 +225,23 @@ describe("the state store (STATE_DB, DATABASE_URL)", () => {
     }
   });
 });
+
+describe("LEADER_LEASE_TTL_MS and LEADER_RENEW_MS", () => {
+  it("default to a 15 s lease renewed every 5 s", () => {
+    expect(loadConfig(base).leader).toEqual({ ttlMs: 15_000, renewEveryMs: 5_000 });
+    expect(
+      loadConfig({ ...base, LEADER_LEASE_TTL_MS: "30000", LEADER_RENEW_MS: "10000" }).leader,
+    ).toEqual({ ttlMs: 30_000, renewEveryMs: 10_000 });
+  });
+
+  it("refuses a renewal interval of half the lease or more, naming the variable", () => {
+    const error = errorOf({ ...base, LEADER_LEASE_TTL_MS: "10000", LEADER_RENEW_MS: "5000" });
+    expect(error.variable).toBe("LEADER_RENEW_MS");
+    expect(error.message).toContain("under half of LEADER_LEASE_TTL_MS (10000)");
+  });
+
+  it("refuses what is not a whole number of milliseconds", () => {
+    expect(errorOf({ ...base, LEADER_LEASE_TTL_MS: "15s" }).variable).toBe("LEADER_LEASE_TTL_MS");
+    expect(errorOf({ ...base, LEADER_RENEW_MS: "0" }).variable).toBe("LEADER_RENEW_MS");
+  });
+});

@@ -300,6 +300,28 @@ describe("the leader elector on SQLite (one replica)", () => {
     await a.elector.stop();
     expect(a.events).toEqual(["elected 1", "deposed stopped"]);
   });
+
+  it("tells when it last secured its lease and until when (for /metrics), nothing once stopped", async () => {
+    const clock = new ManualClock();
+    const sqlite = leaseFor({ dialect: "sqlite" } as SqlDb, "singletons");
+    const a = replica("only", sqlite, clock, []);
+    expect(a.elector.lease()).toBeUndefined();
+    const startedAt = clock.now();
+    await a.elector.start();
+    expect(a.elector.lease()).toEqual({
+      token: 1,
+      securedAt: startedAt,
+      expiresAt: startedAt + TTL,
+    });
+    await run([a], RENEW + 1);
+    expect(a.elector.lease()).toEqual({
+      token: 1,
+      securedAt: startedAt + RENEW,
+      expiresAt: startedAt + RENEW + TTL,
+    });
+    await a.elector.stop();
+    expect(a.elector.lease()).toBeUndefined();
+  });
 });
 
 /** the elector's callbacks chain on promises only: one macrotask turn runs them all */

@@ -61,3 +61,27 @@ describe("paletteReadiness", () => {
     expect(health.credentials()).toEqual({ ok: true });
   });
 });
+
+describe("paletteReadiness with a leader lease", () => {
+  it("does not wait for a poll on a follower: it serves commands, the leader polls", () => {
+    const p = poller({});
+    let leadership = { leading: false, followedBefore: true };
+    const health = paletteReadiness(p, () => leadership);
+    expect(health.credentials()).toEqual({ ok: true });
+    expect(health.poll()).toEqual({ ok: true });
+    // a follower that takes over stays ready while its first poll runs
+    leadership = { leading: true, followedBefore: true };
+    expect(health.credentials()).toEqual({ ok: true });
+    // a rejected credential takes any replica out
+    health.observe(request(401));
+    expect(health.credentials()).toMatchObject({ ok: false });
+  });
+
+  it("waits for the first poll on a replica that led from its start, as with one replica", () => {
+    const health = paletteReadiness(poller({}), () => ({ leading: true, followedBefore: false }));
+    expect(health.credentials()).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/first successful poll/),
+    });
+  });
+});

@@ -178,3 +178,19 @@ describe("Metrics", () => {
     expect(a.contentType).toContain("text/plain");
   });
 });
+
+describe("leader metrics", () => {
+  it("say whether this replica leads, how old its last renewal is and when its lease ends", async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    let stats = { leading: true, leaseAgeSeconds: 2.5, expiresInSeconds: 12.5 };
+    metrics.setLeaderSource(() => stats);
+    let text = await metrics.render();
+    expect(sampleValue(text, "palette_chatops_leader")).toBe(1);
+    expect(sampleValue(text, "palette_chatops_leader_lease_age_seconds")).toBe(2.5);
+    expect(sampleValue(text, "palette_chatops_leader_lease_expires_in_seconds")).toBe(12.5);
+    stats = { leading: false, leaseAgeSeconds: 0, expiresInSeconds: 0 };
+    text = await metrics.render();
+    expect(sampleValue(text, "palette_chatops_leader")).toBe(0);
+    expect(sampleValue(text, "palette_chatops_leader_lease_expires_in_seconds")).toBe(0);
+  });
+});
