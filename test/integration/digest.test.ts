@@ -7,9 +7,9 @@ import { type RunningBot, startBot } from "../../src/app/bot.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
-import type { DigestScheduler } from "../../src/notify/channel-digest-job.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { fakeDigestScheduler } from "../support/fake-digest-scheduler.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { blocksText } from "../support/reply-text.ts";
 import { postSigned, slashCommandBody } from "../support/slack-request.ts";
@@ -30,34 +30,6 @@ const OUTSIDER = "U0OUTSIDER";
 const NEVER = "0 0 1 1 *";
 // 2026-03-10 08:00 in Berlin (CET, UTC+1)
 const START = Date.parse("2026-03-10T07:00:00.000Z");
-
-function fakeCron() {
-  const timers: Array<{
-    cron: string;
-    timeZone: string;
-    tick: () => void | Promise<void>;
-    stopped: boolean;
-  }> = [];
-  const scheduler: DigestScheduler = {
-    schedule(cron, timeZone, tick) {
-      const timer = { cron, timeZone, tick, stopped: false };
-      timers.push(timer);
-      return {
-        stop() {
-          timer.stopped = true;
-        },
-      };
-    },
-  };
-  return {
-    scheduler,
-    live: () => timers.filter((t) => !t.stopped).map((t) => `${t.cron}|${t.timeZone}`),
-    /** every live timer ticks at once, as node-cron's would; resolves when their looks end */
-    fire: async () => {
-      await Promise.all(timers.filter((x) => !x.stopped).map((t) => t.tick()));
-    },
-  };
-}
 
 describe("the channel digest, scheduled, across restarts", () => {
   let sim: RunningSimulator;
@@ -80,7 +52,7 @@ describe("the channel digest, scheduled, across restarts", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function start(cron: ReturnType<typeof fakeCron>): Promise<RunningBot> {
+  async function start(cron: ReturnType<typeof fakeDigestScheduler>): Promise<RunningBot> {
     const config = loadConfig({
       SLACK_BOT_TOKEN: "xoxb-digest-test",
       SLACK_SIGNING_SECRET: SECRET,
@@ -143,7 +115,7 @@ describe("the channel digest, scheduled, across restarts", () => {
     )[0]!.n === 0;
 
   it("is set by a signed command, posted once at 09:00 Berlin, once after a missed 09:00, and never twice", async () => {
-    let cron = fakeCron();
+    let cron = fakeDigestScheduler();
     bot = await start(cron);
     await until(
       "the first poll",
@@ -174,7 +146,7 @@ describe("the channel digest, scheduled, across restarts", () => {
       },
     ]);
     // the command re-armed node-cron at once, in the schedule's zone
-    expect(cron.live()).toEqual(["0 9 * * *|Europe/Berlin"]);
+    expect(cron.armed()).toEqual(["0 9 * * *|Europe/Berlin"]);
 
     // a preview is open to everyone and private: nothing reaches the channel
     const preview = await slash("digest now", OUTSIDER);
@@ -202,7 +174,7 @@ describe("the channel digest, scheduled, across restarts", () => {
     await bot.stop();
     bot = undefined;
     clock.set(Date.parse("2026-03-11T09:00:00.000Z"));
-    cron = fakeCron();
+    cron = fakeDigestScheduler();
     bot = await start(cron);
     await until("the missed digest", () => digestPosts().length === 2);
     await until("the outbox drained", outboxSettled);
@@ -215,7 +187,7 @@ describe("the channel digest, scheduled, across restarts", () => {
     await bot.stop();
     bot = undefined;
     clock.advance(5 * 60_000);
-    cron = fakeCron();
+    cron = fakeDigestScheduler();
     bot = await start(cron);
     await cron.fire();
     await until("the outbox drained", outboxSettled);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { isChannelDigestPost } from "../../../src/model/channel-digest.ts";
-import { createDigestJob, type DigestScheduler } from "../../../src/notify/channel-digest-job.ts";
+import { createDigestJob } from "../../../src/notify/channel-digest-job.ts";
 import { createSender } from "../../../src/notify/outbox-sender.ts";
 import type { SlackPoster } from "../../../src/notify/slack-port.ts";
 import { DigestStore } from "../../../src/store/digests.ts";
@@ -10,37 +10,9 @@ import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import type { SqlDb } from "../../../src/store/sql.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
+import { fakeDigestScheduler } from "../../support/fake-digest-scheduler.ts";
 import { blocksText } from "../../support/reply-text.ts";
 import { openMemoryDb } from "../../support/store.ts";
-
-/** node-cron's place in tests: records what was scheduled; the test fires the ticks. */
-function fakeScheduler() {
-  const timers: Array<{
-    cron: string;
-    timeZone: string;
-    tick: () => void | Promise<void>;
-    stopped: boolean;
-  }> = [];
-  const scheduler: DigestScheduler = {
-    schedule(cron, timeZone, tick) {
-      const timer = { cron, timeZone, tick, stopped: false };
-      timers.push(timer);
-      return {
-        stop() {
-          timer.stopped = true;
-        },
-      };
-    },
-  };
-  return {
-    scheduler,
-    live: () => timers.filter((t) => !t.stopped),
-    /** every live timer ticks at once, as node-cron's would; resolves when their looks end */
-    fire: async () => {
-      await Promise.all(timers.filter((x) => !x.stopped).map((t) => t.tick()));
-    },
-  };
-}
 
 // 2026-03-10 09:00 in Berlin (CET) is 08:00 UTC
 const BEFORE_NINE = Date.parse("2026-03-10T07:59:00.000Z");
@@ -49,7 +21,7 @@ const AFTER_NINE = Date.parse("2026-03-10T08:00:30.000Z");
 async function setup(subscribed = true) {
   const db = await openMemoryDb();
   const clock = new ManualClock(BEFORE_NINE);
-  const cron = fakeScheduler();
+  const cron = fakeDigestScheduler();
   let woken = 0;
   const job = createDigestJob({
     db,
@@ -180,7 +152,7 @@ describe("the digest job", () => {
       db: first.db,
       clock: first.clock,
       logger: silentLogger,
-      scheduler: fakeScheduler().scheduler,
+      scheduler: fakeDigestScheduler().scheduler,
     });
     await again.start();
     expect(await outbox(first.db)).toHaveLength(1);
