@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { runAckBench } from "./ack.ts";
 import { runCardActionBench } from "./card-actions.ts";
 import { runClientBench } from "./client.ts";
+import { runFailoverBench } from "./failover.ts";
 import { runPollBench } from "./poll.ts";
 import { runScaleBench } from "./scale.ts";
 import { runSimulatorBench } from "./simulator.ts";
@@ -22,6 +23,8 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["simulator", runSimulatorBench],
   // minutes, not seconds: run it alone with `npm run bench -- scale`
   ["scale", () => runScaleBench()],
+  // two to three minutes: three replicas on PostgreSQL, the leader killed ten times
+  ["failover", runFailoverBench],
 ];
 
 // a run of some figures keeps the others' last results, so the README table stays whole

