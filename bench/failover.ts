@@ -10,7 +10,8 @@ import {
   spawnCli,
   until,
 } from "../test/support/start-process-harness.ts";
-import { type ChaosScore, type Field, type MadeChange, scoreChaos } from "./chaos/score.ts";
+import { awayAndBack } from "./chaos/changes.ts";
+import { type ChaosScore, type MadeChange, scoreChaos } from "./chaos/score.ts";
 import { installSlackWindows } from "./chaos/slack-windows.ts";
 
 /**
@@ -267,35 +268,15 @@ export async function runFailover(
     // the changes: each chosen cluster goes away and, half a period later, back
     const made: MadeChange[] = [];
     const t0 = Date.now() + 500;
-    const half = options.periodMs / 2;
-    const pairs = Math.ceil(options.changes / 2);
-    const chosen = [...live].sort(() => rng.next() - 0.5).slice(0, pairs);
-    if (chosen.length < pairs)
-      throw new Error(`${pairs} clusters needed, the fleet has ${live.length}`);
-    const plan: Array<{ at: number; run: () => void }> = [];
-    const slot = half / pairs;
-    chosen.forEach((cluster, i) => {
-      const field: Field = i % 2 === 0 ? "state" : "health";
-      const away = field === "state" ? "Upgrading" : "UnHealthy";
-      const back = field === "state" ? "Running" : "Healthy";
-      const steps = options.changes - i * 2 >= 2 ? [away, back] : [away];
-      const first = t0 + slot * i + rng.next() * slot * 0.5;
-      steps.forEach((to, step) => {
-        plan.push({
-          at: first + step * half,
-          run: () => {
-            if (field === "state") sim.control.setState(cluster.uid, to);
-            else sim.control.setHealth(cluster.uid, to, "failover");
-            made.push({
-              at: Date.now(),
-              cluster: cluster.name,
-              project: cluster.projectUid,
-              field,
-              to,
-            });
-          },
-        });
-      });
+    const { plan } = awayAndBack({
+      sim,
+      live,
+      changes: options.changes,
+      t0,
+      periodMs: options.periodMs,
+      rng,
+      reason: "failover",
+      made,
     });
     plan.sort((a, b) => a.at - b.at);
     const changing = (async () => {

@@ -12,8 +12,9 @@ import {
   spawnCli,
   until,
 } from "../../test/support/start-process-harness.ts";
+import { awayAndBack, spread } from "./changes.ts";
 import { startPaletteFaults } from "./palette-faults.ts";
-import { type ChaosScore, type Field, type MadeChange, scoreChaos } from "./score.ts";
+import { type ChaosScore, type MadeChange, scoreChaos } from "./score.ts";
 import { installSlackWindows, type SlackWindow, type SlackWindowKind } from "./slack-windows.ts";
 
 /**
@@ -111,17 +112,6 @@ export interface ChaosReport {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-
-interface Timed {
-  at: number;
-  run: () => void | Promise<void>;
-}
-
-/** `count` moments in [from, to), at least `gap` apart where the span allows, in order. */
-function spread(rng: ReturnType<typeof createRng>, count: number, from: number, to: number) {
-  const slot = (to - from) / Math.max(1, count);
-  return Array.from({ length: count }, (_, i) => from + slot * i + rng.next() * slot * 0.5);
-}
 
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return 0;
@@ -266,34 +256,15 @@ export async function runChaos(
     // the plan: who changes when, kills, token expiries, Slack windows, commands
     const t0 = Date.now() + 500;
     const end = t0 + options.changePeriodMs;
-    const pairs = Math.ceil(options.changes / 2);
-    const chosen = [...live].sort(() => rng.next() - 0.5).slice(0, pairs);
-    if (chosen.length < pairs)
-      throw new Error(`${pairs} clusters needed, the fleet has ${live.length}`);
-    const plan: Timed[] = [];
-    const half = options.changePeriodMs / 2;
-    const firstAt = spread(rng, pairs, t0, t0 + half);
-    chosen.forEach((cluster, i) => {
-      const field: Field = i % 2 === 0 ? "state" : "health";
-      const away = field === "state" ? "Upgrading" : "UnHealthy";
-      const back = field === "state" ? "Running" : "Healthy";
-      const steps = options.changes - i * 2 >= 2 ? [away, back] : [away];
-      steps.forEach((to, step) => {
-        plan.push({
-          at: firstAt[i]! + step * half,
-          run: () => {
-            if (field === "state") sim.control.setState(cluster.uid, to);
-            else sim.control.setHealth(cluster.uid, to, "chaos");
-            made.push({
-              at: Date.now(),
-              cluster: cluster.name,
-              project: cluster.projectUid,
-              field,
-              to,
-            });
-          },
-        });
-      });
+    const { plan, chosen } = awayAndBack({
+      sim,
+      live,
+      changes: options.changes,
+      t0,
+      periodMs: options.changePeriodMs,
+      rng,
+      reason: "chaos",
+      made,
     });
     for (const at of spread(rng, options.kills, t0 + 2_000, end)) {
       plan.push({ at, run: killBot });
