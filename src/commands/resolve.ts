@@ -23,7 +23,16 @@ export type Resolution =
   | { kind: "found"; cluster: ResolvedCluster; scope: Scope }
   | { kind: "reply"; reply: MessageReply; reason: "ambiguous" | "unknown" };
 
-/** Palette UIDs are 24 hex digits; anything UID-shaped is tried as one before a name search. */
+/**
+ * Palette UIDs are 24 hex digits (MongoDB object ids): those are tried as a UID before a name
+ * search. Cluster names are often UID-shaped too (`billing-prod-aws-11`), and trying them as UIDs
+ * first cost a GET per watched project before every name search.
+ */
+export function isPaletteUid(ref: string): boolean {
+  return /^[0-9a-f]{24}$/i.test(ref);
+}
+
+/** Anything else that could still be an id (another length, dashes): tried only when no name matches. */
 export function looksLikeUid(ref: string): boolean {
   return /^[A-Za-z0-9-]{16,64}$/.test(ref) && /\d/.test(ref);
 }
@@ -39,9 +48,12 @@ export async function resolveCluster(
   ctx: CommandContext,
   replay: (uid: string, projectUid: string | undefined) => string,
 ): Promise<Resolution> {
-  if (looksLikeUid(ref)) {
-    const byUid = await Promise.all(scopes.map((scope) => clusterByUid(ref, scope, ctx)));
-    const found = byUid.find((resolution) => resolution !== undefined);
+  const byUid = async () => {
+    const byScope = await Promise.all(scopes.map((scope) => clusterByUid(ref, scope, ctx)));
+    return byScope.find((resolution) => resolution !== undefined);
+  };
+  if (isPaletteUid(ref)) {
+    const found = await byUid();
     if (found) return found;
   }
   // One name search answers the usual case (one for all watched projects when Palette allows,
@@ -68,6 +80,10 @@ export async function resolveCluster(
     };
   }
   const where = scopes.length === 1 ? scopeText(scope) : `the ${scopes.length} watched projects`;
+  if (matches.length === 0 && !isPaletteUid(ref) && looksLikeUid(ref)) {
+    const found = await byUid();
+    if (found) return found;
+  }
   if (matches.length === 0) {
     const guess = suggest(ref, [...names]);
     const hint = guess ? ` Did you mean ${code(guess)}?` : "";

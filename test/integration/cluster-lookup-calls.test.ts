@@ -41,6 +41,35 @@ describe("a cluster looked up by name across the watched projects", () => {
     ]);
   });
 
+  it("does not try a name with digits as a UID first: still one search and one overview", async () => {
+    const projects = sim.control.projects();
+    const named = sim.control.addCluster({
+      name: "billing-prod-aws-11",
+      projectUid: projects[1]!,
+      provider: "aws",
+    });
+    const ctx = await testContext({ palette, projects });
+    sim.control.clearRequests();
+    const reply = asMessage(await dispatch("cluster billing-prod-aws-11", ctx));
+    expect(JSON.stringify(reply)).toContain(named.uid);
+    expect(sim.control.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /v1/dashboard/spectroclusters/search",
+      `GET /v1/dashboard/spectroclusters/${named.uid}/overview`,
+    ]);
+  });
+
+  it("takes a 24-hex UID straight to GET, without a name search", async () => {
+    const projects = sim.control.projects();
+    const target = sim.control.clusters(projects[0])[2]!;
+    const ctx = await testContext({ palette, projects: [projects[0]!] });
+    sim.control.clearRequests();
+    const reply = asMessage(await dispatch(`cluster ${target.uid}`, ctx));
+    expect(JSON.stringify(reply)).toContain(target.name);
+    const calls = sim.control.requests().map((r) => `${r.method} ${r.path}`);
+    expect(calls).not.toContain("POST /v1/dashboard/spectroclusters/search");
+    expect(calls[0]).toBe(`GET /v1/spectroclusters/${target.uid}`);
+  });
+
   it("ignores a same-named cluster of a project the bot does not watch", async () => {
     const [watched, unwatched] = sim.control.projects();
     const inWatched = sim.control.clusters(watched)[3]!;

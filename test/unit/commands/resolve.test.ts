@@ -110,7 +110,7 @@ describe("resolveCluster", () => {
     expect(text).toContain("web-prod");
   });
 
-  it("falls back to a name search when a UID-looking name is not a UID", async () => {
+  it("finds a UID-looking name by its name search alone, without a GET first", async () => {
     const palette = new FakePalette([
       { uid: "x1", name: "build-2024-runner-01", state: "Running", provider: "aws" },
     ]);
@@ -121,6 +121,22 @@ describe("resolveCluster", () => {
       replayWith("cluster"),
     );
     expect(result.kind).toBe("found");
+    expect(palette.callsTo("getCluster")).toHaveLength(0);
+  });
+
+  it("tries an id that is not 24 hex digits as a UID once no name matches", async () => {
+    const palette = new FakePalette([
+      { uid: "legacy-0001-cluster-id", name: "web", state: "Running", provider: "aws" },
+    ]);
+    const result = await resolveCluster(
+      "legacy-0001-cluster-id",
+      [{}],
+      await testContext({ palette }),
+      replayWith("cluster"),
+    );
+    expect(result.kind).toBe("found");
+    if (result.kind === "found") expect(result.cluster.name).toBe("web");
+    expect(palette.callsTo("searchClusters").length).toBeGreaterThan(0);
     expect(palette.callsTo("getCluster")).toHaveLength(1);
   });
 
