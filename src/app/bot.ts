@@ -9,6 +9,7 @@ import { startHttpServer } from "../http/server.ts";
 import { intervalScheduler } from "../launch/watch.ts";
 import type { Logger } from "../log.ts";
 import { createDigestJob, type DigestScheduler } from "../notify/channel-digest-job.ts";
+import { DIGEST_THRESHOLD } from "../notify/digest.ts";
 import { createSender } from "../notify/outbox-sender.ts";
 import { createPoller } from "../notify/poll.ts";
 import { createPaletteClient } from "../palette/client.ts";
@@ -148,6 +149,9 @@ export async function startBot(
     clock,
     logger: logger.child({ component: "notify" }),
     consoleUrl: config.palette.consoleUrl,
+    // one poll's cards for a channel (beyond DIGEST_THRESHOLD they fold into one digest) go out
+    // together, not one a second: Slack allows short bursts, and paces the rest at one a second
+    burst: DIGEST_THRESHOLD,
     onPauseChange: (state) =>
       state.paused ? metrics.senderPaused(state.reason) : metrics.senderResumed(),
     fence,

@@ -19,6 +19,7 @@ import {
   type RenderedMessage,
 } from "../views/notification.ts";
 import { cardStatus } from "./card-status.ts";
+import { ChannelPacing } from "./channel-pacing.ts";
 import { ackOutlived, endsIncident } from "./incident.ts";
 import { type SlackPoster, SlackSendError } from "./slack-port.ts";
 
@@ -31,8 +32,10 @@ export interface SenderOptions {
   sleep?: (ms: number) => Promise<void>;
   /** PALETTE_CONSOLE_URL: cards get an "Open in Palette" button */
   consoleUrl?: string;
-  /** minimum gap between two messages in one channel (Slack: about one per second) */
+  /** minimum gap between two messages in one channel at the steady rate (Slack: about one per second) */
   minGapMs?: number;
+  /** messages a quiet channel may take at once before that gap applies (default 1: no burst) */
+  burst?: number;
   /** retry backoff, and the probe interval while Slack refuses the workspace */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
@@ -144,7 +147,7 @@ export function createSender(options: SenderOptions): Sender {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 8);
   const maxInFlight = Math.max(1, options.maxInFlight ?? 8);
   const random = options.random ?? Math.random;
-  const lastPost = new Map<string, number>();
+  const pacing = new ChannelPacing(minGapMs, options.burst ?? 1);
   /** a transaction that first proves this replica still leads (when a fence is given) */
   const fenced = <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> =>
     db.transaction(async (tx) => {
@@ -177,7 +180,7 @@ export function createSender(options: SenderOptions): Sender {
   const readyAt = (row: OutboxRow) =>
     Math.max(
       row.nextAttemptAt,
-      (lastPost.get(row.channel) ?? -Infinity) + minGapMs,
+      pacing.readyAt(row.channel),
       holdUntil.get(row.channel) ?? -Infinity,
     );
   const exponential = (n: number) => Math.min(backoffMaxMs, backoffBaseMs * 2 ** Math.min(n, 16));
@@ -199,7 +202,7 @@ export function createSender(options: SenderOptions): Sender {
 
   async function post(message: Parameters<SlackPoster["postMessage"]>[0]) {
     const result = await slack.postMessage(message);
-    lastPost.set(message.channel, clock.now());
+    pacing.sent(message.channel, clock.now());
     metrics.sent += 1;
     accepted();
     // one line per notification sent: operators can follow what reached which channel
@@ -397,6 +400,7 @@ export function createSender(options: SenderOptions): Sender {
     switch (sendError.kind) {
       case "ratelimited":
         metrics.rateLimited += 1;
+        pacing.slowDown(row.channel, now + (sendError.retryAfterMs ?? minGapMs));
         await fenced((tx) =>
           new OutboxStore(tx).deferTo(row.id, now + (sendError.retryAfterMs ?? minGapMs)),
         );

@@ -65,6 +65,52 @@ describe("notifications never flood", () => {
     expect(h.fake.calls.filter((c) => c.method === "chat.postMessage")).toHaveLength(20);
   });
 
+  it("with the bot's burst, one poll's cards reach the channel at once; a 429 brings back one a second", async () => {
+    h = await startNotifyHarness({ clusters: 60, projects: 1, seed: 11, sender: { burst: 10 } });
+    await h.subs.add({ channel: "C1", kind: "clusters", createdBy: "U1" });
+    const harness = h;
+    const sentAt: number[] = [];
+    let refuseNext = false;
+    harness.fake.on("chat.postMessage", () => {
+      if (refuseNext) {
+        refuseNext = false;
+        return {
+          status: 429,
+          headers: { "retry-after": "2" },
+          body: { ok: false, error: "ratelimited" },
+        };
+      }
+      sentAt.push(harness.clock.now());
+      return undefined;
+    });
+    await h.cycle();
+    const running = h.sim.control.clusters().filter((c) => c.state === "Running");
+    for (const c of running.slice(0, 8)) h.sim.control.setState(c.uid, "Upgrading");
+    const t0 = h.clock.now();
+    await h.cycle();
+    const wave = sentAt.slice(1);
+    expect(wave).toHaveLength(8);
+    // all eight within the same second, not spread over eight
+    expect(Math.max(...wave) - t0).toBeLessThan(1000);
+    const order = h
+      .posts("C1")
+      .slice(1)
+      .map((post) => running.findIndex((c) => textOf(post).includes(c.name)));
+    expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+
+    // Slack says "too fast": the next messages wait as told, then go one a second
+    refuseNext = true;
+    for (const c of running.slice(8, 12)) h.sim.control.setState(c.uid, "Upgrading");
+    const t1 = h.clock.now();
+    await h.cycle();
+    const after = sentAt.slice(9);
+    expect(after).toHaveLength(4);
+    expect(after[0]! - t1).toBeGreaterThanOrEqual(2000);
+    for (let i = 1; i < after.length; i++) {
+      expect(after[i]! - after[i - 1]!).toBeGreaterThanOrEqual(1000);
+    }
+  });
+
   it("429 with Retry-After and 5xx → everything delivered, in order, no duplicates", async () => {
     h = await startNotifyHarness({ clusters: 30, projects: 1, seed: 5 });
     await h.subs.add({ channel: "C1", kind: "clusters", createdBy: "U1" });
