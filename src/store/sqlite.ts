@@ -12,6 +12,9 @@ import type { SqlDb, SqlExecutor, SqlRunResult, SqlValue } from "./sql.ts";
  * `synchronous=NORMAL` make a commit durable across a crash of the process (not of the machine)
  * at a fraction of the cost of FULL.
  */
+/** SQLite's page cache per connection, in KiB */
+export const SQLITE_CACHE_KIB = 4000;
+
 export async function openSqlite(
   path: string,
   migrations: readonly Migration[] = MIGRATIONS,
@@ -23,6 +26,9 @@ export async function openSqlite(
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
+    // better-sqlite3 builds SQLite with a 16 MB page cache; at 50,000 clusters a reconciliation
+    // fills it, a fifth of the bot's memory. Pages it drops are still in the OS's file cache.
+    db.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
     migrate(db, migrations);
   } catch (error) {
     db.close();

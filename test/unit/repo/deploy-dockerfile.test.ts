@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { imageNodeOptions } from "../../../bench/image-node-options.ts";
 
 /**
  * Static checks of the Dockerfile (no Docker daemon needed): the rules an image reviewer would
@@ -141,6 +142,14 @@ describe("Dockerfile", () => {
     expect(
       finalStage.instructions.some((i) => i.keyword === "EXPOSE" && /\b3000\b/.test(i.args)),
     ).toBe(true);
+  });
+
+  it("keeps V8's young generation small, and the scale bench runs the bot with the same options", () => {
+    const env = Object.fromEntries(
+      finalStage.instructions.filter((i) => i.keyword === "ENV").flatMap((i) => envPairs(i.args)),
+    );
+    expect(env.NODE_OPTIONS).toMatch(/--max-semi-space-size=\d+/);
+    expect(imageNodeOptions(ROOT)).toBe(env.NODE_OPTIONS);
   });
 
   it("bakes no secret into the image", () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SqlDb } from "../../../src/store/sql.ts";
-import { openSqlite } from "../../../src/store/sqlite.ts";
+import { openSqlite, SQLITE_CACHE_KIB } from "../../../src/store/sqlite.ts";
 
 const TABLE = [
   { id: 1, name: "t", up: "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)" },
@@ -41,6 +41,12 @@ describe("openSqlite", () => {
     expect(await db.get<{ v: string }>("SELECT v FROM t WHERE id = ?", [2])).toEqual({ v: "b" });
     expect(await db.get("SELECT v FROM t WHERE id = ?", [3])).toBeUndefined();
     expect(await db.run("UPDATE t SET v = ? WHERE id > ?", ["c", 0])).toEqual({ changes: 2 });
+  });
+
+  it("keeps SQLite's page cache at 4 MB, not the 16 MB better-sqlite3 builds it with", async () => {
+    db = await openSqlite(":memory:", TABLE);
+    expect(await db.get("PRAGMA cache_size")).toEqual({ cache_size: -SQLITE_CACHE_KIB });
+    expect(SQLITE_CACHE_KIB).toBeLessThan(16_000);
   });
 
   it("applies the migrations once, also when the file is opened again", async () => {
