@@ -40,19 +40,23 @@ function describe(kind: SubscriptionKind, project?: string, tag?: string): strin
  * guessing. Nothing when the poller has not looked yet: its first poll posts the summary.
  */
 async function watchedNow(ctx: CommandContext, subscription: Subscription): Promise<string> {
-  const clusters = (await new SnapshotStore(ctx.db).all()).filter((cluster) =>
-    matchesFilter(subscription, cluster),
-  );
-  if (clusters.length === 0) return "";
-  const unhealthy = clusters.filter((cluster) => isKnownUnhealthy(cluster.health));
-  const names = unhealthy
-    .slice(0, 5)
-    .map((cluster) => `*${escapeMrkdwn(cluster.name)}*`)
-    .join(", ");
-  const more = unhealthy.length > 5 ? ` and ${unhealthy.length - 5} more` : "";
-  return unhealthy.length === 0
-    ? `\nIt covers ${clusters.length} clusters right now, all healthy.`
-    : `\nIt covers ${clusters.length} clusters right now; not healthy: ${names}${more}.`;
+  // counted a batch at a time: at fleet scale the whole snapshot is tens of MB
+  let covered = 0;
+  let unhealthy = 0;
+  const firstUnhealthy: string[] = [];
+  await new SnapshotStore(ctx.db).forEach((cluster) => {
+    if (!matchesFilter(subscription, cluster)) return;
+    covered += 1;
+    if (!isKnownUnhealthy(cluster.health)) return;
+    unhealthy += 1;
+    if (firstUnhealthy.length < 5) firstUnhealthy.push(cluster.name);
+  });
+  if (covered === 0) return "";
+  const names = firstUnhealthy.map((name) => `*${escapeMrkdwn(name)}*`).join(", ");
+  const more = unhealthy > 5 ? ` and ${unhealthy - 5} more` : "";
+  return unhealthy === 0
+    ? `\nIt covers ${covered} clusters right now, all healthy.`
+    : `\nIt covers ${covered} clusters right now; not healthy: ${names}${more}.`;
 }
 
 /**

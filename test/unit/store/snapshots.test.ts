@@ -46,6 +46,23 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
       expect(await store.inScopes(["p1"])).toEqual(await store.all());
     });
 
+    it("visits every cluster of every scope once, a batch at a time, in the order all() gives", async () => {
+      const { db, store } = await storeWith(
+        Array.from({ length: 7 }, (_, i) => snap(`a${i}`)),
+        "p1",
+      );
+      await new SnapshotStore(db).replace(
+        "p2",
+        new Map(),
+        Array.from({ length: 5 }, (_, i) => snap(`b${i}`, { project: "p2" })),
+        "2026-01-01T00:00:00.000Z",
+      );
+      const visited: string[] = [];
+      await store.forEach((cluster) => visited.push(cluster.uid), 3);
+      expect(visited).toEqual((await store.all()).map((cluster) => cluster.uid));
+      expect(new Set(visited).size).toBe(12);
+    });
+
     it("finds the clusters an incremental poll expects: those not Running and Healthy", async () => {
       const { store } = await storeWith([
         snap("a"),
