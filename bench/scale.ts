@@ -2,8 +2,8 @@
  * Fleet scale (`npm run bench -- scale`): the bot as its own process (`bin/palette-chatops.js
  * start`, HTTP mode) against the simulator with 10,000 and 50,000 clusters in 3 projects, 1% not
  * Running and Healthy, 20 changes a minute of churn, Palette's documented rate limits enforced,
- * and POLL_SCHEDULE every 30 s. The simulator, the fake Slack and the load live in this process;
- * the bot's memory and latency are its own. Prints JSON.
+ * POLL_SCHEDULE every 30 s and RECONCILE_SCHEDULE every 3 minutes. The simulator, the fake Slack
+ * and the load live in this process; the bot's memory and latency are its own. Prints JSON.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -16,12 +16,13 @@ import { startFakeSlack } from "../test/support/fake-slack.ts";
 import { sampleValue } from "../test/support/prometheus.ts";
 import { postSigned, slashCommandBody } from "../test/support/slack-request.ts";
 import { freePort, spawnCli, until } from "../test/support/start-process-harness.ts";
+import { imageNodeOptions } from "./image-node-options.ts";
 
 const PROJECTS = 3;
 const PAGE = 50;
 const DASHBOARD_PER_SECOND = 10;
 const SIGNING_SECRET = "scale-bench-signing-secret";
-const STEADY_CYCLES = 3;
+const STEADY_CYCLES = 6;
 
 export interface ScaleFigures {
   clusters: number;
@@ -33,10 +34,27 @@ export interface ScaleFigures {
   reconcileToFloor: number;
   /** Palette requests per steady (incremental) poll cycle, mean of STEADY_CYCLES */
   callsPerSteadyCycle: number;
+  /**
+   * the issue's bar for those cycles, mean: 3 per project, plus 1 per 50 clusters of a project
+   * that left the not-(Running and Healthy) set since the cycle before (read off the simulator)
+   */
+  steadyCycleBar: number;
+  /** clusters not Running and Healthy per project, mean over the steady cycles */
+  unsteadyPerProject: number;
   /** Palette calls of the bot's last reconciliation (its own count, `poll_palette_calls`) */
   callsPerReconcile: number;
   /** a change in Palette → its message at the fake Slack */
-  changeToSlackMs: { p50: number; p99: number; max: number; changes: number; seen: number };
+  changeToSlackMs: {
+    p50: number;
+    p99: number;
+    max: number;
+    changes: number;
+    seen: number;
+    /** every change's delay, in the order made (what p50/p99 are of) */
+    delays: number[];
+    /** the delays of those whose wait overlapped a reconciliation (incremental cycles go on) */
+    duringReconcile: number[];
+  };
   /** `/palette cluster <name>`: Palette requests it made (no poll running), answer time during polls */
   command: { paletteCalls: number; answerP50Ms: number; answerP99Ms: number; samples: number };
   botPeakRssMb: number;
@@ -48,6 +66,9 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return Math.round(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0);
 };
+
+const mean = (values: number[]) =>
+  Math.round((values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)) * 10) / 10;
 
 /** VmHWM: the most resident memory the process ever had. */
 function peakRssMb(pid: number): number {
@@ -105,7 +126,13 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       PORT: String(port),
       STATE_DB: join(dir, "scale.sqlite"),
       POLL_SCHEDULE: "*/30 * * * * *",
-      LOG_LEVEL: "warn",
+      // every 3 minutes rather than the default 10, so the measured minutes hold one: changes
+      // made while it reads are measured with the rest
+      RECONCILE_SCHEDULE: "0 */3 * * * *",
+      // info: each committed cycle's log line says what it read when (reconciliations' windows)
+      LOG_LEVEL: "info",
+      // as the image runs it: its V8 memory settings
+      NODE_OPTIONS: imageNodeOptions(),
     },
     { script },
   );
@@ -116,6 +143,7 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
   // a RECONCILE_SCHEDULE tick can land between two measured polls: that cycle is no steady one
   const reconciles = () =>
     metric('palette_chatops_poll_cycles_total{kind="reconcile",outcome="ok"}');
+  const reconcilingNow = () => metric("palette_chatops_poll_reconciling");
   let sequence = 0;
   const command = async (text: string) => {
     const id = `scale-${++sequence}`;
@@ -146,6 +174,17 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
 
     // steady cycles: Palette requests between consecutive poll completions
     const perCycle: number[] = [];
+    const bars: number[] = [];
+    const unsteadyCounts: number[] = [];
+    /** uid → project of every cluster not Running and Healthy, as the simulator has it now */
+    const unsteadyNow = () =>
+      new Map(
+        sim.control
+          .clusters()
+          .filter((c) => c.state !== "Running" || c.health !== "Healthy")
+          .map((c) => [c.uid, c.projectUid ?? ""] as const),
+      );
+    let unsteadyBefore = unsteadyNow();
     let polls = await pollsDone();
     let reconciled = await reconciles();
     let requestsAt = sim.control.requests().length;
@@ -165,20 +204,32 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       if (now === polls) continue;
       const reconciledNow = await reconciles();
       polls = now;
-      if (reconciledNow !== reconciled) {
-        reconciled = reconciledNow;
-        requestsAt = sim.control.requests().length;
-        continue;
+      const unsteady = unsteadyNow();
+      // a reconciliation reading meanwhile shares the request log: that cycle is no steady one
+      const steady = reconciledNow === reconciled && (await reconcilingNow()) === 0;
+      reconciled = reconciledNow;
+      if (steady) perCycle.push(sim.control.requests().length - requestsAt);
+      const leftPerProject = new Map<string, number>();
+      for (const [uid, project] of unsteadyBefore) {
+        if (!unsteady.has(uid)) leftPerProject.set(project, (leftPerProject.get(project) ?? 0) + 1);
       }
-      perCycle.push(sim.control.requests().length - requestsAt);
+      if (steady) {
+        bars.push(
+          3 * PROJECTS +
+            [...leftPerProject.values()].reduce((sum, n) => sum + Math.ceil(n / 50), 0),
+        );
+        unsteadyCounts.push(unsteady.size / PROJECTS);
+      }
       // between polls: one command's own Palette calls, and a change the next poll must carry
       const before = sim.control.requests().length;
       await command(`cluster ${names[(perCycle.length * 97) % names.length]}`);
-      commandCalls.push(sim.control.requests().length - before);
+      // a reconciliation's reads would count as the command's
+      if (steady) commandCalls.push(sim.control.requests().length - before);
       const target = sim.control.clusters().find((c) => c.state === "Running")!;
       sim.control.setState(target.uid, "Upgrading");
       changes.push({ uid: target.uid, name: target.name, at: Date.now() });
       requestsAt = sim.control.requests().length;
+      unsteadyBefore = unsteadyNow();
     }
     // commands while a poll runs: fire as the next cycle starts
     const pollAt = Date.now() + ((30_000 - (Date.now() % 30_000)) % 30_000);
@@ -186,13 +237,26 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
     for (let i = 0; i < 5; i++) {
       answerTimes.push(await command(`cluster ${names[((i + 1) * 131) % names.length]}`));
     }
-    await sleep(31_000);
-    const delays = changes.flatMap((change) => {
-      const post = fake
+    const postOf = (change: (typeof changes)[number]) =>
+      fake
         .callsTo("chat.postMessage")
         .find((call) => call.at >= change.at && String(call.body.text).includes(change.name));
-      return post ? [post.at - change.at] : [];
+    // a change the poll left for a reconciliation that started first comes after it: wait for it
+    await sleep(31_000);
+    await until("every change in Slack", () => changes.every(postOf), 180_000).catch(() => {});
+    /** the reconciliations the bot committed: from the start of their read to their commit */
+    const reconcileWindows = bot
+      .logs()
+      .filter((line) => line.msg === "poll cycle committed" && line.kind === "reconcile")
+      .map((line) => [Date.parse(String(line.readFrom)), Date.parse(String(line.time))] as const);
+    const timed = changes.flatMap((change) => {
+      const post = postOf(change);
+      if (!post) return [];
+      const overlaps = reconcileWindows.some(([from, to]) => from < post.at && to > change.at);
+      return [{ delay: post.at - change.at, overlaps }];
     });
+    const delays = timed.map((t) => t.delay);
+    const duringReconcile = timed.filter((t) => t.overlaps).map((t) => Math.round(t.delay));
     const requests = sim.control.requests();
     return {
       clusters,
@@ -200,14 +264,18 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       reconcileMs,
       rateLimitFloorMs,
       reconcileToFloor: Math.round((reconcileMs / rateLimitFloorMs) * 100) / 100,
-      callsPerSteadyCycle: Math.round(perCycle.reduce((a, b) => a + b, 0) / perCycle.length),
+      callsPerSteadyCycle: mean(perCycle),
+      steadyCycleBar: mean(bars),
+      unsteadyPerProject: mean(unsteadyCounts),
       callsPerReconcile: await metric('palette_chatops_poll_palette_calls{kind="reconcile"}'),
       changeToSlackMs: {
         p50: percentile(delays, 50),
         p99: percentile(delays, 99),
         max: percentile(delays, 100),
         changes: changes.length,
-        seen: delays.length,
+        seen: timed.length,
+        delays: delays.map(Math.round),
+        duringReconcile,
       },
       command: {
         paletteCalls: Math.max(...commandCalls),
@@ -237,7 +305,7 @@ export async function runScaleBench(fleets = [10_000, 50_000]) {
     bench: "scale",
     node: process.version,
     setup:
-      "bot as its own process (compiled, node dist/main.js start, HTTP mode); simulator (rate limits enforced, 1% unhealthy, churn 20/min), fake Slack and load in the bench process; POLL_SCHEDULE */30 s",
+      "bot as its own process (compiled, node dist/main.js start, HTTP mode); simulator (rate limits enforced, 1% unhealthy, churn 20/min), fake Slack and load in the bench process; POLL_SCHEDULE */30 s, RECONCILE_SCHEDULE every 3 min",
     runs,
   };
 }
