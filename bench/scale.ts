@@ -237,10 +237,18 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
     for (let i = 0; i < 5; i++) {
       answerTimes.push(await command(`cluster ${names[((i + 1) * 131) % names.length]}`));
     }
+    // a card, a thread line, or a one-poll digest (more than 10 changes), which names its
+    // clusters in its blocks only
     const postOf = (change: (typeof changes)[number]) =>
       fake
         .callsTo("chat.postMessage")
-        .find((call) => call.at >= change.at && String(call.body.text).includes(change.name));
+        .find(
+          (call) =>
+            call.at >= change.at &&
+            `${String(call.body.text)} ${JSON.stringify(call.body.blocks ?? [])}`.includes(
+              change.name,
+            ),
+        );
     // a change the poll left for a reconciliation that started first comes after it: wait for it
     await sleep(31_000);
     await until("every change in Slack", () => changes.every(postOf), 180_000).catch(() => {});
