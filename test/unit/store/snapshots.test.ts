@@ -58,7 +58,9 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
         "2026-01-01T00:00:00.000Z",
       );
       const visited: string[] = [];
-      await store.forEach((cluster) => visited.push(cluster.uid), 3);
+      await store.forEach((cluster) => {
+        visited.push(cluster.uid);
+      }, 3);
       expect(visited).toEqual((await store.all()).map((cluster) => cluster.uid));
       expect(new Set(visited).size).toBe(12);
     });
