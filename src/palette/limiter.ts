@@ -48,10 +48,7 @@ export class RequestPacer {
   readonly #headroom: number;
   readonly #buckets = new Map<string, Bucket>();
   /** per prefix: whether a background request holds a booking, and the ones waiting to book */
-  readonly #background = new Map<
-    string,
-    { booked: boolean; waiting: Array<{ go: () => void; bulk: boolean }> }
-  >();
+  readonly #background = new Map<string, { booked: boolean; waiting: Array<() => void> }>();
 
   constructor(options: LimiterOptions) {
     this.#clock = options.clock;
@@ -76,10 +73,9 @@ export class RequestPacer {
   }
 
   /**
-   * Waits until a request to `path` may go; resolves with the time waited. Background and bulk
-   * requests book a slot only one at a time per prefix (the next books when the previous goes
-   * out), so an interactive request books behind at most one of them, never behind a whole poll;
-   * among those waiting, the poll's (background) book before a reconciliation's (bulk).
+   * Waits until a request to `path` may go; resolves with the time waited. Background requests
+   * book a slot only one at a time per prefix (the next books when the previous goes out), so an
+   * interactive request books behind at most one of them, never behind a whole poll.
    */
   async acquire(path: string, priority: RequestPriority = "interactive"): Promise<number> {
     if (priority === "interactive") return this.#acquireSlot(path);
@@ -87,18 +83,14 @@ export class RequestPacer {
     const lane = this.#background.get(key) ?? { booked: false, waiting: [] };
     this.#background.set(key, lane);
     const queuedAt = this.#clock.now();
-    if (lane.booked) {
-      await new Promise<void>((go) => lane.waiting.push({ go, bulk: priority === "bulk" }));
-    }
+    if (lane.booked) await new Promise<void>((resolve) => lane.waiting.push(resolve));
     lane.booked = true;
     try {
       await this.#acquireSlot(path);
     } finally {
-      // this one goes out now: the next background request may book its slot, one of the
-      // poll's before any of a reconciliation's
-      const poll = lane.waiting.findIndex((waiter) => !waiter.bulk);
-      const [next] = lane.waiting.splice(poll >= 0 ? poll : 0, 1);
-      if (next) next.go();
+      // this one goes out now: the next background request may book its slot
+      const next = lane.waiting.shift();
+      if (next) next();
       else lane.booked = false;
     }
     return this.#clock.now() - queuedAt;
