@@ -174,7 +174,6 @@ export async function startBot(
       metrics.pollCompleted(result.durationMs / 1000, result.clusters, outcome);
       metrics.pollCycle(result.kind, outcome, result.paletteCalls);
     },
-    onReconciling: (active) => metrics.pollReconciling(active),
     fence,
   });
   const digests = createDigestJob({

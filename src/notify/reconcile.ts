@@ -99,9 +99,8 @@ export async function readFull(
         ...kept.filter((c) => isKnownUnhealthy(c.health)),
       ];
     },
-    async commit(tx, at, newer) {
-      await new ReconcileStaging(tx).apply(scope, deleted, at, newer);
-      return [];
+    async commit(tx, at) {
+      await new ReconcileStaging(tx).apply(scope, deleted, at);
     },
   };
 }
