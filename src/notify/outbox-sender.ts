@@ -398,17 +398,17 @@ export function createSender(options: SenderOptions): Sender {
     // any other answer means Slack looked at the message, so it takes the bot again
     if (probe) accepted();
     switch (sendError.kind) {
-      case "ratelimited":
+      case "ratelimited": {
         metrics.rateLimited += 1;
-        pacing.slowDown(row.channel, now + (sendError.retryAfterMs ?? minGapMs));
-        await fenced((tx) =>
-          new OutboxStore(tx).deferTo(row.id, now + (sendError.retryAfterMs ?? minGapMs)),
-        );
+        const retryAt = now + (sendError.retryAfterMs ?? minGapMs);
+        pacing.slowDown(row.channel, retryAt);
+        await fenced((tx) => new OutboxStore(tx).deferTo(row.id, retryAt));
         logger.warn(
           { channel: row.channel, retryAfterMs: sendError.retryAfterMs },
           "Slack rate-limited a notification; waiting as told",
         );
         return;
+      }
       case "channel": {
         const reason = `Slack: ${sendError.code}`;
         metrics.parked += await fenced(async (tx) => {

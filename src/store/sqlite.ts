@@ -6,15 +6,15 @@ import { MIGRATIONS } from "./migrations/index.ts";
 import type { Migration } from "./migrations/migration.ts";
 import type { SqlDb, SqlExecutor, SqlRunResult, SqlValue } from "./sql.ts";
 
+/** SQLite's page cache per connection, in KiB */
+export const SQLITE_CACHE_KIB = 4000;
+
 /**
  * Opens (creating if needed) the SQLite file at `path` (`:memory:` allowed), applies the
  * migrations it has not seen, and serves it through the async store interface. WAL and
  * `synchronous=NORMAL` make a commit durable across a crash of the process (not of the machine)
  * at a fraction of the cost of FULL.
  */
-/** SQLite's page cache per connection, in KiB */
-export const SQLITE_CACHE_KIB = 4000;
-
 export async function openSqlite(
   path: string,
   migrations: readonly Migration[] = MIGRATIONS,
