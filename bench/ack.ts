@@ -1,31 +1,40 @@
-import { fork } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { once } from "node:events";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { App, HTTPReceiver, LogLevel } from "@slack/bolt";
-import { silentLogger } from "../src/log.ts";
-import { createPaletteClient } from "../src/palette/client.ts";
-import { Secret } from "../src/secret.ts";
 import { startSimulator } from "../src/simulator/server.ts";
-import { boltLogger } from "../src/slack/bolt-logger.ts";
 import { type FakeSlack, startFakeSlack } from "../test/support/fake-slack.ts";
-import { BOT_TOKEN, SIGNING_SECRET, startBot } from "../test/support/slack-harness.ts";
 import { signedRequest, slashCommandBody } from "../test/support/slack-request.ts";
+import { freePort, spawnCli, until } from "../test/support/start-process-harness.ts";
+import { buildBot } from "./compiled-bot.ts";
+import { imageNodeFlags, imageNodeOptions } from "./image-node-options.ts";
+
+const SIGNING_SECRET = "ack-bench-signing-secret";
+const BOT_TOKEN = "xoxb-ack-bench";
 
 /**
  * Ack latency of `/palette`: signed slash commands, N concurrent, against the real bot (HTTP mode,
  * simulator and fake Slack behind it), side by side with a bare Bolt app that only acks (the
  * floor). Ack = time until the HTTP response to Slack's request; the answer follows later.
+ *
+ * Both run as the image runs the bot: each its own process, compiled JavaScript, NODE_ENV
+ * production, the Dockerfile's node flags and NODE_OPTIONS, so the ratio measures the bot's own
+ * code and not a heap setting. One run is ROUNDS paired rounds (the floor and the bot back to back,
+ * which goes first alternating) on fresh processes; the figure is the median over RUNS runs of the
+ * p99 ratio, per burst width, because one run's p99 swings on a shared machine.
  */
 
 export interface AckBenchOptions {
-  requests?: number;
-  concurrency?: number;
+  /** burst widths: commands in flight at once */
+  widths?: number[];
+  runs?: number;
+  rounds?: number;
+  /** acks per side in one round */
+  perRound?: number;
   /** the command text sent to the real bot */
   text?: string;
-  /** the bot's maxConcurrentCommands */
-  maxConcurrentCommands?: number;
 }
 
 interface Stats {
@@ -130,31 +139,75 @@ async function startLoad() {
   };
 }
 
-/** The floor: Bolt with the same receiver settings, whose listener only acks. */
-async function startBareBolt(apiUrl: string): Promise<{ url: string; close(): Promise<void> }> {
-  const receiver = new HTTPReceiver({
-    signingSecret: SIGNING_SECRET,
-    endpoints: "/slack/events",
-    logger: boltLogger(silentLogger),
-    logLevel: LogLevel.ERROR,
-  });
-  const app = new App({
-    token: BOT_TOKEN,
-    receiver,
-    logger: boltLogger(silentLogger),
-    logLevel: LogLevel.ERROR,
-    clientOptions: { slackApiUrl: apiUrl },
-    deferInitialization: true,
-  });
-  app.command("/palette", async ({ ack }) => {
-    await ack();
-  });
-  await app.init();
-  const server = (await app.start(0)) as Server;
-  if (!server.listening) await once(server, "listening");
+interface RunningSide {
+  url: string;
+  pid: number;
+  close(): Promise<void>;
+}
+
+/** The compiled bot, started as the image starts it (its node flags, NODE_OPTIONS, production). */
+async function startBotProcess(
+  script: string,
+  backends: Backends,
+  dir: string,
+): Promise<RunningSide> {
+  const port = await freePort();
+  const bot = spawnCli(
+    ["start"],
+    {
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: backends.fakeApiUrl,
+      PALETTE_API_URL: backends.simUrl,
+      PALETTE_API_KEY: backends.apiKey,
+      PORT: String(port),
+      STATE_DB: join(dir, "ack.sqlite"),
+      NODE_ENV: "production",
+      NODE_OPTIONS: imageNodeOptions(),
+    },
+    { script, nodeArgs: imageNodeFlags() },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await until("the bot's /readyz", async () => (await fetch(`${url}/readyz`)).ok, 60_000);
+  } catch (error) {
+    await bot.kill();
+    throw new Error(
+      `ack bench: the bot did not get ready: ${String(error)}\n${bot.output().slice(-2000)}`,
+    );
+  }
+  return { url: `${url}/slack/events`, pid: bot.child.pid ?? 0, close: () => bot.kill() };
+}
+
+/** The floor (bench/ack/bare-bolt.js), run exactly like the bot: same node flags and options. */
+async function startFloorProcess(backends: Backends): Promise<RunningSide> {
+  const port = await freePort();
+  const floor = spawn(
+    process.execPath,
+    [...imageNodeFlags(), join(import.meta.dirname, "ack", "bare-bolt.js")],
+    {
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "production",
+        NODE_OPTIONS: imageNodeOptions(),
+        ACK_FLOOR_PORT: String(port),
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_BOT_TOKEN: BOT_TOKEN,
+        SLACK_API_URL: backends.fakeApiUrl,
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const [chunk] = (await once(floor.stdout!, "data")) as [Buffer];
+  if (!chunk.toString().includes("listening"))
+    throw new Error("ack bench: the floor did not start");
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`,
-    close: () => app.stop() as Promise<void>,
+    url: `http://127.0.0.1:${port}/slack/events`,
+    pid: floor.pid ?? 0,
+    async close() {
+      floor.kill("SIGKILL");
+      if (floor.exitCode === null && floor.signalCode === null) await once(floor, "exit");
+    },
   };
 }
 
@@ -236,86 +289,121 @@ async function startBackends() {
   };
 }
 
-export async function runAckBench(options: AckBenchOptions = {}) {
-  const total = options.requests ?? 200;
-  const concurrency = options.concurrency ?? 50;
-  const text = options.text ?? "clusters";
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? sorted[middle]!
+    : Math.round(((sorted[middle - 1]! + sorted[middle]!) / 2) * 100) / 100;
+};
+const ratio = (bot: number, floor: number) => Math.round((bot / Math.max(0.01, floor)) * 100) / 100;
 
+/** One run: fresh bot, floor and backends; ROUNDS paired rounds of `perRound` acks each side. */
+async function measureRun(
+  script: string,
+  width: number,
+  rounds: number,
+  perRound: number,
+  text: string,
+  runTag: string,
+) {
   const backends = await startBackends();
-  const palette = createPaletteClient({
-    baseUrl: backends.simUrl,
-    credentials: { kind: "apiKey", apiKey: new Secret(backends.apiKey) },
-    logger: silentLogger,
-    // the figure is the ack; pacing Palette calls would only stretch the answers' tail
-    rateLimit: false,
-  });
-  // the harness talks to the fake Slack only through its URLs, so a stand-in object will do
-  const remoteFake = {
-    url: backends.fakeUrl,
-    apiUrl: backends.fakeApiUrl,
-    close: async () => {},
-  } as unknown as FakeSlack;
-  const bot = await startBot({
-    palette,
-    fake: remoteFake,
-    maxConcurrentCommands: options.maxConcurrentCommands,
-  });
-  const floor = await startBareBolt(backends.fakeApiUrl);
-
+  const dir = mkdtempSync(join(tmpdir(), "ack-bench-"));
+  const sides: RunningSide[] = [];
   const load = await startLoad();
   try {
-    const run = (url: string, tag: string, n: number, c: number) =>
+    const bot = await startBotProcess(script, backends, dir);
+    sides.push(bot);
+    const floor = await startFloorProcess(backends);
+    sides.push(floor);
+    const fire = (url: string, tag: string, n: number, c: number) =>
       load.fire({ url, total: n, concurrency: c, text, responseBase: backends.fakeUrl, tag });
 
-    // warm both (JIT, sockets, Bolt's auth), then measure them back to back
-    await run(floor.url, "warm-floor", 20, 10);
-    await run(bot.url, "warm-bot", 20, 10);
-    await backends.waitForAnswers(20, 30_000);
+    // warm both (JIT, sockets, Bolt's auth), then let the bot's answers drain
+    await fire(floor.url, `${runTag}-warm-floor`, 40, width);
+    await fire(bot.url, `${runTag}-warm-bot`, 40, width);
+    await backends.waitForAnswers(40, 60_000);
     backends.reset();
 
-    const cpuMs = (since: NodeJS.CpuUsage) => {
-      const used = process.cpuUsage(since);
-      return (used.user + used.system) / 1000;
-    };
-    let cpu = process.cpuUsage();
-    const floorRun = await run(floor.url, "floor", total, concurrency);
-    const floorCpuMs = cpuMs(cpu);
-    cpu = process.cpuUsage();
-    const started = performance.now();
-    const botRun = await run(bot.url, "bot", total, concurrency);
-    const answers = await backends.waitForAnswers(total, 60_000);
-    const answeredInMs = Math.round(performance.now() - started);
-    const botCpuMs = cpuMs(cpu);
-
-    const botStats = stats(botRun.ms, botRun.non200);
-    const floorStats = stats(floorRun.ms, floorRun.non200);
+    const botMs: number[] = [];
+    const floorMs: number[] = [];
+    let botNon200 = 0;
+    let floorNon200 = 0;
+    for (let round = 0; round < rounds; round++) {
+      const botRound = async () => {
+        const run = await fire(bot.url, `${runTag}-bot-${round}`, perRound, width);
+        botMs.push(...run.ms);
+        botNon200 += run.non200;
+      };
+      const floorRound = async () => {
+        const run = await fire(floor.url, `${runTag}-floor-${round}`, perRound, width);
+        floorMs.push(...run.ms);
+        floorNon200 += run.non200;
+      };
+      // which side goes first alternates, so neither always meets the other's leftovers
+      if (round % 2 === 0) {
+        await floorRound();
+        await botRound();
+      } else {
+        await botRound();
+        await floorRound();
+      }
+    }
+    // the answers are paced by the bot's Palette rate limiter (10 req/s on /v1/dashboard), so a
+    // run's 2,000 take minutes: count what arrived in 10 s, the figure is the ack
+    const answers = await backends.waitForAnswers(rounds * perRound, 10_000);
+    const bot_ = stats(botMs, botNon200);
+    const floor_ = stats(floorMs, floorNon200);
     return {
-      bench: "ack",
-      requests: total,
-      concurrency,
-      command: `/palette ${text}`,
-      bot: botStats,
-      floor: floorStats,
-      ratioP50: Math.round((botStats.p50Ms / Math.max(0.01, floorStats.p50Ms)) * 100) / 100,
-      ratioP99: Math.round((botStats.p99Ms / Math.max(0.01, floorStats.p99Ms)) * 100) / 100,
-      /** CPU of the bot's process per command: the bot's includes running it and answering */
-      cpuMsPerCommand: {
-        bot: Math.round((botCpuMs / total) * 100) / 100,
-        floor: Math.round((floorCpuMs / total) * 100) / 100,
-      },
-      answersDelivered: answers,
-      allAnsweredWithinMs: answeredInMs,
-      slackAckBudgetMs: 3000,
-      setup:
-        "three processes: load generator (signs and sends, like Slack) | bot and floor | simulator + fake Slack",
+      bot: bot_,
+      floor: floor_,
+      ratioP50: ratio(bot_.p50Ms, floor_.p50Ms),
+      ratioP99: ratio(bot_.p99Ms, floor_.p99Ms),
+      answersWithin10s: answers,
     };
   } finally {
     await load.close();
-    await floor.close();
-    await bot.close();
-    await palette.close();
+    for (const side of sides) await side.close();
     await backends.close();
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export async function runAckBench(options: AckBenchOptions = {}) {
+  const widths = options.widths ?? [10, 50];
+  const runs = options.runs ?? 5;
+  const rounds = options.rounds ?? 10;
+  const perRound = options.perRound ?? 200;
+  const text = options.text ?? "clusters";
+  const script = buildBot();
+
+  const byWidth: Record<string, unknown> = {};
+  for (const width of widths) {
+    const results = [];
+    for (let run = 0; run < runs; run++) {
+      results.push(await measureRun(script, width, rounds, perRound, text, `w${width}-r${run}`));
+    }
+    byWidth[String(width)] = {
+      concurrency: width,
+      ratioP99Median: median(results.map((result) => result.ratioP99)),
+      ratioP99Runs: results.map((result) => result.ratioP99),
+      ratioP50Median: median(results.map((result) => result.ratioP50)),
+      runs: results,
+    };
+  }
+  return {
+    bench: "ack",
+    command: `/palette ${text}`,
+    runsPerWidth: runs,
+    roundsPerRun: rounds,
+    acksPerRoundPerSide: perRound,
+    widths: byWidth,
+    nodeFlags: imageNodeFlags(),
+    nodeOptions: imageNodeOptions(),
+    slackAckBudgetMs: 3000,
+    setup:
+      "four processes per run: load generator (signs and sends, like Slack) | the compiled bot (node dist/main.js start, as the image runs it) | bare Bolt (same node flags, NODE_OPTIONS, NODE_ENV) | simulator + fake Slack",
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -2,11 +2,27 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * The NODE_OPTIONS the image's runtime stage sets (its V8 memory settings), so a benchmark of the
- * bot's memory runs it as the image does. Read from the Dockerfile: one place says what they are.
+ * How the image runs node, read from the Dockerfile's runtime stage, so a benchmark runs the bot
+ * (and the bare-Bolt floor it is compared with) exactly as the image does. One place says what
+ * the settings are.
  */
-export function imageNodeOptions(root = join(import.meta.dirname, "..")): string {
+function runtimeStage(root: string): string {
   const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
-  const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
-  return /\bNODE_OPTIONS=("[^"]*"|\S+)/.exec(runtime)?.[1]?.replace(/^"|"$/g, "") ?? "";
+  return dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+}
+
+const ROOT = join(import.meta.dirname, "..");
+
+/** The runtime stage's NODE_OPTIONS (its V8 heap settings). */
+export function imageNodeOptions(root = ROOT): string {
+  return /\bNODE_OPTIONS=("[^"]*"|\S+)/.exec(runtimeStage(root))?.[1]?.replace(/^"|"$/g, "") ?? "";
+}
+
+/** The flags the ENTRYPOINT gives node before the script (V8 flags NODE_OPTIONS refuses). */
+export function imageNodeFlags(root = ROOT): string[] {
+  const entrypoint = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(runtimeStage(root))?.[1];
+  if (!entrypoint) return [];
+  const [program, ...args] = JSON.parse(entrypoint) as string[];
+  if (program !== "node") return [];
+  return args.filter((arg) => arg.startsWith("--"));
 }

@@ -10,13 +10,13 @@ interface Results {
   at: string;
   client: { runs: ClientRun[] };
   ack: {
-    requests: number;
-    concurrency: number;
-    bot: Latency;
-    floor: Latency;
-    ratioP50: number;
-    ratioP99: number;
-    allAnsweredWithinMs: number;
+    command: string;
+    runsPerWidth: number;
+    roundsPerRun: number;
+    acksPerRoundPerSide: number;
+    nodeFlags: string[];
+    nodeOptions: string;
+    widths: Record<string, AckWidth>;
   };
   poll: { runs: PollRun[] };
 }
@@ -24,6 +24,13 @@ interface Latency {
   p50Ms: number;
   p99Ms: number;
   non200: number;
+}
+interface AckWidth {
+  concurrency: number;
+  ratioP99Median: number;
+  ratioP99Runs: number[];
+  ratioP50Median: number;
+  runs: Array<{ bot: Latency; floor: Latency }>;
 }
 interface ClientRun {
   clusters: number;
@@ -60,15 +67,14 @@ const lines = [
       `| ${n(run.clusters)} | ${n(run.paletteCalls)} | ${n(run.expectedPages)} | ${n(run.wallMs)} ms | ${n(run.rateLimitFloorMs)} ms | ${run.peakRssMb} MB | ${run.rateLimited} |`,
   ),
   "",
-  `**Ack latency** (\`bench/ack.ts\`): ${r.ack.requests} signed \`/palette clusters\`, ${r.ack.concurrency} at a time, against the bot and, in the same run, a bare Bolt app that only acks (the floor).`,
+  `**Ack latency** (\`bench/ack.ts\`): signed \`${r.ack.command}\` against the bot and a bare Bolt app that only acks (the floor), both as the image runs the bot: their own processes, compiled, \`NODE_ENV=production\`, node ${r.ack.nodeFlags.join(" ")}, \`NODE_OPTIONS=${r.ack.nodeOptions}\`. A run is ${r.ack.roundsPerRun} paired rounds of ${r.ack.acksPerRoundPerSide} acks a side on fresh processes; the ratio is the median over ${r.ack.runsPerWidth} runs.`,
   "",
-  "| | p50 | p99 | non-200 |",
-  "|---|---|---|---|",
-  `| bot | ${r.ack.bot.p50Ms} ms | ${r.ack.bot.p99Ms} ms | ${r.ack.bot.non200} |`,
-  `| bare Bolt (floor) | ${r.ack.floor.p50Ms} ms | ${r.ack.floor.p99Ms} ms | ${r.ack.floor.non200} |`,
-  `| ratio | ${r.ack.ratioP50}× | ${r.ack.ratioP99}× | |`,
-  "",
-  `Every answer reached its response_url within ${n(r.ack.allAnsweredWithinMs)} ms; Slack's budget for the ack is 3,000 ms.`,
+  "| burst width | p99 ratio, median | p99 ratio per run | p50 ratio, median | bot p99 / floor p99 (each run) | non-200 |",
+  "|---|---|---|---|---|---|",
+  ...Object.values(r.ack.widths).map(
+    (width) =>
+      `| ${width.concurrency} | ${width.ratioP99Median}× | ${width.ratioP99Runs.map((x) => `${x}×`).join(", ")} | ${width.ratioP50Median}× | ${width.runs.map((run) => `${run.bot.p99Ms}/${run.floor.p99Ms} ms`).join(", ")} | ${width.runs.reduce((sum, run) => sum + run.bot.non200 + run.floor.non200, 0)} |`,
+  ),
   "",
   "**Poll cycle** (`bench/poll.ts`): calls per cycle against the minimum (search pages + one alerts call per project), cycle time against the rate-limit floor, and the time from a change in Palette to the Slack message (excluding the wait for the next tick).",
   "",

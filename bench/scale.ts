@@ -5,8 +5,6 @@
  * POLL_SCHEDULE every 30 s and RECONCILE_SCHEDULE every 3 minutes. The simulator, the fake Slack
  * and the load live in this process; the bot's memory and latency are its own. Prints JSON.
  */
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +14,8 @@ import { startFakeSlack } from "../test/support/fake-slack.ts";
 import { sampleValue } from "../test/support/prometheus.ts";
 import { postSigned, slashCommandBody } from "../test/support/slack-request.ts";
 import { freePort, spawnCli, until } from "../test/support/start-process-harness.ts";
-import { imageNodeOptions } from "./image-node-options.ts";
+import { buildBot } from "./compiled-bot.ts";
+import { imageNodeFlags, imageNodeOptions } from "./image-node-options.ts";
 
 const PROJECTS = 3;
 const PAGE = 50;
@@ -77,30 +76,6 @@ function peakRssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-/**
- * The bot compiled as the image runs it (node dist/main.js), not through tsx, whose compiler would
- * count against the bot's memory. Built under node_modules/.cache so packages resolve, in a folder
- * of this checkout's own (worktrees can share one node_modules: one bench must not run another's
- * build).
- */
-function buildBot(): string {
-  const root = join(import.meta.dirname, "..");
-  const checkout = createHash("sha256").update(root).digest("hex").slice(0, 8);
-  const outDir = join(root, "node_modules", ".cache", `palette-chatops-bench-${checkout}`);
-  execFileSync(
-    process.execPath,
-    [
-      join(root, "node_modules", "typescript", "bin", "tsc"),
-      "-p",
-      "tsconfig.build.json",
-      "--outDir",
-      outDir,
-    ],
-    { cwd: root, stdio: "inherit" },
-  );
-  return join(outDir, "main.js");
-}
-
 async function measure(clusters: number, script: string): Promise<ScaleFigures> {
   const dir = mkdtempSync(join(tmpdir(), "scale-"));
   const sim = await startSimulator({
@@ -131,10 +106,11 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       RECONCILE_SCHEDULE: "0 */3 * * * *",
       // info: each committed cycle's log line says what it read when (reconciliations' windows)
       LOG_LEVEL: "info",
-      // as the image runs it: its V8 memory settings
+      // as the image runs it: production mode, its V8 memory settings and flags
+      NODE_ENV: "production",
       NODE_OPTIONS: imageNodeOptions(),
     },
-    { script },
+    { script, nodeArgs: imageNodeFlags() },
   );
   const botUrl = `http://127.0.0.1:${port}`;
   const metric = async (name: string) =>

@@ -1,4 +1,3 @@
-import { setFlagsFromString } from "node:v8";
 import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig, logLevelFrom } from "./config.ts";
 import { createLogger } from "./log.ts";
@@ -14,19 +13,7 @@ const USAGE = `usage: palette-chatops <command>
   demo        the console against a built-in Palette simulator: no Slack, no Palette account
   simulator   serve only the Palette API simulator (--port, --clusters N, --seed S, --animate MS)`;
 
-/**
- * undici compiles its HTTP parser (WebAssembly) on the first request, and V8's optimising wasm
- * compiler takes about 30 MB of scratch memory to do it: the single highest point of the bot's
- * resident memory. The baseline compiler parses Palette's answers as fast within a few percent
- * (an 85 KB page: 0.33–0.40 ms either way), so the optimising one is skipped. Set before anything
- * sends a request; it changes nothing but how wasm is compiled.
- */
-function compileWasmWithBaselineOnly(): void {
-  setFlagsFromString("--liftoff-only");
-}
-
 async function main(argv: string[]): Promise<number> {
-  compileWasmWithBaselineOnly();
   const [verb, ...rest] = argv;
   switch (verb) {
     case "start": {

@@ -87,12 +87,18 @@ export function spawnCli(
     stdin?: "pipe" | "ignore";
     /** another entry point, e.g. a compiled `main.js` (benchmarks measure what the image runs) */
     script?: string;
+    /** flags for node itself, before the script (the image's V8 flags) */
+    nodeArgs?: string[];
   } = {},
 ): CliProcess {
-  const child = spawn(process.execPath, [options.script ?? BIN, ...args], {
-    env: { ...cleanEnv(), ...env },
-    stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), options.script ?? BIN, ...args],
+    {
+      env: { ...cleanEnv(), ...env },
+      stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
+    },
+  );
   let all = "";
   let out = "";
   let err = "";

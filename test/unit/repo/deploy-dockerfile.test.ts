@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { imageNodeOptions } from "../../../bench/image-node-options.ts";
+import { imageNodeFlags, imageNodeOptions } from "../../../bench/image-node-options.ts";
 
 /**
  * Static checks of the Dockerfile (no Docker daemon needed): the rules an image reviewer would
@@ -199,13 +199,20 @@ describe("Dockerfile", () => {
     }
   });
 
-  it("starts with `palette-chatops start` through the package's bin", () => {
+  it("starts `start` through the package's bin, run by node with the image's V8 flags", () => {
     const cmd = finalStage.instructions.filter((i) => i.keyword === "CMD").at(-1);
-    expect(JSON.parse(cmd!.args)).toEqual(["palette-chatops", "start"]);
+    expect(JSON.parse(cmd!.args)).toEqual(["start"]);
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     const bin: string = pkg.bin["palette-chatops"];
     expect(bin).toBe("bin/palette-chatops.js");
     expect(existsSync(join(ROOT, bin))).toBe(true);
+    const entrypoint = finalStage.instructions.filter((i) => i.keyword === "ENTRYPOINT").at(-1);
+    const [program, ...args] = JSON.parse(entrypoint!.args) as string[];
+    expect(program).toBe("node");
+    expect(args.at(-1)).toBe(`/app/${bin}`);
+    // a V8 flag on the command line, where V8 reads it at start (not set at run time)
+    expect(args).toContain("--liftoff-only");
+    expect(imageNodeFlags(ROOT)).toEqual(args.slice(0, -1));
     const runs = finalStage.instructions.filter((i) => i.keyword === "RUN").map((i) => i.args);
     expect(runs.join("\n")).toContain(`ln -s /app/${bin} /usr/local/bin/palette-chatops`);
     // the bin prefers dist/main.js, which the build stage compiles from src/main.ts
