@@ -124,6 +124,10 @@ class SqliteDb implements SqlDb {
       }
     } finally {
       state.open = false;
+      // One transaction at a time (the gate), so no other context of this storage is alive: it is
+      // disabled between transactions, because while any AsyncLocalStorage is enabled Node runs
+      // async hooks on every promise of the process (see src/palette/priority.ts).
+      this.context.disable();
       this.gate = undefined;
       end();
     }

@@ -189,6 +189,24 @@ describe("openSqlite", () => {
     expect(await values(db)).toEqual([]);
   });
 
+  it("still refuses a statement on the database inside a later transaction (its context storage is off between transactions)", async () => {
+    db = await openSqlite(":memory:", TABLE);
+    await db.transaction(async (tx) => {
+      await tx.run("INSERT INTO t (v) VALUES (?)", ["first"]);
+    });
+    // between transactions a statement runs at once
+    await db.run("INSERT INTO t (v) VALUES (?)", ["between"]);
+    let direct: unknown;
+    await db.transaction(async (tx) => {
+      await tx.run("INSERT INTO t (v) VALUES (?)", ["second"]);
+      direct = await db
+        .run("INSERT INTO t (v) VALUES (?)", ["direct"])
+        .catch((error: unknown) => error);
+    });
+    expect(String(direct)).toMatch(/run on the database from inside/);
+    expect(await values(db)).toEqual(["first", "between", "second"]);
+  });
+
   it("refuses statements through a transaction's executor once it has ended", async () => {
     db = await openSqlite(":memory:", TABLE);
     let kept: Parameters<Parameters<SqlDb["transaction"]>[0]>[0] | undefined;
