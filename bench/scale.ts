@@ -22,6 +22,7 @@ const PAGE = 50;
 const DASHBOARD_PER_SECOND = 10;
 const SIGNING_SECRET = "scale-bench-signing-secret";
 const STEADY_CYCLES = 6;
+const MEASURED_RECONCILIATIONS = 2;
 
 export interface ScaleFigures {
   clusters: number;
@@ -56,6 +57,14 @@ export interface ScaleFigures {
   };
   /** `/palette cluster <name>`: Palette requests it made (no poll running), answer time during polls */
   command: { paletteCalls: number; answerP50Ms: number; answerP99Ms: number; samples: number };
+  /** `/palette cluster <name>` sent while a reconciliation was reading */
+  commandDuringReconcile: { answerP50Ms: number; answerP99Ms: number; samples: number };
+  /** `/palette digest now` (the channel digest composed from the fleet), sent during a reconciliation */
+  digestNowAnswerMs: number;
+  reconciliationsMeasured: number;
+  /** median resident memory, sampled every second outside reconciliations */
+  botSteadyRssMb: number;
+  botRssDuringReconcileMaxMb: number;
   botPeakRssMb: number;
   palette429s: number;
 }
@@ -68,6 +77,12 @@ const percentile = (values: number[], p: number) => {
 
 const mean = (values: number[]) =>
   Math.round((values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)) * 10) / 10;
+
+/** VmRSS: the process's resident memory now. */
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
 
 /** VmHWM: the most resident memory the process ever had. */
 function peakRssMb(pid: number): number {
@@ -174,7 +189,33 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
     const commandCalls: number[] = [];
     const answerTimes: number[] = [];
     const changes: Array<{ uid: string; name: string; at: number }> = [];
-    while (perCycle.length < STEADY_CYCLES) {
+    // the measured window holds at least two reconciliations, so changes made while one reads
+    // and commands answered meanwhile are measured, not hoped for
+    const reconciledAtStart = reconciled;
+    const rss: Array<{ at: number; mb: number; reconciling: boolean }> = [];
+    const sampler = setInterval(() => {
+      reconcilingNow()
+        .then((n) => rss.push({ at: Date.now(), mb: rssMb(bot.child.pid!), reconciling: n > 0 }))
+        .catch(() => {});
+    }, 1_000);
+    const duringReconcileAnswers: number[] = [];
+    let digestAnswerMs: number | undefined;
+    while (
+      perCycle.length < STEADY_CYCLES ||
+      (await reconciles()) - reconciledAtStart < MEASURED_RECONCILIATIONS ||
+      duringReconcileAnswers.length < 5 ||
+      digestAnswerMs === undefined
+    ) {
+      if ((await reconcilingNow()) > 0) {
+        // a reconciliation is reading: a person's command must not wait for it
+        if (duringReconcileAnswers.length < 5) {
+          const name = names[(duringReconcileAnswers.length * 53 + 7) % names.length];
+          duringReconcileAnswers.push(await command(`cluster ${name}`));
+        } else if (digestAnswerMs === undefined) {
+          // the channel digest composed from the whole fleet, while a reconciliation reads too
+          digestAnswerMs = await command("digest now");
+        }
+      }
       await sleep(500);
       const now = await pollsDone();
       if (now === polls) continue;
@@ -207,6 +248,7 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       requestsAt = sim.control.requests().length;
       unsteadyBefore = unsteadyNow();
     }
+    clearInterval(sampler);
     // commands while a poll runs: fire as the next cycle starts
     const pollAt = Date.now() + ((30_000 - (Date.now() % 30_000)) % 30_000);
     await sleep(pollAt - Date.now() + 200);
@@ -267,6 +309,21 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
         answerP99Ms: percentile(answerTimes, 99),
         samples: answerTimes.length,
       },
+      commandDuringReconcile: {
+        answerP50Ms: percentile(duringReconcileAnswers, 50),
+        answerP99Ms: percentile(duringReconcileAnswers, 99),
+        samples: duringReconcileAnswers.length,
+      },
+      digestNowAnswerMs: digestAnswerMs ?? 0,
+      reconciliationsMeasured: (await reconciles()) - reconciledAtStart,
+      botSteadyRssMb: percentile(
+        rss.filter((sample) => !sample.reconciling).map((sample) => sample.mb),
+        50,
+      ),
+      botRssDuringReconcileMaxMb: percentile(
+        rss.filter((sample) => sample.reconciling).map((sample) => sample.mb),
+        100,
+      ),
       botPeakRssMb: peakRssMb(bot.child.pid!),
       palette429s: requests.filter((request) => request.status === 429).length,
     };
