@@ -6,7 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
-    // one embedded PostgreSQL per run, started by the first test that asks for a database
-    globalSetup: ["test/support/postgres-global-setup.ts"],
+    // the run's own temp dir first (TMPDIR for every worker and child process, removed at the
+    // end), then one embedded PostgreSQL per run, started by the first test that asks for one
+    globalSetup: ["test/support/temp-dir-global-setup.ts", "test/support/postgres-global-setup.ts"],
   },
 });

