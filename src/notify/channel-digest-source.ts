@@ -4,22 +4,23 @@ import type {
   DigestSchedule,
   UnhealthySince,
 } from "../model/channel-digest.ts";
-import type { ClusterSnap } from "../model/cluster.ts";
 import { DigestStore } from "../store/digests.ts";
 import { HoldStore } from "../store/holds.ts";
 import { NotifyEventLog } from "../store/notify-events.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import type { SqlExecutor } from "../store/sql.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
-import { buildChannelDigest } from "./channel-digest.ts";
+import { buildChannelDigest, tallyClusters } from "./channel-digest.ts";
 import { EVENT_RETENTION_MS } from "./digest-events.ts";
 
 const DAY_MS = 24 * 3600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The fleet as last polled: what every channel's digest at one moment shares. */
+/**
+ * What every channel's digest at one moment shares: small (the unhealthy and flapping clusters).
+ * The snapshots themselves are streamed per digest (`SnapshotStore.forEach`), never held.
+ */
 export interface FleetNow {
-  clusters: ClusterSnap[];
   unhealthySince: ReadonlyMap<string, UnhealthySince>;
   /** clusters the pipeline holds as flapping right now */
   flappingNow: ReadonlySet<string>;
@@ -28,7 +29,6 @@ export interface FleetNow {
 export async function readFleet(db: SqlExecutor): Promise<FleetNow> {
   const snapshots = new SnapshotStore(db);
   return {
-    clusters: await snapshots.all(),
     unhealthySince: await new NotifyEventLog(db).unhealthySince(),
     flappingNow: new Set(
       [...(await snapshots.flapHistories())].filter(([, h]) => h.reported).map(([uid]) => uid),
@@ -67,13 +67,16 @@ export async function composeChannelDigest(
   const from = Math.max(last ? Date.parse(last.builtAt) : request.now - period, oldest);
   const to = iso(request.now);
   const fleet = request.fleet ?? (await readFleet(db));
+  // one pass over the snapshots, a batch at a time: the digest holds counts, not the fleet
+  const tally = tallyClusters(subscriptions, fleet.unhealthySince, to);
+  await new SnapshotStore(db).forEach((cluster) => tally.add(cluster));
   return buildChannelDigest({
     channel: request.channel,
     cadence: request.schedule?.cadence,
     preview: request.preview,
     timeZone: request.schedule?.timeZone ?? "UTC",
     subscriptions,
-    clusters: fleet.clusters,
+    tally,
     events: await new NotifyEventLog(db).between(iso(from), to),
     unhealthySince: fleet.unhealthySince,
     flappingNow: fleet.flappingNow,

@@ -32,7 +32,9 @@ export interface ChannelDigestInput {
   timeZone: string;
   /** the channel's subscriptions; paused ones are left out (the channel is closed to the bot) */
   subscriptions: readonly Subscription[];
-  clusters: Iterable<ClusterSnap>;
+  /** the clusters as last polled; or, instead, `tally` already fed with them */
+  clusters?: Iterable<ClusterSnap>;
+  tally?: ClusterTally;
   /** events after `from`, up to `to` */
   events: readonly NotifyEvent[];
   unhealthySince: ReadonlyMap<string, UnhealthySince>;
@@ -72,6 +74,79 @@ const asSnap = (event: NotifyEvent): ClusterSnap => ({
   tags: event.tags,
 });
 
+/**
+ * The clusters part of a channel's digest, counted one cluster at a time: a digest streams the
+ * fleet from the store through `add` and holds only its counts and the long-unhealthy list, never
+ * the fleet (50,000 snapshots at once cost about 20 MB, more than a poll).
+ */
+export interface ClusterTally {
+  add(cluster: ClusterSnap): void;
+  readonly total: number;
+  projects(): DigestProjectCounts[];
+  longUnhealthy(): DigestLongUnhealthy[];
+}
+
+export function tallyClusters(
+  subscriptions: readonly Subscription[],
+  unhealthySince: ReadonlyMap<string, UnhealthySince>,
+  to: string,
+): ClusterTally {
+  const active = subscriptions.filter((sub) => !sub.pausedReason);
+  const covers = (cluster: ClusterSnap) => active.some((sub) => matchesFilter(sub, cluster));
+  const longBefore = Date.parse(to) - LONG_UNHEALTHY_MS;
+  const projects = new Map<string, DigestProjectCounts & { states: Map<string, number> }>();
+  const longUnhealthy: DigestLongUnhealthy[] = [];
+  let total = 0;
+  return {
+    add(cluster) {
+      if (!covers(cluster)) return;
+      total += 1;
+      let counts = projects.get(cluster.project);
+      if (!counts) {
+        counts = {
+          project: cluster.project,
+          total: 0,
+          byState: [],
+          healthy: 0,
+          unhealthy: 0,
+          unknown: 0,
+          states: new Map(),
+        };
+        projects.set(cluster.project, counts);
+      }
+      counts.total += 1;
+      counts.states.set(cluster.state, (counts.states.get(cluster.state) ?? 0) + 1);
+      if (isHealthy(cluster.health)) counts.healthy += 1;
+      else if (isHealthUnknown(cluster.health)) counts.unknown += 1;
+      else counts.unhealthy += 1;
+      const since = unhealthySince.get(cluster.uid);
+      if (isKnownUnhealthy(cluster.health) && since && Date.parse(since.since) <= longBefore) {
+        longUnhealthy.push({
+          name: cluster.name,
+          project: cluster.project,
+          health: cluster.health,
+          since: since.since,
+          exact: since.exact,
+        });
+      }
+    },
+    get total() {
+      return total;
+    },
+    projects: () =>
+      [...projects.values()]
+        .map(({ states, ...counts }) => ({
+          ...counts,
+          byState: [...states].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
+        }))
+        .sort((a, b) => b.total - a.total || a.project.localeCompare(b.project)),
+    longUnhealthy: () =>
+      [...longUnhealthy].sort(
+        (a, b) => a.since.localeCompare(b.since) || a.name.localeCompare(b.name),
+      ),
+  };
+}
+
 export function buildChannelDigest(input: ChannelDigestInput): ChannelDigestPayload {
   const active = input.subscriptions.filter((sub) => !sub.pausedReason);
   const covers = (cluster: ClusterSnap) => active.some((sub) => matchesFilter(sub, cluster));
@@ -80,50 +155,14 @@ export function buildChannelDigest(input: ChannelDigestInput): ChannelDigestPayl
   const hearsAlerts = (cluster: ClusterSnap) =>
     active.some((sub) => sub.kind !== "clusters" && matchesFilter(sub, cluster));
 
-  const longBefore = Date.parse(input.to) - LONG_UNHEALTHY_MS;
-  const projects = new Map<string, DigestProjectCounts & { states: Map<string, number> }>();
-  const longUnhealthy: DigestLongUnhealthy[] = [];
-  let total = 0;
-  for (const cluster of input.clusters) {
-    if (!covers(cluster)) continue;
-    total += 1;
-    let counts = projects.get(cluster.project);
-    if (!counts) {
-      counts = {
-        project: cluster.project,
-        total: 0,
-        byState: [],
-        healthy: 0,
-        unhealthy: 0,
-        unknown: 0,
-        states: new Map(),
-      };
-      projects.set(cluster.project, counts);
-    }
-    counts.total += 1;
-    counts.states.set(cluster.state, (counts.states.get(cluster.state) ?? 0) + 1);
-    if (isHealthy(cluster.health)) counts.healthy += 1;
-    else if (isHealthUnknown(cluster.health)) counts.unknown += 1;
-    else counts.unhealthy += 1;
-    const since = input.unhealthySince.get(cluster.uid);
-    if (isKnownUnhealthy(cluster.health) && since && Date.parse(since.since) <= longBefore) {
-      longUnhealthy.push({
-        name: cluster.name,
-        project: cluster.project,
-        health: cluster.health,
-        since: since.since,
-        exact: since.exact,
-      });
-    }
+  let tally = input.tally;
+  if (!tally) {
+    tally = tallyClusters(input.subscriptions, input.unhealthySince, input.to);
+    for (const cluster of input.clusters ?? []) tally.add(cluster);
   }
-
-  const projectList = [...projects.values()]
-    .map(({ states, ...counts }) => ({
-      ...counts,
-      byState: [...states].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
-    }))
-    .sort((a, b) => b.total - a.total || a.project.localeCompare(b.project));
-  longUnhealthy.sort((a, b) => a.since.localeCompare(b.since) || a.name.localeCompare(b.name));
+  const total = tally.total;
+  const projectList = tally.projects();
+  const longUnhealthy = tally.longUnhealthy();
 
   const listed = (kind: NotifyEvent["kind"], hears: (cluster: ClusterSnap) => boolean) => {
     const seen = new Set<string>();

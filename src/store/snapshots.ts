@@ -100,7 +100,7 @@ function parseTransitions(raw: string): number[] {
 export class SnapshotStore {
   constructor(private readonly db: SqlExecutor) {}
 
-  /** Every cluster the poller last saw, in every scope (for the subscribe answer). */
+  /** Every cluster the poller last saw, at once (tests; the bot streams them with `forEach`). */
   async all(): Promise<ClusterSnap[]> {
     return toSharedSnaps(
       await this.db.all<SnapRow>(`SELECT ${SNAP_COLUMNS} FROM notify_snapshots ORDER BY seq`),

@@ -4,6 +4,7 @@ import { launch } from "./003_launch.ts";
 import { onCall } from "./004_on_call.ts";
 import { digest } from "./005_digest.ts";
 import { listingOrder } from "./006_listing_order.ts";
+import { snapshotUidIndex } from "./007_snapshot_uid_index.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -13,4 +14,5 @@ export const MIGRATIONS: Migration[] = [
   ...onCall,
   ...digest,
   ...listingOrder,
+  ...snapshotUidIndex,
 ];

@@ -310,6 +310,13 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 48,
+    name: "snapshot_uid_index",
+    up: `
+      CREATE INDEX notify_snapshots_uid ON notify_snapshots (cluster_uid, updated_at);
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted

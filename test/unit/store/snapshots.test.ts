@@ -79,6 +79,28 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
     });
   });
 
+  it("finds a cluster by UID alone through an index (the key leads with the project)", async () => {
+    const { db, store } = await storeWith([snap("a"), snap("b")]);
+    await store.replace(
+      "p2",
+      new Map(),
+      [snap("c", { project: "p2" })],
+      "2026-01-01T00:00:00.000Z",
+    );
+    expect((await store.byUid("c"))?.project).toBe("p2");
+    const query =
+      "SELECT * FROM notify_snapshots WHERE cluster_uid = ? ORDER BY updated_at DESC LIMIT 1";
+    const plan =
+      backend.name === "sqlite"
+        ? await db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`, ["c"])
+        : // a tiny table is scanned anyway unless the planner is told not to
+          await db.transaction(async (tx) => {
+            await tx.run("SET LOCAL enable_seqscan = off");
+            return tx.all<Record<string, string>>(`EXPLAIN ${query}`, ["c"]);
+          });
+    expect(JSON.stringify(plan)).toContain("notify_snapshots_uid");
+  });
+
   describe("ReconcileStaging", () => {
     it("moves only changed rows into the snapshot, in listing order, and clears itself", async () => {
       const { db, store } = await storeWith([snap("a"), snap("b"), snap("gone")]);
