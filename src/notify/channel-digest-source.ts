@@ -69,7 +69,9 @@ export async function composeChannelDigest(
   const fleet = request.fleet ?? (await readFleet(db));
   // one pass over the snapshots, a batch at a time: the digest holds counts, not the fleet
   const tally = tallyClusters(subscriptions, fleet.unhealthySince, to);
-  await new SnapshotStore(db).forEach((cluster) => tally.add(cluster));
+  await new SnapshotStore(db).forEach((cluster) => {
+    tally.add(cluster);
+  });
   return buildChannelDigest({
     channel: request.channel,
     cadence: request.schedule?.cadence,
