@@ -174,6 +174,7 @@ export async function startBot(
       metrics.pollCompleted(result.durationMs / 1000, result.clusters, outcome);
       metrics.pollCycle(result.kind, outcome, result.paletteCalls);
     },
+    onReconciling: (active) => metrics.pollReconciling(active),
     fence,
   });
   const digests = createDigestJob({

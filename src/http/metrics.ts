@@ -81,6 +81,7 @@ export class Metrics {
   readonly #pollClusters: Gauge;
   readonly #pollCycles: Counter<"kind" | "outcome">;
   readonly #pollCalls: Gauge<"kind">;
+  readonly #pollReconciling: Gauge;
   readonly #slackCalls: Counter<"method" | "outcome">;
   readonly #senderPauses: Counter<"reason">;
   readonly #senderPaused: Gauge;
@@ -155,6 +156,11 @@ export class Metrics {
       name: `${prefix}poll_cycles_total`,
       help: "Poll cycles that ran, by kind (incremental, reconcile) and outcome",
       labelNames: ["kind", "outcome"],
+      registers,
+    });
+    this.#pollReconciling = new Gauge({
+      name: `${prefix}poll_reconciling`,
+      help: "1 while a reconciliation reads the whole fleet (incremental cycles go on meanwhile)",
       registers,
     });
     this.#pollCalls = new Gauge({
@@ -316,6 +322,11 @@ export class Metrics {
     this.#pollCycles.inc({ kind, outcome });
     if (outcome === "ok" && Number.isFinite(paletteCalls))
       this.#pollCalls.set({ kind }, paletteCalls);
+  }
+
+  /** A reconciliation began (true) or finished (false). */
+  pollReconciling(active: boolean): void {
+    this.#pollReconciling.set(active ? 1 : 0);
   }
 
   /** One Slack Web API call (`chat.postMessage`, `views.publish`…) and how it went. */

@@ -130,7 +130,7 @@ export async function readIncremental(deps: ReadDeps, scope: string): Promise<Sc
       return out;
     },
     async commit(tx, at) {
-      await new SnapshotStore(tx).replace(scope, previous, next, at);
+      return new SnapshotStore(tx).replace(scope, previous, next, at);
     },
   };
 }

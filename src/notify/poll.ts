@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import cron, { type ScheduledTask } from "node-cron";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
@@ -70,6 +71,8 @@ export interface PollerOptions {
   onHoldsEnded?: (changes: HoldChange[]) => void;
   /** called after every cycle that ran (ok or failed; not for skipped ones), e.g. for metrics */
   onCycle?: (result: CycleResult) => void;
+  /** a reconciliation started (true) or ended (false) reading and committing, for metrics */
+  onReconciling?: (active: boolean) => void;
   /**
    * Run first inside the commit's transaction; throws (FencedOut) when this replica no longer
    * leads, so a leader deposed while it read Palette commits nothing (src/store/lease.ts)
@@ -221,11 +224,13 @@ export function createPoller(options: PollerOptions): Poller {
   /** scope → why its alerts are unavailable, as of the last committed cycle */
   const alertsOff = new Map<string, string>();
 
-  let calls = 0;
+  /** each cycle's own count: a reconciliation's reads and incremental cycles can overlap */
+  const cycleCalls = new AsyncLocalStorage<{ calls: number }>();
   const counted =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
     (...args: A): Promise<R> => {
-      calls += 1;
+      const counter = cycleCalls.getStore();
+      if (counter) counter.calls += 1;
       return call(...args);
     };
   const palette: PollPalette = {
@@ -251,6 +256,14 @@ export function createPoller(options: PollerOptions): Poller {
   let tasks: ScheduledTask[] = [];
   /** the first cycle reconciles; so does the first after a tick, or after a failed one */
   let reconcileDue = true;
+  /**
+   * While a reconciliation reads Palette (minutes at fleet scale), incremental cycles go on and
+   * commit; this holds, per scope, the clusters they wrote meanwhile, which the reconciliation's
+   * older reading of them must not overwrite or announce again.
+   */
+  let reconciling: Map<string, Set<string>> | undefined;
+  /** the reconciliation under way, read and commit: what stop() waits for besides `running` */
+  let reconciliation: Promise<CycleResult> | undefined;
   let lastCommitAt: string | undefined;
   /** each scope's alert kinds as last read (at a reconciliation, mostly) */
   const knownKinds = new Map<string, AlertKinds>();
@@ -319,13 +332,18 @@ export function createPoller(options: PollerOptions): Poller {
   }
 
   /** Palette first, scope by scope: a failure here leaves the store exactly as it was. */
-  async function readScopes(kind: CycleKind): Promise<Map<string, ScopeRead>> {
+  async function readScopes(
+    kind: CycleKind,
+    onlyBaselined = false,
+  ): Promise<Map<string, ScopeRead>> {
     const reads = new Map<string, ScopeRead>();
     let skipped: PaletteError | undefined;
     for (const scope of scopes) {
       try {
-        // a scope without its baseline (never seen, or refused until now) is read in full
+        // a scope without its baseline (never seen, or refused until now) is read in full,
+        // unless a reconciliation reading it right now gives it its baseline
         const full = kind === "reconcile" || !(await snapshots.hasBaseline(scope));
+        if (full && onlyBaselined) continue;
         const read = full
           ? await readFull(readDeps, scope, options.reconcileBatch)
           : await readIncremental(readDeps, scope);
@@ -350,12 +368,31 @@ export function createPoller(options: PollerOptions): Poller {
     return reads;
   }
 
-  async function cycle(kind: CycleKind): Promise<CycleResult> {
+  /** What a cycle read from Palette, before anything is diffed against the store or committed. */
+  interface CycleRead {
+    kind: CycleKind;
+    started: number;
+    startedReal: number;
+    readEnded: number;
+    reads: Map<string, ScopeRead>;
+  }
+
+  async function readPhase(kind: CycleKind, onlyBaselined = false): Promise<CycleRead> {
     const started = clock.now();
     const startedReal = performance.now();
-    calls = 0;
-    const reads = await readScopes(kind);
-    const readEnded = clock.now();
+    const reads = await readScopes(kind, onlyBaselined);
+    return { kind, started, startedReal, readEnded: clock.now(), reads };
+  }
+
+  /**
+   * Diffs, alerts, routes and commits what `read` found. `newer` (a reconciliation's): per scope,
+   * the clusters incremental cycles wrote while it read, whose changes it leaves to them.
+   */
+  async function cycle(
+    read: CycleRead,
+    newer?: ReadonlyMap<string, ReadonlySet<string>>,
+  ): Promise<CycleResult> {
+    const { kind, started, startedReal, readEnded, reads } = read;
 
     const at = iso(started);
     const subs = await subscriptions.all();
@@ -373,7 +410,12 @@ export function createPoller(options: PollerOptions): Poller {
     };
 
     const histories = await snapshots.flapHistories();
-    const rawChanges = [...reads.values()].flatMap((read) => read.changes);
+    const rawChanges = [...reads.values()].flatMap((scopeRead) => {
+      const taken = newer?.get(scopeRead.scope);
+      return taken && taken.size > 0
+        ? scopeRead.changes.filter((change) => !taken.has(change.cluster.uid))
+        : scopeRead.changes;
+    });
     const flaps = applyFlapping(rawChanges, histories, await after([...histories.keys()]), started);
     const changes = flaps.changes;
     const changed = new Map(changes.map((c) => [c.cluster.uid, c.cluster]));
@@ -480,12 +522,16 @@ export function createPoller(options: PollerOptions): Poller {
     const digestCycle = { changes: rawChanges, alerts: alertEvents, baselineUnhealthy, at };
 
     let holdChanges: HoldChange[] = [];
+    const wrote = new Map<string, readonly string[]>();
     // One transaction: the snapshot changes and the outbox rows that announce them.
     await db.transaction(async (tx) => {
       await options.fence?.(tx);
       const written = new SnapshotStore(tx);
       const outbox = new OutboxStore(tx);
-      for (const read of reads.values()) await read.commit(tx, at);
+      for (const scopeRead of reads.values()) {
+        const written = await scopeRead.commit(tx, at, newer?.get(scopeRead.scope));
+        if (written.length > 0) wrote.set(scopeRead.scope, written);
+      }
       for (const read of baselines) await written.markBaseline(read.scope, at);
       for (const result of alertResults) {
         for (const alert of result.raise) await written.raiseAlert(alert);
@@ -518,7 +564,15 @@ export function createPoller(options: PollerOptions): Poller {
       },
       "poll cycle committed",
     );
-    lastCommitAt = at;
+    // a reconciliation reading now must not overwrite what this cycle just wrote
+    if (reconciling && kind === "incremental") {
+      for (const [scope, uids] of wrote) {
+        const taken = reconciling.get(scope) ?? new Set<string>();
+        for (const uid of uids) taken.add(uid);
+        reconciling.set(scope, taken);
+      }
+    }
+    if (!lastCommitAt || at > lastCommitAt) lastCommitAt = at;
     if (kind === "reconcile") {
       reconcileDue = false;
       metrics.lastReconcileAt = at;
@@ -543,7 +597,7 @@ export function createPoller(options: PollerOptions): Poller {
       changes: changes.length,
       outboxRows: drafts.length,
       eventCalls,
-      paletteCalls: calls,
+      paletteCalls: cycleCalls.getStore()?.calls ?? 0,
       durationMs,
     };
   }
@@ -570,25 +624,29 @@ export function createPoller(options: PollerOptions): Poller {
     metrics.alertsUnavailable = [...alertsOff.values()];
   }
 
-  async function runCycle(): Promise<CycleResult> {
-    const kind: CycleKind = reconcileDue ? "reconcile" : "incremental";
-    if (running) {
-      metrics.skippedCycles += 1;
-      return {
-        kind,
-        ok: true,
-        skipped: true,
-        clusters: 0,
-        changes: 0,
-        outboxRows: 0,
-        eventCalls: 0,
-        paletteCalls: 0,
-        durationMs: 0,
-      };
-    }
-    const started = performance.now();
-    // the poll is routine work: commands go before it on each prefix's budget
-    running = inBackground(() => cycle(kind))
+  const skippedCycle = (kind: CycleKind): CycleResult => {
+    metrics.skippedCycles += 1;
+    return {
+      kind,
+      ok: true,
+      skipped: true,
+      clusters: 0,
+      changes: 0,
+      outboxRows: 0,
+      eventCalls: 0,
+      paletteCalls: 0,
+      durationMs: 0,
+    };
+  };
+
+  /** A cycle's outcome into the metrics and the onCycle hook; a failure becomes a result. */
+  function settle(
+    kind: CycleKind,
+    counter: { calls: number },
+    startedReal: number,
+    work: Promise<CycleResult>,
+  ): Promise<CycleResult> {
+    return work
       .catch((error: unknown): CycleResult => {
         metrics.failedCycles += 1;
         const message = error instanceof Error ? error.message : String(error);
@@ -606,12 +664,13 @@ export function createPoller(options: PollerOptions): Poller {
           changes: 0,
           outboxRows: 0,
           eventCalls: 0,
-          paletteCalls: calls,
-          durationMs: performance.now() - started,
+          paletteCalls: counter.calls,
+          durationMs: performance.now() - startedReal,
           error: summary,
         };
       })
       .then((result) => {
+        if (result.skipped) return result;
         metrics.cycles += 1;
         if (kind === "reconcile") metrics.reconcileCycles += 1;
         else metrics.incrementalCycles += 1;
@@ -628,10 +687,75 @@ export function createPoller(options: PollerOptions): Poller {
         }
         return result;
       });
+  }
+
+  /** `work` as the one cycle committing at a time; the poll is routine, commands go first */
+  async function serialized(
+    kind: CycleKind,
+    counter: { calls: number },
+    startedReal: number,
+    work: () => Promise<CycleResult>,
+  ): Promise<CycleResult> {
+    running = settle(
+      kind,
+      counter,
+      startedReal,
+      cycleCalls.run(counter, () => inBackground(work)),
+    );
     try {
       return await running;
     } finally {
       running = undefined;
+    }
+  }
+
+  async function runCycle(): Promise<CycleResult> {
+    if (reconcileDue && !reconciling) return reconcile();
+    if (running) return skippedCycle("incremental");
+    const counter = { calls: 0 };
+    const onlyBaselined = reconciling !== undefined;
+    return serialized("incremental", counter, performance.now(), async () => {
+      const read = await readPhase("incremental", onlyBaselined);
+      // nothing to read but what the running reconciliation gives its first look
+      if (onlyBaselined && read.reads.size === 0) return skippedCycle("incremental");
+      return cycle(read);
+    });
+  }
+
+  /**
+   * A reconciliation reads the whole fleet without holding the poll, so incremental cycles keep
+   * announcing changes meanwhile (at 50,000 clusters the read takes over a minute and a half);
+   * then it waits for the cycle in flight and commits, leaving the clusters those cycles wrote as
+   * they wrote them.
+   */
+  async function reconcile(): Promise<CycleResult> {
+    const run = reconcileWhileIncrementalsGoOn();
+    reconciliation = run;
+    options.onReconciling?.(true);
+    try {
+      return await run;
+    } finally {
+      reconciliation = undefined;
+      options.onReconciling?.(false);
+    }
+  }
+
+  async function reconcileWhileIncrementalsGoOn(): Promise<CycleResult> {
+    const newer = new Map<string, Set<string>>();
+    reconciling = newer;
+    const counter = { calls: 0 };
+    const startedReal = performance.now();
+    try {
+      let read: CycleRead;
+      try {
+        read = await cycleCalls.run(counter, () => inBackground(() => readPhase("reconcile")));
+      } catch (error) {
+        return await settle("reconcile", counter, startedReal, Promise.reject(error));
+      }
+      while (running) await running;
+      return await serialized("reconcile", counter, startedReal, () => cycle(read, newer));
+    } finally {
+      reconciling = undefined;
     }
   }
 
@@ -669,6 +793,7 @@ export function createPoller(options: PollerOptions): Poller {
         await task.destroy();
       }
       tasks = [];
+      if (reconciliation) await reconciliation;
       if (running) await running;
     },
     // read on demand: the poller keeps no copy of the fleet between cycles

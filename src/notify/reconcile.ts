@@ -99,8 +99,9 @@ export async function readFull(
         ...kept.filter((c) => isKnownUnhealthy(c.health)),
       ];
     },
-    async commit(tx, at) {
-      await new ReconcileStaging(tx).apply(scope, deleted, at);
+    async commit(tx, at, newer) {
+      await new ReconcileStaging(tx).apply(scope, deleted, at, newer);
+      return [];
     },
   };
 }

@@ -28,8 +28,12 @@ export interface ScopeRead {
   after(uids: readonly string[]): Promise<Map<string, ClusterSnap>>;
   /** the scope's clusters with a known bad health as the cycle leaves them */
   unhealthyAfter(): Promise<ClusterSnap[]>;
-  /** writes the scope's snapshot changes through `tx`, the cycle's one transaction */
-  commit(tx: SqlExecutor, at: string): Promise<void>;
+  /**
+   * Writes the scope's snapshot changes through `tx`, the cycle's one transaction, except for the
+   * clusters in `newer` (written by a cycle that read Palette after this one); returns the UIDs
+   * whose snapshot it wrote or removed.
+   */
+  commit(tx: SqlExecutor, at: string, newer?: ReadonlySet<string>): Promise<readonly string[]>;
 }
 
 export interface ReadDeps {

@@ -238,7 +238,7 @@ export class SnapshotStore {
     previous: ReadonlyMap<string, ClusterSnap>,
     clusters: ClusterSnap[],
     at: string,
-  ): Promise<void> {
+  ): Promise<string[]> {
     // a new row takes the next place in the listing order (`seq`); an update keeps its place
     const upsert = `INSERT INTO notify_snapshots
          (project, cluster_uid, project_uid, name, state, health, tags, updated_at, seq)
@@ -249,6 +249,7 @@ export class SnapshotStore {
          tags = excluded.tags, updated_at = excluded.updated_at`;
     const remove = "DELETE FROM notify_snapshots WHERE project = ? AND cluster_uid = ?";
     const seen = new Set<string>();
+    const written: string[] = [];
     for (const c of clusters) {
       seen.add(c.uid);
       const before = previous.get(c.uid);
@@ -264,10 +265,14 @@ export class SnapshotStore {
         continue;
       }
       await this.db.run(upsert, [scope, c.uid, c.project, c.name, c.state, c.health, tags, at]);
+      written.push(c.uid);
     }
     for (const uid of previous.keys()) {
-      if (!seen.has(uid)) await this.db.run(remove, [scope, uid]);
+      if (seen.has(uid)) continue;
+      await this.db.run(remove, [scope, uid]);
+      written.push(uid);
     }
+    return written;
   }
 
   async hasBaseline(project: string): Promise<boolean> {

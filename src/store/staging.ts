@@ -136,10 +136,22 @@ export class ReconcileStaging {
 
   /**
    * The reconciliation's outcome becomes the snapshot: changed rows written (in listing order,
-   * which new rows keep), `deleted` ones removed, staging cleared. Call inside the cycle's
-   * transaction.
+   * which new rows keep), `deleted` ones removed, staging cleared. Clusters in `keep` are left
+   * as the snapshot has them: a newer cycle wrote them after this listing read them. Call inside
+   * the cycle's transaction.
    */
-  async apply(scope: string, deleted: readonly string[], at: string): Promise<void> {
+  async apply(
+    scope: string,
+    deleted: readonly string[],
+    at: string,
+    keep: ReadonlySet<string> = new Set(),
+  ): Promise<void> {
+    for (const uid of keep) {
+      await this.db.run(
+        "UPDATE notify_reconcile_staging SET changed = 0 WHERE scope = ? AND cluster_uid = ?",
+        [scope, uid],
+      );
+    }
     await this.db.run(
       `INSERT INTO notify_snapshots
          (project, cluster_uid, project_uid, name, state, health, tags, updated_at, seq)
@@ -152,7 +164,9 @@ export class ReconcileStaging {
       [at, scope],
     );
     const remove = "DELETE FROM notify_snapshots WHERE project = ? AND cluster_uid = ?";
-    await Promise.all(deleted.map((uid) => this.db.run(remove, [scope, uid])));
+    await Promise.all(
+      deleted.filter((uid) => !keep.has(uid)).map((uid) => this.db.run(remove, [scope, uid])),
+    );
     await this.clear(scope);
   }
 }

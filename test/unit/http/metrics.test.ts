@@ -98,6 +98,11 @@ describe("Metrics", () => {
     expect(sampleValue(text, 'palette_chatops_poll_palette_calls{kind="incremental"}')).toBe(7);
     expect(sampleValue(text, 'palette_chatops_poll_palette_calls{kind="reconcile"}')).toBe(612);
     expect(text).not.toContain("sideways");
+    expect(sampleValue(text, "palette_chatops_poll_reconciling")).toBe(0);
+    metrics.pollReconciling(true);
+    expect(sampleValue(await metrics.render(), "palette_chatops_poll_reconciling")).toBe(1);
+    metrics.pollReconciling(false);
+    expect(sampleValue(await metrics.render(), "palette_chatops_poll_reconciling")).toBe(0);
   });
 
   it("observes ack latency, poll cycles, logins, refreshes and Slack calls", async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
@@ -238,5 +238,68 @@ describe("poller: reconciliation", () => {
     await s.poll();
     expect((await s.snapshot()).get("a")?.tags).toEqual([]);
     expect(await s.cards()).toEqual([]);
+  });
+});
+
+describe("poller: incremental cycles while a reconciliation reads", () => {
+  it("go on announcing, and the reconciliation's older reading neither repeats their news nor overwrites it", async () => {
+    const clusters = fleet();
+    const s = await setup(clusters);
+    await s.poll();
+    // the reconciliation's full listing of p2 waits until released; p1's goes through
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const search = s.palette.searchClusters.bind(s.palette);
+    s.palette.searchClusters = async (query) => {
+      const fullListing = !query.state && !query.health && !query.names && !query.name;
+      if (fullListing && query.projectUid === "p2") await held;
+      return search(query);
+    };
+
+    clusters[0]!.state = "Upgrading";
+    s.poller.requestReconcile();
+    const reconciliation = s.poll();
+    // it has read p1 (a: Upgrading) and waits on p2
+    await vi.waitFor(() =>
+      expect(searches(s).some((q) => q.projectUid === "p2" && !q.state && !q.health)).toBe(true),
+    );
+    const first = await s.poll();
+    expect(first).toMatchObject({ kind: "incremental", ok: true, changes: 1 });
+    clusters[0]!.state = "Running";
+    const second = await s.poll();
+    expect(second).toMatchObject({ kind: "incremental", ok: true, changes: 1 });
+
+    release();
+    expect(await reconciliation).toMatchObject({ kind: "reconcile", ok: true, changes: 0 });
+    expect(
+      (await s.cards()).map((c) => [c.cluster.uid, c.previous?.state, c.cluster.state]),
+    ).toEqual([
+      ["a", "Running", "Upgrading"],
+      ["a", "Upgrading", "Running"],
+    ]);
+    // the snapshot keeps what the later incremental cycle saw, not the reconciliation's Upgrading
+    expect((await s.snapshot()).get("a")?.state).toBe("Running");
+    expect(await s.poll()).toMatchObject({ kind: "incremental", changes: 0 });
+    expect(await s.staged()).toBe(0);
+  });
+
+  it("wait for the first reconciliation of a scope: its baseline is the reconciliation's to give", async () => {
+    const s = await setup(fleet());
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const search = s.palette.searchClusters.bind(s.palette);
+    s.palette.searchClusters = async (query) => {
+      await held;
+      return search(query);
+    };
+    const first = s.poll();
+    expect(await s.poll()).toMatchObject({ kind: "incremental", skipped: true });
+    release();
+    expect(await first).toMatchObject({ kind: "reconcile", ok: true });
+    expect((await s.rows()).filter((r) => r.kind === "summary")).toHaveLength(1);
   });
 });
