@@ -7,7 +7,7 @@ import type { ClusterSnap } from "../model/cluster.ts";
 import type { ClusterChange, HoldChange, OutboxDraft } from "../model/notification.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError, PaletteSchemaError } from "../palette/errors.ts";
-import { inBackground } from "../palette/priority.ts";
+import { inBackground, inBulk } from "../palette/priority.ts";
 import type { PaletteEvent } from "../palette/schemas.ts";
 import { FencedOut } from "../store/lease.ts";
 import { NotifyEventLog } from "../store/notify-events.ts";
@@ -748,7 +748,7 @@ export function createPoller(options: PollerOptions): Poller {
     try {
       let read: CycleRead;
       try {
-        read = await cycleCalls.run(counter, () => inBackground(() => readPhase("reconcile")));
+        read = await cycleCalls.run(counter, () => inBulk(() => readPhase("reconcile")));
       } catch (error) {
         return await settle("reconcile", counter, startedReal, Promise.reject(error));
       }

@@ -48,7 +48,10 @@ export class RequestPacer {
   readonly #headroom: number;
   readonly #buckets = new Map<string, Bucket>();
   /** per prefix: whether a background request holds a booking, and the ones waiting to book */
-  readonly #background = new Map<string, { booked: boolean; waiting: Array<() => void> }>();
+  readonly #background = new Map<
+    string,
+    { booked: boolean; waiting: Array<{ go: () => void; bulk: boolean }> }
+  >();
 
   constructor(options: LimiterOptions) {
     this.#clock = options.clock;
@@ -73,9 +76,10 @@ export class RequestPacer {
   }
 
   /**
-   * Waits until a request to `path` may go; resolves with the time waited. Background requests
-   * book a slot only one at a time per prefix (the next books when the previous goes out), so an
-   * interactive request books behind at most one of them, never behind a whole poll.
+   * Waits until a request to `path` may go; resolves with the time waited. Background and bulk
+   * requests book a slot only one at a time per prefix (the next books when the previous goes
+   * out), so an interactive request books behind at most one of them, never behind a whole poll;
+   * among those waiting, the poll's (background) book before a reconciliation's (bulk).
    */
   async acquire(path: string, priority: RequestPriority = "interactive"): Promise<number> {
     if (priority === "interactive") return this.#acquireSlot(path);
@@ -83,14 +87,18 @@ export class RequestPacer {
     const lane = this.#background.get(key) ?? { booked: false, waiting: [] };
     this.#background.set(key, lane);
     const queuedAt = this.#clock.now();
-    if (lane.booked) await new Promise<void>((resolve) => lane.waiting.push(resolve));
+    if (lane.booked) {
+      await new Promise<void>((go) => lane.waiting.push({ go, bulk: priority === "bulk" }));
+    }
     lane.booked = true;
     try {
       await this.#acquireSlot(path);
     } finally {
-      // this one goes out now: the next background request may book its slot
-      const next = lane.waiting.shift();
-      if (next) next();
+      // this one goes out now: the next background request may book its slot, one of the
+      // poll's before any of a reconciliation's
+      const poll = lane.waiting.findIndex((waiter) => !waiter.bulk);
+      const [next] = lane.waiting.splice(poll >= 0 ? poll : 0, 1);
+      if (next) next.go();
       else lane.booked = false;
     }
     return this.#clock.now() - queuedAt;

@@ -3,11 +3,12 @@ import { AsyncLocalStorage } from "node:async_hooks";
 /**
  * Whose request this is. Commands, launch forms and their look-ups are someone waiting in Slack
  * (`interactive`, the default); the poll and the launch tracker are the bot's own routine work
- * (`background`). The client's pacer lets interactive requests go first on a prefix's budget, so
- * a command never queues behind a poll's pages. Carried through async calls rather than through
+ * (`background`), and a reconciliation's full listing is `bulk`, behind both. The client's pacer
+ * lets interactive requests go first on a prefix's budget, so a command never queues behind a
+ * poll's pages, and an incremental poll never waits behind a reconciliation's. Carried through async calls rather than through
  * every client method, so the poll only has to say it once.
  */
-export type RequestPriority = "interactive" | "background";
+export type RequestPriority = "interactive" | "background" | "bulk";
 
 const current = new AsyncLocalStorage<RequestPriority>();
 let backgroundRuns = 0;
@@ -29,6 +30,14 @@ export async function inBackground<T>(work: () => Promise<T>): Promise<T> {
     backgroundRuns -= 1;
     if (backgroundRuns === 0) current.disable();
   }
+}
+
+/**
+ * Runs `work` as bulk work: a reconciliation's full listing, which takes minutes at fleet scale
+ * and must not slow the incremental polls that run meanwhile; it gets what they leave.
+ */
+export function inBulk<T>(work: () => Promise<T>): Promise<T> {
+  return current.run("bulk", work);
 }
 
 export function requestPriority(): RequestPriority {

@@ -143,6 +143,26 @@ describe("RequestPacer priorities", () => {
     return { clock, pacer, step, drain };
   }
 
+  it("lets an incremental poll's requests go before a reconciliation's queued ones", async () => {
+    const { pacer, drain } = timedPacer();
+    const sent: string[] = [];
+    const path = "/v1/dashboard/spectroclusters/search";
+    const reconciliation = Array.from({ length: 6 }, (_, page) =>
+      pacer.acquire(path, "bulk").then(() => sent.push(`reconcile ${page}`)),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const poll = Array.from({ length: 3 }, (_, page) =>
+      pacer.acquire(path, "background").then(() => sent.push(`poll ${page}`)),
+    );
+    await drain();
+    await Promise.all([...reconciliation, ...poll]);
+    // one reconciliation page holds the booking when the poll arrives; the poll's three go next
+    expect(sent.slice(0, 5)).toEqual(["reconcile 0", "reconcile 1", "poll 0", "poll 1", "poll 2"]);
+    expect(sent.filter((line) => line.startsWith("reconcile"))).toEqual(
+      Array.from({ length: 6 }, (_, page) => `reconcile ${page}`),
+    );
+  });
+
   it("lets a command's request go behind at most one queued poll request", async () => {
     const { pacer, drain } = timedPacer();
     const sent: string[] = [];
