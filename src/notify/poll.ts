@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import cron, { type ScheduledTask } from "node-cron";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
@@ -224,32 +223,35 @@ export function createPoller(options: PollerOptions): Poller {
   /** scope → why its alerts are unavailable, as of the last committed cycle */
   const alertsOff = new Map<string, string>();
 
-  /** each cycle's own count: a reconciliation's reads and incremental cycles can overlap */
-  const cycleCalls = new AsyncLocalStorage<{ calls: number }>();
-  const counted =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> => {
-      const counter = cycleCalls.getStore();
-      if (counter) counter.calls += 1;
-      return call(...args);
+  /**
+   * Each cycle counts its own Palette calls through a client of its own: a reconciliation's reads
+   * and incremental cycles can overlap.
+   */
+  const countedPalette = (counter: { calls: number }): PollPalette => {
+    const counted =
+      <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+      (...args: A): Promise<R> => {
+        counter.calls += 1;
+        return call(...args);
+      };
+    return {
+      searchClusters: counted((query) => options.palette.searchClusters(query)),
+      getCluster: counted((uid, scope) => options.palette.getCluster(uid, scope)),
+      getClusterOverview: counted((uid, scope) => options.palette.getClusterOverview(uid, scope)),
+      listAlertComponents: counted((scope) => options.palette.listAlertComponents(scope)),
+      listClusterEvents: counted((uid, scope, limit) =>
+        options.palette.listClusterEvents(uid, scope, limit),
+      ),
     };
-  const palette: PollPalette = {
-    searchClusters: counted((query) => options.palette.searchClusters(query)),
-    getCluster: counted((uid, scope) => options.palette.getCluster(uid, scope)),
-    getClusterOverview: counted((uid, scope) => options.palette.getClusterOverview(uid, scope)),
-    listAlertComponents: counted((scope) => options.palette.listAlertComponents(scope)),
-    listClusterEvents: counted((uid, scope, limit) =>
-      options.palette.listClusterEvents(uid, scope, limit),
-    ),
   };
-  const readDeps: ReadDeps = {
+  const readDepsWith = (palette: PollPalette): ReadDeps => ({
     palette,
     db,
     snapshots,
     staging,
     logger,
     lookupParallelism: options.lookupParallelism,
-  };
+  });
 
   const metrics = emptyPollerMetrics();
   let running: Promise<CycleResult> | undefined;
@@ -268,7 +270,7 @@ export function createPoller(options: PollerOptions): Poller {
   /** each scope's alert kinds as last read (at a reconciliation, mostly) */
   const knownKinds = new Map<string, AlertKinds>();
 
-  async function readKinds(scope: string): Promise<AlertKinds> {
+  async function readKinds(palette: PollPalette, scope: string): Promise<AlertKinds> {
     try {
       const components = await palette.listAlertComponents(scopeQuery(scope));
       return {
@@ -291,6 +293,7 @@ export function createPoller(options: PollerOptions): Poller {
    * one by one may never commit before the next restart.
    */
   async function reasonsFor(
+    palette: PollPalette,
     uids: string[],
     conditionsByUid: ReadonlyMap<string, string[]>,
     health: ReadonlyMap<string, ClusterSnap>,
@@ -334,8 +337,10 @@ export function createPoller(options: PollerOptions): Poller {
   /** Palette first, scope by scope: a failure here leaves the store exactly as it was. */
   async function readScopes(
     kind: CycleKind,
+    palette: PollPalette,
     onlyBaselined = false,
   ): Promise<Map<string, ScopeRead>> {
+    const readDeps = readDepsWith(palette);
     const reads = new Map<string, ScopeRead>();
     let skipped: PaletteError | undefined;
     for (const scope of scopes) {
@@ -371,17 +376,25 @@ export function createPoller(options: PollerOptions): Poller {
   /** What a cycle read from Palette, before anything is diffed against the store or committed. */
   interface CycleRead {
     kind: CycleKind;
+    /** the cycle's own client, counting its calls in `counter` */
+    palette: PollPalette;
+    counter: { calls: number };
     started: number;
     startedReal: number;
     readEnded: number;
     reads: Map<string, ScopeRead>;
   }
 
-  async function readPhase(kind: CycleKind, onlyBaselined = false): Promise<CycleRead> {
+  async function readPhase(
+    kind: CycleKind,
+    counter: { calls: number },
+    onlyBaselined = false,
+  ): Promise<CycleRead> {
     const started = clock.now();
     const startedReal = performance.now();
-    const reads = await readScopes(kind, onlyBaselined);
-    return { kind, started, startedReal, readEnded: clock.now(), reads };
+    const palette = countedPalette(counter);
+    const reads = await readScopes(kind, palette, onlyBaselined);
+    return { kind, palette, counter, started, startedReal, readEnded: clock.now(), reads };
   }
 
   /**
@@ -392,7 +405,7 @@ export function createPoller(options: PollerOptions): Poller {
     read: CycleRead,
     newer?: ReadonlyMap<string, ReadonlySet<string>>,
   ): Promise<CycleResult> {
-    const { kind, started, startedReal, readEnded, reads } = read;
+    const { kind, started, startedReal, readEnded, reads, palette } = read;
 
     const at = iso(started);
     const subs = await subscriptions.all();
@@ -431,7 +444,7 @@ export function createPoller(options: PollerOptions): Poller {
     for (const [scope, read] of reads) {
       const known = knownKinds.get(scope);
       if (read.mode === "full" || alertsOff.has(scope) || !known) {
-        const fresh = await readKinds(scope);
+        const fresh = await readKinds(palette, scope);
         kindsRead.set(scope, fresh);
         kinds.set(scope, fresh);
       } else if (ownChanges(scope).length > 0) {
@@ -451,7 +464,13 @@ export function createPoller(options: PollerOptions): Poller {
         continue;
       }
       const needing = clustersNeedingReason(own, raised, scopeKinds.supported);
-      const { reasons, calls: used } = await reasonsFor(needing, conditions, changed, eventBudget);
+      const { reasons, calls: used } = await reasonsFor(
+        palette,
+        needing,
+        conditions,
+        changed,
+        eventBudget,
+      );
       eventCalls += used;
       alertResults.push(
         evaluateAlerts({ changes: own, raised, supported: scopeKinds.supported, reasons, now: at }),
@@ -472,6 +491,7 @@ export function createPoller(options: PollerOptions): Poller {
         const list = [...clusters.values()];
         const needing = unraisedUnhealthy(list, raisedNow, scopeKinds.supported);
         const { reasons, calls: used } = await reasonsFor(
+          palette,
           needing,
           conditions,
           clusters,
@@ -597,7 +617,7 @@ export function createPoller(options: PollerOptions): Poller {
       changes: changes.length,
       outboxRows: drafts.length,
       eventCalls,
-      paletteCalls: cycleCalls.getStore()?.calls ?? 0,
+      paletteCalls: read.counter.calls,
       durationMs,
     };
   }
@@ -696,12 +716,7 @@ export function createPoller(options: PollerOptions): Poller {
     startedReal: number,
     work: () => Promise<CycleResult>,
   ): Promise<CycleResult> {
-    running = settle(
-      kind,
-      counter,
-      startedReal,
-      cycleCalls.run(counter, () => inBackground(work)),
-    );
+    running = settle(kind, counter, startedReal, inBackground(work));
     try {
       return await running;
     } finally {
@@ -715,7 +730,7 @@ export function createPoller(options: PollerOptions): Poller {
     const counter = { calls: 0 };
     const onlyBaselined = reconciling !== undefined;
     return serialized("incremental", counter, performance.now(), async () => {
-      const read = await readPhase("incremental", onlyBaselined);
+      const read = await readPhase("incremental", counter, onlyBaselined);
       // nothing to read but what the running reconciliation gives its first look
       if (onlyBaselined && read.reads.size === 0) return skippedCycle("incremental");
       return cycle(read);
@@ -748,7 +763,7 @@ export function createPoller(options: PollerOptions): Poller {
     try {
       let read: CycleRead;
       try {
-        read = await cycleCalls.run(counter, () => inBulk(() => readPhase("reconcile")));
+        read = await inBulk(() => readPhase("reconcile", counter));
       } catch (error) {
         return await settle("reconcile", counter, startedReal, Promise.reject(error));
       }

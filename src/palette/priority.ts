@@ -5,31 +5,36 @@ import { AsyncLocalStorage } from "node:async_hooks";
  * (`interactive`, the default); the poll and the launch tracker are the bot's own routine work
  * (`background`), and a reconciliation's full listing is `bulk`, behind both. The client's pacer
  * lets interactive requests go first on a prefix's budget, so a command never queues behind a
- * poll's pages, and an incremental poll never waits behind a reconciliation's. Carried through async calls rather than through
- * every client method, so the poll only has to say it once.
+ * poll's pages, and an incremental poll never waits behind a reconciliation's. Carried through
+ * async calls rather than through every client method, so the poll only has to say it once.
  */
 export type RequestPriority = "interactive" | "background" | "bulk";
 
 const current = new AsyncLocalStorage<RequestPriority>();
-let backgroundRuns = 0;
+let runs = 0;
 
 /**
- * Runs `work` with every Palette request it makes marked as background work.
+ * Runs `work` with every Palette request it makes marked with `priority`.
  *
  * While any AsyncLocalStorage is enabled, Node runs async hooks on every promise in the process
  * (on Node 20 and 22): a CPU profile of a burst of slash commands put a fifth of the bot's time
  * there, all of it on the ack path, which never reads this store. So the storage is disabled
- * again when the last background run ends: the hooks cost something only while the poll or the
- * launch tracker is at work. (A request with no store is interactive, which is what a command is.)
+ * again when the last marked run ends: the hooks cost something only while the poll or the
+ * launch tracker is at work. (A request with no mark is interactive, which is what a command is.)
  */
-export async function inBackground<T>(work: () => Promise<T>): Promise<T> {
-  backgroundRuns += 1;
+async function runMarked<T>(priority: RequestPriority, work: () => Promise<T>): Promise<T> {
+  runs += 1;
   try {
-    return await current.run("background", work);
+    return await current.run(priority, work);
   } finally {
-    backgroundRuns -= 1;
-    if (backgroundRuns === 0) current.disable();
+    runs -= 1;
+    if (runs === 0) current.disable();
   }
+}
+
+/** Runs `work` with every Palette request it makes marked as background work. */
+export function inBackground<T>(work: () => Promise<T>): Promise<T> {
+  return runMarked("background", work);
 }
 
 /**
@@ -37,7 +42,7 @@ export async function inBackground<T>(work: () => Promise<T>): Promise<T> {
  * and must not slow the incremental polls that run meanwhile; it gets what they leave.
  */
 export function inBulk<T>(work: () => Promise<T>): Promise<T> {
-  return current.run("bulk", work);
+  return runMarked("bulk", work);
 }
 
 export function requestPriority(): RequestPriority {
