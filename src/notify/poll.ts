@@ -62,6 +62,11 @@ export interface PollerOptions {
   eventsLimit?: number;
   /** at most this many event reads per cycle, all projects together; default 10 */
   maxEventCalls?: number;
+  /**
+   * How long a cycle waits for those event reads, all projects together, before it commits
+   * without the ones still out (the reason then comes from health conditions); default 2 s
+   */
+  eventReadsWindowMs?: number;
   /** GETs by UID in flight at once, confirming clusters missing from a listing; default 4 */
   lookupParallelism?: number;
   /** called after a cycle committed outbox rows (wakes the sender) */
@@ -220,6 +225,7 @@ export function createPoller(options: PollerOptions): Poller {
   const subscriptions = new SubscriptionStore(db, clock);
   const eventsLimit = options.eventsLimit ?? 10;
   const maxEventCalls = options.maxEventCalls ?? 10;
+  const eventReadsWindowMs = options.eventReadsWindowMs ?? 2_000;
   /** scope → why its alerts are unavailable, as of the last committed cycle */
   const alertsOff = new Map<string, string>();
 
@@ -297,11 +303,12 @@ export function createPoller(options: PollerOptions): Poller {
     uids: string[],
     conditionsByUid: ReadonlyMap<string, string[]>,
     health: ReadonlyMap<string, ClusterSnap>,
-    budget: { eventCalls: number },
+    budget: { eventCalls: number; until: number },
   ): Promise<{ reasons: Map<string, string>; calls: number }> {
     const reasons = new Map<string, string>();
     const wanted = uids.filter((uid) => health.has(uid));
-    const withEvents = wanted.slice(0, Math.max(0, budget.eventCalls));
+    const timeLeft = budget.until - performance.now();
+    const withEvents = timeLeft > 0 ? wanted.slice(0, Math.max(0, budget.eventCalls)) : [];
     budget.eventCalls -= withEvents.length;
     const events = new Map<string, PaletteEvent[]>();
     const queue = [...withEvents];
@@ -323,12 +330,26 @@ export function createPoller(options: PollerOptions): Poller {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(EVENT_READERS, queue.length) }, reader));
+    const readers = Promise.all(
+      Array.from({ length: Math.min(EVENT_READERS, queue.length) }, reader),
+    );
+    // Under Palette's faults (a 429 waits a second, a slow answer two) the reads could hold the
+    // commit for seconds, and a restart meanwhile loses the whole cycle: the chaos run saw cycles
+    // of 6 s killed before they committed, so states that lived 15 s were read by no committed
+    // poll. The reads get the cycle's window; those still out are left (events are a nicety).
+    let timer: NodeJS.Timeout | undefined;
+    const windowEnds = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, timeLeft));
+    });
+    await Promise.race([readers, windowEnds]);
+    clearTimeout(timer);
+    queue.length = 0;
+    const read = new Map(events);
     for (const uid of wanted) {
       const snap = health.get(uid)!;
       reasons.set(
         uid,
-        reasonFrom(snap.health, conditionsByUid.get(uid) ?? [], events.get(uid) ?? []),
+        reasonFrom(snap.health, conditionsByUid.get(uid) ?? [], read.get(uid) ?? []),
       );
     }
     return { reasons, calls: withEvents.length };
@@ -454,7 +475,10 @@ export function createPoller(options: PollerOptions): Poller {
 
     const alertResults: AlertResult[] = [];
     let eventCalls = 0;
-    const eventBudget = { eventCalls: maxEventCalls };
+    const eventBudget = {
+      eventCalls: maxEventCalls,
+      until: performance.now() + eventReadsWindowMs,
+    };
     for (const [scope, scopeKinds] of kinds) {
       const own = ownChanges(scope);
       if (scopeKinds.refused) {

@@ -87,6 +87,41 @@ describe("poller: clusters that come up unhealthy", () => {
     expect(await s.raised()).toEqual([]);
   });
 
+  it("commits without the event reads still out when their window ends (a reason from conditions)", async () => {
+    const clusters: PollCluster[] = [
+      { uid: "a", project: "p1", state: "Running", health: "Healthy" },
+    ];
+    const db = await openMemoryDb();
+    const clock = new ManualClock();
+    const palette = fakePalette(clusters);
+    // Palette never answers the events read: under faults it may take seconds
+    palette.api.listClusterEvents = () => new Promise<PaletteEvent[]>(() => {});
+    const poller = createPoller({
+      palette: palette.api,
+      db,
+      clock,
+      logger: silentLogger,
+      projects: ["p1"],
+      eventReadsWindowMs: 50,
+    });
+    await new SubscriptionStore(db, clock).add({ channel: "C1", kind: "all", createdBy: "U" });
+    clock.advance(30_000);
+    await poller.runCycle(); // baseline
+    clusters[0] = {
+      ...clusters[0]!,
+      health: "UnHealthy",
+      conditions: [{ type: "ControlPlane", message: "apiserver unreachable" }],
+    };
+    clock.advance(30_000);
+    const result = await poller.runCycle();
+    expect(result.ok).toBe(true);
+    expect(result.changes).toBe(1);
+    const raised = [...(await new SnapshotStore(db).raisedAlerts()).values()];
+    expect(raised.map((r) => [r.clusterUid, r.reason])).toEqual([
+      ["a", "ControlPlane: apiserver unreachable"],
+    ]);
+  });
+
   it("announces a fresh cluster coming up Healthy by its state alone", async () => {
     const clusters: PollCluster[] = [
       { uid: "new", project: "p1", state: "Provisioning", health: "" },
