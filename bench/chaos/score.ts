@@ -43,6 +43,18 @@ export interface ChaosScore {
   delayMs: { p50: number; p99: number; max: number };
   /** a few lost (channel, cluster, field → to) for the report */
   lostExamples: string[];
+  /**
+   * Each unobservable change: when its state began and ended, and the committed polls' read
+   * windows nearest to it (none fits inside the state's life; the run's report adds the bots'
+   * uptime windows). Times are ms of the wall clock.
+   */
+  unobservableChanges: Array<{
+    change: string;
+    from: number;
+    until: number | null;
+    pollsBefore: Array<readonly [number, number]>;
+    pollsAfter: Array<readonly [number, number]>;
+  }>;
 }
 
 interface Announcement {
@@ -93,11 +105,8 @@ function readDigest(sections: readonly string[]): Announcement[] {
  * went while the bot was down, starting, or in a poll that never committed (killed first) could
  * be seen by nobody; its absence from Slack is not a loss.
  */
-function observableChanges(
-  changes: readonly MadeChange[],
-  polls: ReadonlyArray<readonly [number, number]> | undefined,
-): Set<MadeChange> {
-  if (!polls) return new Set(changes);
+/** When each change's state ended: the same cluster's next change (none: it lasted). */
+function lifetimes(changes: readonly MadeChange[]): Map<MadeChange, number> {
   const until = new Map<MadeChange, number>();
   const last = new Map<string, MadeChange>();
   for (const change of [...changes].sort((a, b) => a.at - b.at)) {
@@ -106,6 +115,15 @@ function observableChanges(
     if (before) until.set(before, change.at);
     last.set(key, change);
   }
+  return until;
+}
+
+function observableChanges(
+  changes: readonly MadeChange[],
+  polls: ReadonlyArray<readonly [number, number]> | undefined,
+): Set<MadeChange> {
+  if (!polls) return new Set(changes);
+  const until = lifetimes(changes);
   const seen = new Set<MadeChange>();
   for (const change of changes) {
     const end = until.get(change) ?? Number.POSITIVE_INFINITY;
@@ -225,8 +243,31 @@ export function scoreChaos(input: {
       p99: Math.round(percentile(delays, 99)),
       max: Math.round(delays.at(-1) ?? 0),
     },
+    unobservableChanges: unobservableDetail(input.changes, observable, input.polls ?? []),
     lostExamples: lostEntries
       .slice(0, 5)
       .map(({ key, entry }) => `${key} ${entry.change.field} → ${entry.change.to}`),
   };
+}
+
+function unobservableDetail(
+  changes: readonly MadeChange[],
+  observable: ReadonlySet<MadeChange>,
+  polls: ReadonlyArray<readonly [number, number]>,
+): ChaosScore["unobservableChanges"] {
+  const until = lifetimes(changes);
+  const sorted = [...polls].sort((a, b) => a[0] - b[0]);
+  return changes
+    .filter((change) => !observable.has(change))
+    .map((change) => {
+      const end = until.get(change);
+      return {
+        change: `${change.cluster} ${change.field} → ${change.to}`,
+        from: change.at,
+        until: end ?? null,
+        // the two read windows before and after the state began: why none fits in its life
+        pollsBefore: sorted.filter(([from]) => from < change.at).slice(-2),
+        pollsAfter: sorted.filter(([from]) => from >= change.at).slice(0, 2),
+      };
+    });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runChaos, SHORT_RUN } from "../../bench/chaos/scenario.ts";
+import { describeUnobservable, runChaos, SHORT_RUN } from "../../bench/chaos/scenario.ts";
 
 /**
  * The short chaos run (under a minute): the bot as its own process under Palette faults, listing
@@ -11,11 +11,13 @@ describe("chaos, short run", () => {
     const report = await runChaos(SHORT_RUN);
     const { score, commands } = report;
     const summary = JSON.stringify({ score, commands, exits: report.exitNotes });
+    // each change no committed poll could read, with the windows that make it so
+    for (const line of describeUnobservable(report)) console.log(`chaos: ${line}`);
     expect(score.changesMade, summary).toBe(SHORT_RUN.changes);
-    // a state that came and went while the bot was down is no poller's to see. Under the whole
-    // suite's load restarts are slower and CI saw 12 and 32 of 100; a fifth keeps at least 80
-    // changes scored, which is what this bound is for (lost, false and order are checked below)
-    expect(score.unobservable, summary).toBeLessThanOrEqual(SHORT_RUN.changes / 5);
+    // a state that came and went while no poll of the bot's committed (down, starting, or killed
+    // before its commit) is no poller's to see; at most a tenth keeps 90 changes scored. States
+    // that last to the end are owed: the run waits for a poll that read them
+    expect(score.unobservable, summary).toBeLessThanOrEqual(SHORT_RUN.changes / 10);
     expect(score.lost, summary).toBe(0);
     expect(score.falseAnnouncements, summary).toBe(0);
     expect(score.outOfOrder, summary).toBe(0);
