@@ -35,10 +35,14 @@ export interface ScaleFigures {
   /** Palette requests per steady (incremental) poll cycle, mean of STEADY_CYCLES */
   callsPerSteadyCycle: number;
   /**
-   * the issue's bar for those cycles, mean: 3 per project, plus 1 per 50 clusters of a project
-   * that left the not-(Running and Healthy) set since the cycle before (read off the simulator)
+   * the bar for those cycles, mean: per project 3, plus ceil(its clusters not Running and
+   * Healthy / 50), plus 1 per 50 of its clusters that left that set since the cycle before (read
+   * off the simulator)
    */
   steadyCycleBar: number;
+  /** each steady cycle's calls against its own bar */
+  steadyCycles: Array<{ calls: number; bar: number }>;
+  everySteadyCycleWithinBar: boolean;
   /** clusters not Running and Healthy per project, mean over the steady cycles */
   unsteadyPerProject: number;
   /** Palette calls of the bot's last reconciliation (its own count, `poll_palette_calls`) */
@@ -231,9 +235,21 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
         if (!unsteady.has(uid)) leftPerProject.set(project, (leftPerProject.get(project) ?? 0) + 1);
       }
       if (steady) {
+        // per project: 3, plus the pages its not-steady set fills (50 a page, Palette's most),
+        // plus one name search per 50 clusters that left that set
+        const unsteadyPerProject = new Map<string, number>();
+        for (const project of unsteady.values()) {
+          unsteadyPerProject.set(project, (unsteadyPerProject.get(project) ?? 0) + 1);
+        }
         bars.push(
-          3 * PROJECTS +
-            [...leftPerProject.values()].reduce((sum, n) => sum + Math.ceil(n / 50), 0),
+          projects.reduce(
+            (sum, project) =>
+              sum +
+              3 +
+              Math.ceil((unsteadyPerProject.get(project) ?? 0) / PAGE) +
+              Math.ceil((leftPerProject.get(project) ?? 0) / PAGE),
+            0,
+          ),
         );
         unsteadyCounts.push(unsteady.size / PROJECTS);
       }
@@ -292,6 +308,8 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       reconcileToFloor: Math.round((reconcileMs / rateLimitFloorMs) * 100) / 100,
       callsPerSteadyCycle: mean(perCycle),
       steadyCycleBar: mean(bars),
+      steadyCycles: perCycle.map((calls, i) => ({ calls, bar: bars[i] ?? 0 })),
+      everySteadyCycleWithinBar: perCycle.every((calls, i) => calls <= (bars[i] ?? 0)),
       unsteadyPerProject: mean(unsteadyCounts),
       callsPerReconcile: await metric('palette_chatops_poll_palette_calls{kind="reconcile"}'),
       changeToSlackMs: {
