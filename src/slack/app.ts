@@ -148,6 +148,9 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
     logLevel: adapter.getLevel(),
     clientOptions: slackClientOptions(slack.apiUrl, deps.onSlackCall),
     convoStore: false,
+    // the conversation listeners drop the bot's own messages themselves, and report it
+    // (src/slack/listeners/events/message-to-bot.ts): Bolt's ignoreSelf would drop them unseen
+    ignoreSelf: false,
     // auth.test runs in start(), awaited, so a bad token fails start-up with a clear error
     deferInitialization: true,
   });

@@ -33,9 +33,9 @@ export function toRespondArguments(reply: MessageReply): RespondArguments {
 }
 
 /**
- * Shows a message to the requester: through the response_url when there is one, else (App Home
- * buttons have none) in their DM with the bot. Failures are logged, never thrown: there is no
- * one left to tell.
+ * Shows a message to the requester: in the conversation they asked in (a mention's thread, a
+ * DM), else through the response_url, else (App Home buttons have neither) in their DM with the
+ * bot. Failures are logged, never thrown: there is no one left to tell.
  */
 async function showMessage(
   reply: MessageReply,
@@ -43,6 +43,15 @@ async function showMessage(
   deps: DeliveryDeps,
 ): Promise<void> {
   try {
+    if (target.conversation) {
+      await target.client.chat.postMessage({
+        channel: target.conversation.channel,
+        ...(target.conversation.threadTs ? { thread_ts: target.conversation.threadTs } : {}),
+        text: reply.text,
+        blocks: replyBlocks(reply.view),
+      });
+      return;
+    }
     if (target.respond) {
       await target.respond(toRespondArguments(reply));
       return;
@@ -92,7 +101,12 @@ async function deliverFile(reply: FileReply, target: CommandTarget, deps: Delive
     );
     return;
   }
-  await showMessage(reply.notice, target, deps);
+  // in a thread everyone reads, the line says where the file went without naming more
+  const shown =
+    target.conversation && !target.conversation.channel.startsWith("D")
+      ? notice(`:lock: <@${target.requester.userId}>, I sent it to you privately, in our DM.`)
+      : reply.notice;
+  await showMessage(shown, target, deps);
 }
 
 /** Delivers any Reply. Never throws. */
@@ -110,8 +124,19 @@ export async function deliverReply(
       return;
     case "modal": {
       const onModal = deps.hooks.onModal;
-      if (!onModal || !target.triggerId) {
+      if (!onModal) {
         await showMessage(notice(`The ${reply.modal} form is not available yet.`), target, deps);
+        return;
+      }
+      if (!target.triggerId) {
+        // a message (mention, DM) brings no trigger_id, and Slack opens a modal only with one
+        await showMessage(
+          notice(
+            `The ${reply.modal} form opens from \`/palette ${reply.modal}\` or the shortcut menu, not from a message.`,
+          ),
+          target,
+          deps,
+        );
         return;
       }
       try {

@@ -35,6 +35,15 @@ export interface SlackHooks {
 
 export type Dispatch = (text: string, ctx: CommandContext) => Promise<Reply>;
 
+/** How the bot dealt with an Events API delivery of a conversation (mention, DM, link). */
+export type ConversationOutcome =
+  /** answered in the conversation, or its links unfurled */
+  | "answered"
+  /** another delivery of the same event (a retry, another replica) claimed it first */
+  | "duplicate"
+  /** not for the bot to answer: a bot's or its own message, an edit, a link it will not unfurl */
+  | "ignored";
+
 export interface SlackAppDeps {
   slack: SlackConfig;
   commandDeps: CommandDeps;
@@ -49,6 +58,11 @@ export interface SlackAppDeps {
   onModal?: ModalHandler;
   /** how long a launch-form look-up may take before it answers "Palette is slow"; default 2.5 s */
   optionsBudgetMs?: number;
+  /** each mention, DM or shared link, once dealt with (metrics, tests) */
+  onConversation?: (
+    event: "app_mention" | "message.im" | "link_shared",
+    outcome: ConversationOutcome,
+  ) => void;
   /** every Web API call the app makes, by method and outcome (metrics) */
   onSlackCall?: (method: string, outcome: string) => void;
   /** commands answered at once (a burst beyond waits its turn, acks stay fast); default 8 */
@@ -82,4 +96,9 @@ export interface CommandTarget {
   /** response_url of the command or button; absent for App Home buttons */
   respond?: RespondFn;
   triggerId?: string;
+  /**
+   * A conversation to answer in (a mention's thread, a DM with the bot): the reply is posted
+   * there for everyone in it, whatever its visibility, as a mention is public
+   */
+  conversation?: { channel: string; threadTs?: string };
 }

@@ -48,6 +48,10 @@ export interface BotHarness {
     value: string,
     options?: { userId?: string; withoutResponseUrl?: boolean },
   ): Promise<{ status: number; responseId: string }>;
+  /** each mention, DM or shared link the bot has dealt with so far, in order */
+  conversations: Array<{ event: string; outcome: string }>;
+  /** waits until the bot has dealt with `count` mentions, DMs or links in all */
+  settled(count: number, timeoutMs?: number): Promise<Array<{ event: string; outcome: string }>>;
   /** the response_url posts for one request, waiting until there are `count` */
   responses(responseId: string, count?: number, timeoutMs?: number): Promise<RecordedCall[]>;
   close(): Promise<void>;
@@ -97,6 +101,8 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     projects: options.projects ?? [],
     consoleUrl: "https://console.example.com/",
   };
+  const conversations: Array<{ event: string; outcome: string }> = [];
+  const conversationWaiters: Array<() => void> = [];
   const bot = createSlackApp({
     slack: {
       botToken: new Secret(BOT_TOKEN),
@@ -113,6 +119,10 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     optionsBudgetMs: options.optionsBudgetMs,
     maxConcurrentCommands: options.maxConcurrentCommands,
     wakeSender: options.wakeSender,
+    onConversation: (event, outcome) => {
+      conversations.push({ event, outcome });
+      for (const wake of conversationWaiters.splice(0)) wake();
+    },
   });
   const { port } = await bot.start(0);
   const base = `http://127.0.0.1:${port}`;
@@ -192,6 +202,24 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
       return { status, responseId };
     },
     responses,
+    conversations,
+    async settled(count, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (conversations.length < count) {
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          throw new Error(`the bot dealt with ${conversations.length} of ${count} conversations`);
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          conversationWaiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      return conversations;
+    },
     async close() {
       await bot.stop();
       if (!options.fake) await fake.close();

@@ -5,6 +5,7 @@ import { onCall } from "./004_on_call.ts";
 import { digest } from "./005_digest.ts";
 import { listingOrder } from "./006_listing_order.ts";
 import { snapshotUidIndex } from "./007_snapshot_uid_index.ts";
+import { conversation } from "./008_conversation.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -15,4 +16,5 @@ export const MIGRATIONS: Migration[] = [
   ...digest,
   ...listingOrder,
   ...snapshotUidIndex,
+  ...conversation,
 ];

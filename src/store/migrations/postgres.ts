@@ -317,6 +317,18 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 49,
+    name: "conversation",
+    up: `
+      CREATE TABLE slack_event_claims (
+        event_key TEXT PRIMARY KEY,
+        claimed_at TEXT NOT NULL
+      );
+      CREATE INDEX slack_event_claims_at ON slack_event_claims (claimed_at);
+      CREATE INDEX notify_cards_ts ON notify_cards (channel, ts);
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted

@@ -1,0 +1,86 @@
+import { findVerb } from "../commands/dispatch.ts";
+import { parseCommand } from "../commands/parse.ts";
+import { messageReply } from "../commands/reply.ts";
+import type { MessageReply } from "../commands/types.ts";
+import type { ClusterSnap } from "../model/cluster.ts";
+import type { CardStore } from "../store/cards.ts";
+import type { EventClaimStore } from "../store/event-claims.ts";
+import { commandFromMessage } from "./message-text.ts";
+import { withThreadCluster } from "./thread-cluster.ts";
+
+/** What to do with a message someone wrote to the bot (a mention, a DM). */
+export type MessagePlan =
+  /** run this `/palette` text and answer in the conversation */
+  | { kind: "run"; text: string }
+  /** answer with the short help: the bot did not understand */
+  | { kind: "help"; reply: MessageReply }
+  /** not understood again in a thread that already has the short help: say nothing more */
+  | { kind: "quiet" };
+
+export interface MessageInput {
+  text: string;
+  /** the bot's own user ID (auth.test), whose mentions are taken out of the text */
+  botUserId: string | undefined;
+  channel: string;
+  /** the thread the message is in; undefined for a top-level message */
+  threadTs: string | undefined;
+  /** the message's own ts: the thread a top-level mention starts */
+  ts: string;
+  /** a DM: every message is for the bot, and the help is given each time it is needed */
+  direct: boolean;
+}
+
+export interface PlanDeps {
+  cards: CardStore;
+  claims: EventClaimStore;
+}
+
+/**
+ * The command in a message. In a notification card's thread the card's cluster fills in the name
+ * (`nodes`, `mute 1d reason`). A message that names no command gets the short help once per
+ * thread (the claim is shared by replicas), so a chatty thread is not answered again and again.
+ */
+export async function planMessage(input: MessageInput, deps: PlanDeps): Promise<MessagePlan> {
+  let text = commandFromMessage(input.text, input.botUserId);
+  const { command } = parseCommand(text);
+  if (text === "" || findVerb(command.verb) === undefined) {
+    if (input.direct) return { kind: "help", reply: shortHelp(true) };
+    const thread = input.threadTs ?? input.ts;
+    const first = await deps.claims.claim(`help:${input.channel}:${thread}`);
+    return first ? { kind: "help", reply: shortHelp(false) } : { kind: "quiet" };
+  }
+  if (input.threadTs !== undefined && !input.direct) {
+    const cluster = await threadCluster(input.channel, input.threadTs, deps.cards);
+    if (cluster) text = withThreadCluster(text, cluster);
+  }
+  return { kind: "run", text };
+}
+
+async function threadCluster(
+  channel: string,
+  threadTs: string,
+  cards: CardStore,
+): Promise<Pick<ClusterSnap, "uid" | "name" | "project"> | undefined> {
+  const card = await cards.byTs(channel, threadTs);
+  if (!card) return undefined;
+  return card.payload?.cluster ?? { uid: card.clusterUid, name: card.clusterUid, project: "" };
+}
+
+export function shortHelp(direct: boolean): MessageReply {
+  const how = direct
+    ? "Write me a command as you would after `/palette`"
+    : "Mention me with a command, as you would write it after `/palette`";
+  return messageReply(
+    {
+      screen: "notice",
+      data: {
+        mrkdwn: `:wave: I did not catch a command there. ${how}: \`clusters tag:prod\`, \`cluster web-prod\`, \`nodes web-prod\`, \`alerts\`.`,
+        hint: direct
+          ? "`help` lists every command."
+          : "In the thread of one of my cluster cards, name no cluster: `nodes`, `workloads`, `mute 1d reason`. `help` lists every command.",
+      },
+    },
+    "I did not catch a command there; try `help`.",
+    "in_channel",
+  );
+}

@@ -1,0 +1,83 @@
+import { cardData } from "../commands/cluster.ts";
+import { errorSummary } from "../commands/log-error.ts";
+import type { Logger } from "../log.ts";
+import type { PaletteApi, Scope } from "../palette/api.ts";
+import type { UnfurlView } from "../views/unfurl.ts";
+import { type ConsoleLink, parseConsoleLink } from "./console-link.ts";
+
+/** Slack's own limit on what one message unfurls; more links are left as they are. */
+export const MAX_UNFURLS = 5;
+
+export interface UnfurlDeps {
+  palette: PaletteApi;
+  /** PALETTE_PROJECTS: the boundary; empty = the whole tenant */
+  projects: readonly string[];
+  /** PALETTE_CONSOLE_URL */
+  consoleUrl: string;
+  logger: Logger;
+}
+
+/**
+ * The unfurls of a message's links, by URL. A link outside PALETTE_PROJECTS (or a tenant cluster
+ * while projects are set) gets none and costs no Palette call: its name must not leak past the
+ * boundary. A link Palette cannot answer for (gone, refused) gets none either; the rest still do.
+ */
+export async function unfurlLinks(
+  urls: readonly string[],
+  deps: UnfurlDeps,
+): Promise<Map<string, UnfurlView>> {
+  const links = [...new Set(urls)]
+    .slice(0, MAX_UNFURLS)
+    .map((url) => parseConsoleLink(url, deps.consoleUrl))
+    .filter((link): link is ConsoleLink => link !== undefined && withinBoundary(link, deps));
+  const views = await Promise.all(links.map((link) => unfurlOne(link, deps)));
+  const unfurls = new Map<string, UnfurlView>();
+  links.forEach((link, index) => {
+    const view = views[index];
+    if (view) unfurls.set(link.url, view);
+  });
+  return unfurls;
+}
+
+function withinBoundary(link: ConsoleLink, deps: UnfurlDeps): boolean {
+  if (deps.projects.length === 0) return true;
+  return link.projectUid !== undefined && deps.projects.includes(link.projectUid);
+}
+
+async function unfurlOne(link: ConsoleLink, deps: UnfurlDeps): Promise<UnfurlView | undefined> {
+  const scope: Scope = { projectUid: link.projectUid };
+  try {
+    if (link.kind === "cluster") {
+      const [cluster, overview] = await Promise.all([
+        deps.palette.getCluster(link.clusterUid, scope),
+        deps.palette.getClusterOverview(link.clusterUid, scope).catch(() => undefined),
+      ]);
+      const name = cluster.metadata?.name ?? link.clusterUid;
+      const data = cardData(
+        { uid: link.clusterUid, name, projectUid: link.projectUid, cluster },
+        cluster,
+        overview,
+        undefined,
+      );
+      return { kind: "cluster", data };
+    }
+    // three one-row searches: Palette reports each one's total (listmeta.count)
+    const count = async (filter: Parameters<PaletteApi["searchClusters"]>[0]) =>
+      (await deps.palette.searchClusters({ ...filter, ...scope, limit: 1 })).total ?? 0;
+    const [total, notRunning, notHealthy] = await Promise.all([
+      count({}),
+      count({ state: { values: ["Running"], negate: true } }),
+      count({ health: { values: ["Healthy"], negate: true } }),
+    ]);
+    return {
+      kind: "project",
+      data: { projectUid: link.projectUid, total, notRunning, notHealthy },
+    };
+  } catch (error) {
+    deps.logger.info(
+      { err: errorSummary(error), kind: link.kind },
+      "a Palette link did not unfurl",
+    );
+    return undefined;
+  }
+}

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PaletteClient } from "../../src/palette/client.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { BACKENDS, closeOpened } from "../support/backends.ts";
+import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
+import { readFixtureJson } from "../support/fixtures.ts";
+import { apiKeyClient } from "../support/palette-client-helpers.ts";
+import { POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
+import { type BotHarness, startBot } from "../support/slack-harness.ts";
+
+/**
+ * Two replicas on one PostgreSQL, as the chart runs them: Slack redelivers a mention it thinks
+ * went unanswered, and the redelivery may reach the other replica, whose own memory has never
+ * seen the event. The event's claim in the store is what keeps the answer to one.
+ */
+
+let sim: RunningSimulator;
+let palette: PaletteClient;
+let fake: FakeSlack;
+const replicas: BotHarness[] = [];
+
+beforeAll(async () => {
+  sim = await startSimulator({ clusters: 10, seed: 3 });
+  palette = apiKeyClient(sim, { retries: 1 });
+  fake = await startFakeSlack();
+  const postgres = BACKENDS.find((backend) => backend.name === "postgres")!;
+  const db = await postgres.open();
+  for (let i = 0; i < 2; i++) replicas.push(await startBot({ palette, fake, db }));
+}, POSTGRES_SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  for (const replica of replicas) await replica.close();
+  await closeOpened();
+  await fake?.close();
+  await palette?.close();
+  await sim?.close();
+});
+
+describe("two replicas on PostgreSQL", () => {
+  it("answer a mention and its redelivery to the other replica once", async () => {
+    const { payload } = readFixtureJson<{ payload: Record<string, unknown> }>(
+      "slack",
+      "events",
+      "app_mention.json",
+    );
+    const body = JSON.stringify({
+      ...payload,
+      event: { ...(payload.event as object), text: "<@UBOT> alerts", channel: "CREPLICA1" },
+    });
+    const json = { "content-type": "application/json" };
+    // the first delivery and Slack's retry, one to each replica, at the same moment
+    const sent = await Promise.all([
+      replicas[0]!.post(body, json),
+      replicas[1]!.post(body, {
+        ...json,
+        "x-slack-retry-num": "1",
+        "x-slack-retry-reason": "http_timeout",
+      }),
+    ]);
+    expect(sent.map((s) => s.status)).toEqual([200, 200]);
+    const outcomes = await Promise.all(replicas.map((replica) => replica.settled(1)));
+    expect(
+      outcomes
+        .flat()
+        .map((o) => o.outcome)
+        .sort(),
+    ).toEqual(["answered", "duplicate"]);
+    const posts = fake.callsTo("chat.postMessage");
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.body.thread_ts).toBe("1515449522.000016");
+    expect(fake.callsTo("reactions.add")).toHaveLength(1);
+  });
+});
