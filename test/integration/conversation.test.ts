@@ -110,6 +110,7 @@ afterAll(async () => {
 });
 
 afterEach(() => {
+  sim.control.clearFaults();
   fake.reset();
   sim.control.clearRequests();
 });
@@ -135,6 +136,22 @@ describe("@Palette in a channel", () => {
     expect(seen!.at).toBeLessThanOrEqual(answer!.at);
     expect(await own(1)).toEqual([{ event: "app_mention", outcome: "answered" }]);
   });
+
+  it("acks in HTTP mode within Slack's 3 s while Palette takes 4 s to answer", async () => {
+    const own = mark();
+    sim.control.addFault({ pathPrefix: "/v1/", kind: "latency", latencyMs: 4_000 });
+    const ts = nextTs();
+    const sent = await send(
+      delivery("app_mention.json", { text: `<@UBOT> cluster ${web.name}`, ts, channel: "CSLOW1" }),
+    );
+    expect(sent.ms).toBeLessThan(3_000);
+    // acked, and seen: the reaction does not wait for Palette; the answer does
+    await fake.waitFor("reactions.add", 1, 3_000);
+    expect(postsIn("CSLOW1")).toEqual([]);
+    const [answer] = await answerIn("CSLOW1");
+    expect(textOf(answer!)).toContain(web.name);
+    expect(await own(1)).toEqual([{ event: "app_mention", outcome: "answered" }]);
+  }, 20_000);
 
   it("in a card's thread, answers about the card's cluster without a name", async () => {
     const own = mark();

@@ -12,7 +12,11 @@ import { notice } from "../../src/slack/deliver.ts";
 import { AuditLog } from "../../src/store/audit.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
+import { readFixtureJson } from "../support/fixtures.ts";
 import { loadPayload } from "../support/slack-request.ts";
+
+const loadEvent = (file: string) =>
+  readFixtureJson<{ payload: Record<string, unknown> }>("slack", "events", file);
 
 /**
  * Socket Mode (the manifest's default): the bot opens its WebSocket through
@@ -27,6 +31,11 @@ let routesPort: number | undefined;
 const sockets: WebSocket[] = [];
 const fromBot: Array<Record<string, unknown>> = [];
 const ran: string[] = [];
+/** a command ending in `slow` waits here until the test lets it go: its answer comes after the ack */
+let releaseSlow: () => void = () => {};
+const slowHeld = new Promise<void>((resolve) => {
+  releaseSlow = resolve;
+});
 
 beforeAll(async () => {
   fake = await startFakeSlack();
@@ -66,6 +75,7 @@ beforeAll(async () => {
     ],
     dispatch: async (text): Promise<Reply> => {
       ran.push(text);
+      if (text.endsWith("slow")) await slowHeld;
       return notice(`socket says ${text}`);
     },
   });
@@ -106,6 +116,37 @@ describe("Socket Mode", () => {
     expect(answer!.body).toMatchObject({ _responseId: "sock1", text: "socket says clusters" });
     expect(fromBot.find((message) => message.envelope_id === "env-1")).toBeDefined();
     expect(ran).toEqual(["clusters"]);
+  });
+
+  it("acks a mention's events_api envelope before its answer is worked out, then answers in the thread", async () => {
+    const { payload } = loadEvent("app_mention.json");
+    const started = Date.now();
+    sockets[0]!.send(
+      JSON.stringify({
+        envelope_id: "env-mention",
+        type: "events_api",
+        accepts_response_payload: false,
+        retry_attempt: 0,
+        retry_reason: "",
+        payload: {
+          ...payload,
+          event: { ...(payload.event as object), text: "<@UBOT> clusters slow" },
+        },
+      }),
+    );
+    while (!fromBot.some((message) => message.envelope_id === "env-mention")) {
+      expect(Date.now() - started).toBeLessThan(3_000);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // acked while the command is still held: nothing answered yet
+    expect(fake.callsTo("chat.postMessage")).toEqual([]);
+    releaseSlow();
+    const [answer] = await fake.waitFor("chat.postMessage");
+    expect(answer!.body).toMatchObject({
+      channel: "C123ABC456",
+      thread_ts: "1515449522.000016",
+      text: "socket says clusters slow",
+    });
   });
 
   it("serves the custom routes on the port given to start()", async () => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { loadConfig } from "../../../src/config.ts";
 import { readFixtureJson } from "../../support/fixtures.ts";
 
 const schema = readFixtureJson<object>("slack", "manifest.schema.json");
@@ -14,7 +15,8 @@ const validate = new Ajv({ strict: false, allErrors: true, validateFormats: fals
 interface Manifest {
   display_information: { name: string };
   features: {
-    app_home: { home_tab_enabled: boolean };
+    app_home: { home_tab_enabled: boolean; messages_tab_read_only_enabled?: boolean };
+    unfurl_domains?: string[];
     bot_user: { display_name: string };
     shortcuts?: Array<{ type: string; callback_id: string }>;
     slash_commands: Array<{
@@ -36,12 +38,17 @@ interface Manifest {
 const load = (file: string) => parse(readFileSync(join(process.cwd(), file), "utf8")) as Manifest;
 
 const SCOPES = [
+  "app_mentions:read",
   "channels:read",
   "chat:write",
   "commands",
   "files:write",
   "groups:read",
+  "im:history",
   "im:write",
+  "links:read",
+  "links:write",
+  "reactions:write",
   "usergroups:read",
   "users:read",
 ];
@@ -68,6 +75,18 @@ describe.each(["manifest.yml", "manifest.http.yml"])("%s", (file) => {
     expect(manifest.settings.org_deploy_enabled).toBe(false);
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(SCOPES);
     expect(manifest.oauth_config.scopes.bot).not.toContain("chat:write.public");
+  });
+
+  it("hears mentions, DMs and console links, and lets people write in the messages tab", () => {
+    expect(manifest.settings.event_subscriptions.bot_events).toEqual(
+      expect.arrayContaining(["app_mention", "message.im", "link_shared"]),
+    );
+    expect(manifest.features.app_home.messages_tab_read_only_enabled).toBe(false);
+    // the default PALETTE_CONSOLE_URL's host, the links src/conversation/console-link.ts reads
+    expect(manifest.features.unfurl_domains).toEqual([
+      new URL(loadConfig({ PALETTE_API_KEY: "k" }, { requireSlack: false }).palette.consoleUrl)
+        .host,
+    ]);
   });
 
   it("offers the Launch cluster shortcut the launch listener handles", () => {
