@@ -3,7 +3,12 @@ import { createInterface } from "node:readline";
 import { allowAll } from "../access/types.ts";
 import { dispatch } from "../commands/dispatch.ts";
 import type { CommandDeps, FileReply, ModalReply, Reply, Requester } from "../commands/types.ts";
+import { planMessage } from "../conversation/plan.ts";
+import { unfurlLinks } from "../conversation/unfurl.ts";
+import { CardStore } from "../store/cards.ts";
+import { EventClaimStore } from "../store/event-claims.ts";
 import { replyBlocks } from "../views/reply.ts";
+import { unfurlBlocks } from "../views/unfurl.ts";
 import { consoleAckArgument, runConsoleAck } from "./ack.ts";
 import { writePrivateFile } from "./private-file.ts";
 import { type RenderOptions, renderBlocks } from "./render.ts";
@@ -79,7 +84,12 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
       if (text !== undefined) {
         if (/^(exit|quit)$/i.test(text)) break;
         const ack = consoleAckArgument(text);
-        if (ack !== undefined) {
+        const mention = MENTION.exec(text);
+        if (/^https?:\/\/\S+$/i.test(text)) {
+          await showUnfurl(text, ctx, render, write);
+        } else if (mention) {
+          await showMention(mention[1] ?? "", ctx, options, render, write, io);
+        } else if (ack !== undefined) {
           // the card's Acknowledge button, which a terminal cannot click
           await runConsoleAck(ack, ctx, (chunk) => output.write(chunk));
         } else {
@@ -92,6 +102,56 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   } finally {
     lines.close();
   }
+}
+
+/** `@Palette <command>` (or `@palette`): what a mention in Slack would answer, in its thread */
+const MENTION = /^@palette\b[\s,:]*(.*)$/is;
+
+async function showMention(
+  text: string,
+  ctx: CommandDeps & { requester: Requester },
+  options: ConsoleOptions,
+  render: RenderOptions,
+  write: (text: string) => void,
+  io: ConsoleIo,
+): Promise<void> {
+  // each console line is a thread of its own: the short help is not held back for a second
+  // line that no one in Slack would see as the same thread
+  const plan = await planMessage(
+    {
+      text,
+      botUserId: undefined,
+      channel: "console",
+      threadTs: undefined,
+      ts: `${Date.now()}`,
+      direct: true,
+    },
+    { cards: new CardStore(ctx.db), claims: new EventClaimStore(ctx.db, ctx.clock) },
+  );
+  write("(in Slack this answer goes to the mention's thread, for the channel to see)");
+  if (plan.kind === "quiet") return;
+  const reply = plan.kind === "help" ? plan.reply : await dispatch(plan.text, ctx);
+  await show(reply, options, render, write, io);
+}
+
+/** A pasted console link: what Slack would show under the message, or why nothing. */
+async function showUnfurl(
+  url: string,
+  ctx: CommandDeps,
+  render: RenderOptions,
+  write: (text: string) => void,
+): Promise<void> {
+  const views = await unfurlLinks([url], ctx);
+  const view = views.get(url);
+  if (!view) {
+    write(
+      "(in Slack this link would not unfurl: not a cluster or project page of PALETTE_CONSOLE_URL, outside PALETTE_PROJECTS, or Palette could not say)",
+    );
+  } else {
+    write("(in Slack this card unfurls under the message with the link)");
+    write(renderBlocks(unfurlBlocks(view), render));
+  }
+  write("");
 }
 
 async function show(

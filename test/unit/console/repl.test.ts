@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { commandText, runConsole } from "../../../src/console/repl.ts";
-import { denyAll, FakePalette, sampleFleet, testContext } from "../../support/fake-palette.ts";
+import {
+  denyAll,
+  FakePalette,
+  PROJECT,
+  sampleFleet,
+  testContext,
+} from "../../support/fake-palette.ts";
 
 async function run(lines: string[], extra: Partial<Parameters<typeof runConsole>[0]> = {}) {
   const output = new PassThrough();
@@ -53,6 +59,25 @@ describe("console", () => {
     // the console user passes the launch policy, so launch asks for the form
     expect(modals).toBe(1);
     expect(await run(["launch"])).toContain("needs the launch form");
+  });
+
+  it("answers an @Palette line as a mention would, and the short help to one it cannot read", async () => {
+    const out = await run([
+      "@Palette cluster web-prod",
+      "@palette is it everything a river should be?",
+    ]);
+    expect(out).toContain("goes to the mention's thread");
+    expect(out).toContain("web-prod\n========");
+    expect(out).toContain("did not catch a command");
+  });
+
+  it("shows what a pasted console link would unfurl to, and says when it would not", async () => {
+    const cluster = `https://console.example.com/projects/${PROJECT}/clusters/c0000000000000000000001a/overview`;
+    const out = await run([cluster, "https://console.example.com/admin/settings"]);
+    expect(out).toContain("unfurls under the message");
+    expect(out).toContain("web-prod");
+    expect(out).toContain("Nodes");
+    expect(out).toContain("would not unfurl");
   });
 
   it("strips the /palette prefix", () => {
