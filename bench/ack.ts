@@ -11,7 +11,7 @@ import { freePort, spawnCli, until } from "../test/support/start-process-harness
 import { buildBot } from "./compiled-bot.ts";
 import { imageNodeFlags, imageNodeOptions } from "./image-node-options.ts";
 
-const SIGNING_SECRET = "ack-bench-signing-secret";
+export const SIGNING_SECRET = "ack-bench-signing-secret";
 const BOT_TOKEN = "xoxb-ack-bench";
 
 /**
@@ -146,7 +146,7 @@ interface RunningSide {
 }
 
 /** The compiled bot, started as the image starts it (its node flags, NODE_OPTIONS, production). */
-async function startBotProcess(
+export async function startBotProcess(
   script: string,
   backends: Backends,
   dir: string,
@@ -211,7 +211,7 @@ async function startFloorProcess(backends: Backends): Promise<RunningSide> {
   };
 }
 
-interface Backends {
+export interface Backends {
   simUrl: string;
   apiKey: string;
   fakeUrl: string;

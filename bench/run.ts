@@ -10,6 +10,7 @@ import { runAckBench } from "./ack.ts";
 import { runCardActionBench } from "./card-actions.ts";
 import { runClientBench } from "./client.ts";
 import { runFailoverBench } from "./failover.ts";
+import { runMentionBench } from "./mention.ts";
 import { runPollBench } from "./poll.ts";
 import { runScaleBench } from "./scale.ts";
 import { runSimulatorBench } from "./simulator.ts";
@@ -19,6 +20,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["client", runClientBench],
   ["ack", runAckBench],
   ["actions", () => runCardActionBench()],
+  ["mention", () => runMentionBench()],
   ["poll", runPollBench],
   ["simulator", runSimulatorBench],
   // minutes, not seconds: run it alone with `npm run bench -- scale`

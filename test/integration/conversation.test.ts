@@ -314,6 +314,20 @@ describe("a pasted Palette link", () => {
     expect(await own(1)).toEqual([{ event: "link_shared", outcome: "answered" }]);
   });
 
+  it("unfurls nothing for a cluster of another project put behind a watched project's path", async () => {
+    const stranger = sim.control.clusters(outside)[0]!;
+    const own = mark();
+    await send(
+      delivery("link_shared.json", {
+        channel: "CLINK3",
+        message_ts: "1700000996.000100",
+        links: [{ domain: "console.example.com", url: clusterUrl(watched, stranger.uid) }],
+      }),
+    );
+    expect(await own(1)).toEqual([{ event: "link_shared", outcome: "ignored" }]);
+    expect(fake.callsTo("chat.unfurl")).toHaveLength(0);
+  });
+
   it("unfurls nothing outside PALETTE_PROJECTS and asks Palette nothing about it", async () => {
     const stranger = sim.control.clusters(outside)[0]!;
     const own = mark();

@@ -10,7 +10,8 @@ const linkShared = z.object({
   channel: z.string().min(1),
   message_ts: z.string().min(1),
   unfurl_id: z.string().optional(),
-  source: z.enum(["composer", "conversations_history"]).optional(),
+  // "composer" or "conversations_history" today; another value is read as a posted message
+  source: z.string().optional(),
   links: z.array(z.object({ url: z.string().max(3_000) })).max(100),
 });
 
