@@ -215,6 +215,7 @@ export async function startBot(
     // with METRICS_PORT the probes and the scrape stay off the port Slack's ingress reaches
     customRoutes: config.metricsPort === undefined ? health.routes : [],
     onSlackCall: countSlackCall,
+    onConversation: (event, outcome) => metrics.conversation(event, outcome),
     dispatch: countingDispatch(metrics),
     instrument: registerAckTiming(metrics),
     wakeSender: () => sender.wake(),

@@ -5,7 +5,7 @@ import type { PaletteApi, Scope } from "../palette/api.ts";
 import type { UnfurlView } from "../views/unfurl.ts";
 import { type ConsoleLink, parseConsoleLink } from "./console-link.ts";
 
-/** Slack's own limit on what one message unfurls; more links are left as they are. */
+/** A message full of console links costs at most this many look-ups; the rest stay bare links. */
 export const MAX_UNFURLS = 5;
 
 export interface UnfurlDeps {

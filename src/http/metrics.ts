@@ -83,6 +83,7 @@ export class Metrics {
   readonly #pollCalls: Gauge<"kind">;
   readonly #pollReconciling: Gauge;
   readonly #slackCalls: Counter<"method" | "outcome">;
+  readonly #conversations: Counter<"event" | "outcome">;
   readonly #senderPauses: Counter<"reason">;
   readonly #senderPaused: Gauge;
   readonly #knownVerbs: Set<string> | undefined;
@@ -173,6 +174,13 @@ export class Metrics {
       name: `${prefix}slack_calls_total`,
       help: "Slack Web API calls, by method and outcome (ok, error, rate_limited)",
       labelNames: ["method", "outcome"],
+      registers,
+    });
+
+    this.#conversations = new Counter({
+      name: `${prefix}slack_conversations_total`,
+      help: "Mentions, DMs and shared links, by event and outcome (answered, duplicate, ignored)",
+      labelNames: ["event", "outcome"],
       registers,
     });
 
@@ -330,6 +338,10 @@ export class Metrics {
   }
 
   /** One Slack Web API call (`chat.postMessage`, `views.publish`…) and how it went. */
+  conversation(event: string, outcome: string): void {
+    this.#conversations.inc({ event: label(event), outcome: label(outcome) });
+  }
+
   slackCall(method: string, outcome: "ok" | "error" | "rate_limited" | string): void {
     this.#slackCalls.inc({ method: label(method), outcome: label(outcome) });
   }

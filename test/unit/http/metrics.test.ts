@@ -115,7 +115,16 @@ describe("Metrics", () => {
     metrics.tokenRefreshed();
     metrics.paletteLogin("error");
     metrics.slackCall("chat.postMessage", "rate_limited");
+    metrics.conversation("app_mention", "answered");
+    metrics.conversation("app_mention", "duplicate");
+    metrics.conversation("app_mention", "answered");
     const text = await metrics.render();
+    expect(
+      sampleValue(
+        text,
+        'palette_chatops_slack_conversations_total{event="app_mention",outcome="answered"}',
+      ),
+    ).toBe(2);
     expect(sampleValue(text, "palette_chatops_ack_seconds_count")).toBe(2);
     expect(sampleValue(text, 'palette_chatops_ack_seconds_bucket{le="0.025"}')).toBe(1);
     expect(sampleValue(text, 'palette_chatops_ack_seconds_bucket{le="3"}')).toBe(1);
