@@ -61,17 +61,25 @@ async function unfurlOne(link: ConsoleLink, deps: UnfurlDeps): Promise<UnfurlVie
       );
       return { kind: "cluster", data };
     }
-    // three one-row searches: Palette reports each one's total (listmeta.count)
-    const count = async (filter: Parameters<PaletteApi["searchClusters"]>[0]) =>
-      (await deps.palette.searchClusters({ ...filter, ...scope, limit: 1 })).total ?? 0;
-    const [total, notRunning, notHealthy] = await Promise.all([
-      count({}),
-      count({ state: { values: ["Running"], negate: true } }),
-      count({ health: { values: ["Healthy"], negate: true } }),
+    // the project's own summary holds its name and health counts; one one-row search its total
+    const [projects, total] = await Promise.all([
+      deps.palette.listProjects(),
+      deps.palette.searchClusters({ ...scope, limit: 1 }).then((page) => page.total),
     ]);
+    const project = projects.find((p) => p.metadata?.uid === link.projectUid);
+    if (!project) return undefined;
+    const health = project.status?.clustersHealth;
     return {
       kind: "project",
-      data: { projectUid: link.projectUid, total, notRunning, notHealthy },
+      data: {
+        projectUid: link.projectUid,
+        projectName: project.metadata?.name ?? undefined,
+        total,
+        running: health?.running ?? undefined,
+        healthy: health?.healthy ?? undefined,
+        unhealthy: health?.unhealthy ?? undefined,
+        errored: health?.errored ?? undefined,
+      },
     };
   } catch (error) {
     deps.logger.info(

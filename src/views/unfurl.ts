@@ -48,23 +48,29 @@ export function clusterUnfurlBlocks(data: ClusterCardData): KnownBlock[] {
 export interface ProjectCounts {
   projectUid: string;
   projectName?: string;
-  total: number;
-  notRunning: number;
-  notHealthy: number;
+  /** undefined where Palette did not say */
+  total?: number;
+  running?: number;
+  healthy?: number;
+  unhealthy?: number;
+  errored?: number;
 }
 
 /** A project link: how many clusters, and how many need a look. */
 export function projectUnfurlBlocks(counts: ProjectCounts): KnownBlock[] {
   const name = counts.projectName ? escapeMrkdwn(counts.projectName) : code(counts.projectUid);
-  const calm = counts.notRunning === 0 && counts.notHealthy === 0;
+  const shown = (n: number | undefined) => (n === undefined ? "_unknown_" : String(n));
+  const calm = (counts.unhealthy ?? 0) === 0 && (counts.errored ?? 0) === 0;
   return [
     section(
       `${calm ? ":large_green_circle:" : ":large_orange_circle:"} *${name}* · Palette project`,
     ),
     fields([
-      `*Clusters*\n${counts.total}`,
-      `*Not running*\n${counts.notRunning}`,
-      `*Not healthy*\n${counts.notHealthy}`,
+      `*Clusters*\n${shown(counts.total)}`,
+      `*Running*\n${shown(counts.running)}`,
+      `*Healthy*\n${shown(counts.healthy)}`,
+      `*Unhealthy*\n${shown(counts.unhealthy)}`,
+      `*Failed*\n${shown(counts.errored)}`,
     ]),
     ...buttonRows([
       commandButton("Clusters", `clusters project:${counts.projectUid}`, "clusters"),

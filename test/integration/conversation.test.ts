@@ -70,6 +70,15 @@ function mark() {
   return async (count: number) => (await h.settled(from + count)).slice(from, from + count);
 }
 
+/** chat.unfurl's `unfurls`, sent as a JSON string in a form or as an object in JSON */
+function unfurlsOf(call: RecordedCall): Record<string, { blocks: unknown[] }> {
+  const unfurls = call.body.unfurls;
+  return (typeof unfurls === "string" ? JSON.parse(unfurls) : unfurls) as Record<
+    string,
+    { blocks: unknown[] }
+  >;
+}
+
 async function answerIn(channel: string, count = 1): Promise<RecordedCall[]> {
   const deadline = Date.now() + 10_000;
   while (postsIn(channel).length < count) {
@@ -303,15 +312,29 @@ describe("a pasted Palette link", () => {
     );
     const [unfurl] = await fake.waitFor("chat.unfurl", 1, 10_000);
     expect(unfurl!.body).toMatchObject({ channel: "CLINK1", ts: "1700000999.000100" });
-    const unfurls = (
-      typeof unfurl!.body.unfurls === "string"
-        ? JSON.parse(unfurl!.body.unfurls)
-        : unfurl!.body.unfurls
-    ) as Record<string, { blocks: unknown[] }>;
+    const unfurls = unfurlsOf(unfurl!);
     expect(Object.keys(unfurls)).toEqual([url]);
     expect(JSON.stringify(unfurls[url]!.blocks)).toContain(web.name);
     expect(JSON.stringify(unfurls[url]!.blocks)).toContain("Nodes");
     expect(await own(1)).toEqual([{ event: "link_shared", outcome: "answered" }]);
+  });
+
+  it("unfurls a watched project's page to its name and cluster counts", async () => {
+    const own = mark();
+    const url = `${CONSOLE}projects/${watched}/dashboard`;
+    await send(
+      delivery("link_shared.json", {
+        channel: "CLINK4",
+        message_ts: "1700000995.000100",
+        links: [{ domain: "console.example.com", url }],
+      }),
+    );
+    expect(await own(1)).toEqual([{ event: "link_shared", outcome: "answered" }]);
+    const [unfurl] = fake.callsTo("chat.unfurl");
+    const blocks = unfurlsOf(unfurl!)[url]!.blocks as Array<{ fields?: Array<{ text: string }> }>;
+    const fields = blocks.flatMap((block) => block.fields ?? []).map((field) => field.text);
+    expect(JSON.stringify(blocks)).toContain("Palette project");
+    expect(fields).toContain(`*Clusters*\n${sim.control.clusters(watched).length}`);
   });
 
   it("unfurls nothing for a cluster of another project put behind a watched project's path", async () => {
