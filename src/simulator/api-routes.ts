@@ -1,13 +1,16 @@
 import { z } from "zod";
 import { CLOUD_ACCOUNT_KINDS, isProvider, type Provider } from "../palette/providers-list.ts";
+import type { ApiContext, ApiHandler } from "./api-context.ts";
 import type { TokenStore } from "./auth.ts";
 import { cloudConfig, kubeconfig, machines, workloads } from "./details.ts";
 import { hasControlPlanePool, type PoolSpec, type SimCluster } from "./fleet.ts";
 import { ApiError, asRecord, type Reply } from "./http-util.ts";
+import type { UserDirectory } from "./identity.ts";
+import { addIdentityRoutes } from "./identity-routes.ts";
 import { clusterEvents } from "./lifecycle.ts";
 import { BadPageRequest, pageRequest, paginate } from "./paging.ts";
+import { sees } from "./rbac.ts";
 import { clusterObject, clusterOverview, clusterSummary, iso } from "./render.ts";
-import type { Params } from "./routes.ts";
 import { Router } from "./routes.ts";
 import {
   matchesSearch,
@@ -22,20 +25,13 @@ import type { SimulatorCredentials } from "./types.ts";
 
 /** Every Palette endpoint the bot uses, on the real paths with the real response shapes. */
 
-export interface ApiContext {
-  params: Params;
-  query: URLSearchParams;
-  /** the ProjectUid scope (header or query); undefined = tenant */
-  projectUid: string | undefined;
-  body: () => Promise<unknown>;
-}
-
-export type ApiHandler = (ctx: ApiContext) => Reply | Promise<Reply>;
+export type { ApiContext, ApiHandler } from "./api-context.ts";
 
 export interface ApiDeps {
   state: SimState;
   tokens: TokenStore;
   credentials: SimulatorCredentials;
+  users: UserDirectory;
 }
 
 const ok = (body: unknown, status = 200): Reply => ({ status, body });
@@ -78,6 +74,7 @@ const workloadsBodySchema = z
 export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
   const { state, tokens, credentials } = deps;
   const router = new Router<ApiHandler>();
+  addIdentityRoutes(router, { state, users: deps.users, credentials });
 
   /** A cluster visible in the scope; Deleted ones stay readable by uid, as in Palette. */
   const scopedCluster = (uid: string, projectUid: string | undefined): SimCluster => {
@@ -123,6 +120,8 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
     try {
       for (const cluster of state.fleet.clusters) {
         if (ctx.projectUid && cluster.projectUid !== ctx.projectUid) continue;
+        // tenant-wide, a user sees the clusters of the projects they have a role in
+        if (!sees(ctx.caller, cluster.projectUid)) continue;
         const condition = state.condition(cluster);
         const row = {
           cluster,
@@ -398,32 +397,34 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
   });
   router.add("POST", "/v1/dashboard/projects", async (ctx) => {
     await ctx.body();
-    const items = state.fleet.projects.map((project) => {
-      let healthy = 0;
-      let unhealthy = 0;
-      let running = 0;
-      let errored = 0;
-      for (const cluster of state.fleet.clusters) {
-        if (cluster.projectUid !== project.uid) continue;
-        const condition = state.condition(cluster);
-        if (condition.state === "Running") running += 1;
-        if (condition.state === "Failed") errored += 1;
-        if (condition.health === "Healthy") healthy += 1;
-        else if (condition.health === "UnHealthy") unhealthy += 1;
-      }
-      return {
-        metadata: {
-          uid: project.uid,
-          name: project.name,
-          creationTimestamp: iso(project.createdAt),
-          labels: {},
-        },
-        status: {
-          clustersHealth: { healthy, unhealthy, running, errored },
-          status: { isDisabled: false },
-        },
-      };
-    });
+    const items = state.fleet.projects
+      .filter((project) => sees(ctx.caller, project.uid))
+      .map((project) => {
+        let healthy = 0;
+        let unhealthy = 0;
+        let running = 0;
+        let errored = 0;
+        for (const cluster of state.fleet.clusters) {
+          if (cluster.projectUid !== project.uid) continue;
+          const condition = state.condition(cluster);
+          if (condition.state === "Running") running += 1;
+          if (condition.state === "Failed") errored += 1;
+          if (condition.health === "Healthy") healthy += 1;
+          else if (condition.health === "UnHealthy") unhealthy += 1;
+        }
+        return {
+          metadata: {
+            uid: project.uid,
+            name: project.name,
+            creationTimestamp: iso(project.createdAt),
+            labels: {},
+          },
+          status: {
+            clustersHealth: { healthy, unhealthy, running, errored },
+            status: { isDisabled: false },
+          },
+        };
+      });
     return ok(paginate(items, page(ctx.query)));
   });
 

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { Clock } from "../clock.ts";
+import type { SimUser, UserDirectory } from "./identity.ts";
 import type { SimulatorCredentials } from "./types.ts";
 
 /**
@@ -8,7 +9,8 @@ import type { SimulatorCredentials } from "./types.ts";
  */
 
 export type AuthResult =
-  | { ok: true; kind: "apiKey" | "token" }
+  /** `user`: whose credential it was (the service account for its key and its login tokens) */
+  | { ok: true; kind: "apiKey" | "token"; user: SimUser }
   | { ok: false; kind: "apiKey" | "token" | "none"; code: string; message: string };
 
 export class TokenStore {
@@ -66,13 +68,18 @@ export function authenticate(
   headers: Record<string, string | string[] | undefined>,
   credentials: SimulatorCredentials,
   tokens: TokenStore,
+  users: UserDirectory,
 ): AuthResult {
   const apiKey = single(headers.apikey);
   const authorization = single(headers.authorization);
   if (apiKey !== undefined) {
-    return apiKey === credentials.apiKey
-      ? { ok: true, kind: "apiKey" }
-      : { ok: false, kind: "apiKey", code: "InvalidApiKey", message: "the API key is not valid" };
+    if (apiKey === credentials.apiKey) {
+      return { ok: true, kind: "apiKey", user: users.serviceAccount };
+    }
+    const holder = users.holder(apiKey);
+    return holder.ok
+      ? { ok: true, kind: "apiKey", user: holder.user }
+      : { ok: false, kind: "apiKey", code: "InvalidApiKey", message: holder.reason };
   }
   if (authorization !== undefined) {
     if (/^bearer\s/i.test(authorization)) {
@@ -83,7 +90,9 @@ export function authenticate(
         message: "send the raw token in Authorization, without the Bearer prefix",
       };
     }
-    if (tokens.isLive(authorization)) return { ok: true, kind: "token" };
+    if (tokens.isLive(authorization)) {
+      return { ok: true, kind: "token", user: users.serviceAccount };
+    }
     return tokens.known(authorization)
       ? { ok: false, kind: "token", code: "TokenExpired", message: "the auth token has expired" }
       : {

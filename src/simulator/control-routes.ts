@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PROVIDERS } from "../palette/providers-list.ts";
 import type { FaultBook } from "./faults.ts";
 import { ApiError, type Reply } from "./http-util.ts";
+import type { UserDirectory } from "./identity.ts";
 import { Router } from "./routes.ts";
 import type { SimState } from "./state.ts";
 import type { RecordedRequest } from "./types.ts";
@@ -18,6 +19,7 @@ export interface ControlDeps {
   state: SimState;
   faults: FaultBook;
   requests: RecordedRequest[];
+  users: UserDirectory;
 }
 
 const faultSchema = z.object({
@@ -103,6 +105,27 @@ export function buildControlRouter(deps: ControlDeps): Router<ControlHandler> {
   router.add("DELETE", "/__sim/faults", () => {
     faults.clear();
     return { status: 204 };
+  });
+  router.add("GET", "/__sim/users", () => ({
+    status: 200,
+    body: {
+      users: deps.users.users().map((user) => ({
+        uid: user.uid,
+        name: user.name,
+        email: user.email,
+        tenantAdmin: user.tenantAdmin,
+        roles: Object.fromEntries(user.roles),
+      })),
+    },
+  }));
+  router.add("POST", "/__sim/users/keys", (_params, body) => {
+    const input = parse(
+      z.object({ email: z.string().min(1), expiresAt: z.number().optional() }),
+      body,
+    );
+    const user = deps.users.byEmail(input.email);
+    if (!user) throw new ApiError(404, "ResourceNotFound", `User '${input.email}' not found`);
+    return { status: 201, body: deps.users.issueKey(user.uid, input.expiresAt) };
   });
   router.add("GET", "/__sim/requests", () => ({ status: 200, body: { requests } }));
   router.add("DELETE", "/__sim/requests", () => {

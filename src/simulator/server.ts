@@ -7,7 +7,9 @@ import { buildControlRouter } from "./control-routes.ts";
 import { FaultBook, RateLimitEnforcer } from "./faults.ts";
 import { generateFleet } from "./fleet.ts";
 import { ApiError, errorReply, type Reply, readJson, send } from "./http-util.ts";
+import { seedUsers, UserDirectory } from "./identity.ts";
 import { DEFAULT_LIFECYCLE, type LifecycleTimes, startAnimator } from "./lifecycle.ts";
+import { refusal } from "./rbac.ts";
 import { SimState } from "./state.ts";
 import type {
   Fault,
@@ -64,8 +66,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const faults = new FaultBook();
   const limiter = options.enforceRateLimits ? new RateLimitEnforcer() : undefined;
   const requests: RecordedRequest[] = [];
-  const api = buildApiRouter({ state, tokens, credentials });
-  const controlRouter = buildControlRouter({ state, faults, requests });
+  const users = new UserDirectory(clock, seedUsers(fleet.projects.map((p) => p.uid)), {
+    uid: "5e1f5e1f5e1f5e1f5e1f5e1f",
+    name: "Palette bot",
+    email: credentials.email,
+    roles: new Map(),
+    tenantAdmin: true,
+  });
+  const api = buildApiRouter({ state, tokens, credentials, users });
+  const controlRouter = buildControlRouter({ state, faults, requests, users });
   let refCounter = 0;
 
   const handleApi = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
@@ -115,7 +124,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       }
     }
     try {
-      const result = authenticate(req.headers, credentials, tokens);
+      const result = authenticate(req.headers, credentials, tokens, users);
       auth = result.kind === "none" ? "none" : result.kind;
       // auth calls are recorded with the header they carried but never refused for it
       if (!path.startsWith("/v1/auth/") && !result.ok) {
@@ -130,11 +139,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       if (projectUid && !state.project(projectUid)) {
         throw new ApiError(404, "ResourceNotFound", `Project '${projectUid}' not found`);
       }
+      const caller = result.ok ? result.user : users.serviceAccount;
+      const refused = refusal(caller, method, path, projectUid, state);
+      if (refused) throw refused;
       let bodyPromise: Promise<unknown> | undefined;
       const ctx: ApiContext = {
         params: match.params,
         query: url.searchParams,
         projectUid,
+        caller,
         body: () => {
           bodyPromise ??= readJson(req);
           return bodyPromise;
@@ -197,6 +210,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     addFault: (fault: Fault) => faults.add(fault),
     clearFaults: () => faults.clear(),
     expireTokens: () => tokens.expireAll(),
+    issueUserKey: (email, expiresAt) => {
+      const user = users.byEmail(email);
+      if (!user) throw new Error(`simulator: no user ${email}`);
+      return users.issueKey(user.uid, expiresAt).apiKey;
+    },
+    revokeUserKey: (apiKey) => users.revokeKey(apiKey),
+    liveUserKeys: (email) => {
+      const user = users.byEmail(email);
+      return user ? users.liveKeys(user.uid) : 0;
+    },
     requests: () => requests.map((request) => ({ ...request })),
     clearRequests: () => {
       requests.length = 0;

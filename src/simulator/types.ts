@@ -104,6 +104,15 @@ export interface SimulatorControl {
   addFault(fault: Fault): void;
   /** every issued token that is still live expires now; returns how many */
   expireTokens(): number;
+  /**
+   * A personal API key for a seeded user (viewer@example.com: viewer everywhere;
+   * editor@example.com: editor everywhere; solo@example.com: editor in the first project only)
+   */
+  issueUserKey(email: string, expiresAt?: number): string;
+  /** revokes a user's key as Palette's console would; false when unknown */
+  revokeUserKey(apiKey: string): boolean;
+  /** the user's keys that are neither expired nor revoked */
+  liveUserKeys(email: string): number;
   clearFaults(): void;
   /** every request served, oldest first */
   requests(): RecordedRequest[];

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import type { ApiHandler } from "./api-context.ts";
+import { ApiError, type Reply } from "./http-util.ts";
+import { roleIn, type SimUser, type UserDirectory } from "./identity.ts";
+import type { Router } from "./routes.ts";
+import type { SimState } from "./state.ts";
+import type { SimulatorCredentials } from "./types.ts";
+
+/**
+ * Palette's identity endpoints as the bot meets them (palette-apis-spec.json): who am I
+ * (`GET /v1/users/info`), a user and their projects, users by e-mail (`POST /v1/users/summary`),
+ * and API keys created for a user (`POST /v1/apiKeys`) and deleted (`DELETE /v1/apiKeys/{uid}`).
+ * A user may read themselves and mint or delete their own keys; a tenant admin anyone's.
+ */
+
+export const SIM_TENANT_UID = "5f1e0a7e0a0a0a0a0a0a0a0a";
+
+const ROLE_NAMES = { viewer: "Project Viewer", editor: "Project Editor", admin: "Project Admin" };
+
+const apiKeyBody = z.object({
+  metadata: z
+    .object({ name: z.string().min(1) })
+    .partial()
+    .nullish(),
+  spec: z.object({ userUid: z.string().min(1), expiry: z.string().nullish() }),
+});
+
+const usersSummaryBody = z
+  .object({
+    filter: z
+      .object({
+        emailId: z.object({ eq: z.string().nullish() }).partial().nullish(),
+      })
+      .partial()
+      .nullish(),
+  })
+  .partial()
+  .nullish();
+
+export interface IdentityRouteDeps {
+  state: SimState;
+  users: UserDirectory;
+  credentials: SimulatorCredentials;
+}
+
+/** Adds the identity routes; `caller` is who the request authenticated as. */
+export function addIdentityRoutes(router: Router<ApiHandler>, deps: IdentityRouteDeps): void {
+  const { users, state, credentials } = deps;
+  const ok = (body: unknown, status = 200): Reply => ({ status, body });
+  const self = (caller: SimUser, uid: string) => {
+    if (!caller.tenantAdmin && caller.uid !== uid) {
+      throw new ApiError(403, "Forbidden", `User '${caller.name}' may not read another user`);
+    }
+    const user = users.user(uid);
+    if (!user) throw new ApiError(404, "ResourceNotFound", `User '${uid}' not found`);
+    return user;
+  };
+  const userObject = (user: SimUser) => {
+    const [firstName, ...last] = user.name.split(" ");
+    return {
+      metadata: { uid: user.uid, name: user.name },
+      spec: { emailId: user.email, firstName, lastName: last.join(" ") },
+      status: { isActive: true },
+    };
+  };
+
+  router.add("GET", "/v1/users/info", (ctx) =>
+    ok({ userUid: ctx.caller.uid, orgName: credentials.org, tenantUid: SIM_TENANT_UID }),
+  );
+  router.add("POST", "/v1/users/summary", async (ctx) => {
+    if (!ctx.caller.tenantAdmin) {
+      throw new ApiError(403, "Forbidden", `User '${ctx.caller.name}' may not list users`);
+    }
+    const parsed = usersSummaryBody.safeParse(await ctx.body());
+    if (!parsed.success)
+      throw new ApiError(400, "InvalidRequest", "body is not v1UsersSummarySpec");
+    const email = parsed.data?.filter?.emailId?.eq?.toLowerCase();
+    const items = users
+      .users()
+      .filter((user) => user !== users.serviceAccount)
+      .filter((user) => email === undefined || user.email.toLowerCase() === email)
+      .map(userObject);
+    return ok({ items });
+  });
+  router.add("GET", "/v1/users/:uid", (ctx) =>
+    ok(userObject(self(ctx.caller, ctx.params.uid ?? ""))),
+  );
+  router.add("GET", "/v1/users/:uid/projects", (ctx) => {
+    const user = self(ctx.caller, ctx.params.uid ?? "");
+    const projects = state.fleet.projects.flatMap((project) => {
+      const role = roleIn(user, project.uid);
+      return role
+        ? [{ uid: project.uid, name: project.name, roles: [{ uid: role, name: ROLE_NAMES[role] }] }]
+        : [];
+    });
+    return ok({ projects });
+  });
+  router.add("POST", "/v1/apiKeys", async (ctx) => {
+    const parsed = apiKeyBody.safeParse(await ctx.body());
+    if (!parsed.success) throw new ApiError(400, "InvalidRequest", "body is not v1ApiKeyEntity");
+    const { userUid, expiry } = parsed.data.spec;
+    self(ctx.caller, userUid);
+    const expiresAt = expiry ? Date.parse(expiry) : undefined;
+    if (expiresAt !== undefined && !Number.isFinite(expiresAt)) {
+      throw new ApiError(400, "InvalidRequest", "spec.expiry is not a date-time");
+    }
+    const key = users.issueKey(userUid, expiresAt);
+    return ok({ apiKey: key.apiKey, uid: key.uid }, 201);
+  });
+  router.add("DELETE", "/v1/apiKeys/:uid", (ctx) => {
+    if (!users.revoke(ctx.params.uid ?? "", ctx.caller)) {
+      throw new ApiError(404, "ResourceNotFound", `API key '${ctx.params.uid}' not found`);
+    }
+    return { status: 204 };
+  });
+}
