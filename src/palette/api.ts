@@ -1,3 +1,4 @@
+import type { Secret } from "../secret.ts";
 import type { CloudAccountKind, Provider } from "./providers-list.ts";
 import type {
   AlertComponent,
@@ -49,6 +50,35 @@ export interface ClusterSearch extends Scope {
   /** at most 50 (Palette's maximum) */
   limit?: number;
   continue?: string;
+}
+
+/** A Palette user as the bot names them. */
+export interface PaletteUser {
+  uid: string;
+  /** the display name, else the e-mail, else the UID */
+  name: string;
+  email?: string;
+}
+
+/**
+ * Palette's identity endpoints (issue 20: a Slack user acting as their own Palette user). Apart
+ * from PaletteApi so the many fakes of the read API need not grow them.
+ */
+export interface PaletteIdentityApi {
+  /** GET /v1/users/info: whose credential this client holds */
+  whoAmI(): Promise<{ userUid: string; orgName?: string; tenantUid?: string }>;
+  /** GET /v1/users/{uid} */
+  getUser(uid: string): Promise<PaletteUser>;
+  /** POST /v1/users/summary filtered by e-mail (a tenant admin's call) */
+  findUserByEmail(email: string): Promise<PaletteUser | undefined>;
+  /** POST /v1/apiKeys for a user, expiring at `expiry`; the key comes back as a Secret */
+  createApiKey(
+    userUid: string,
+    expiry: Date,
+    name: string,
+  ): Promise<{ uid: string; apiKey: Secret }>;
+  /** DELETE /v1/apiKeys/{uid} */
+  deleteApiKey(uid: string): Promise<void>;
 }
 
 export interface PaletteApi {

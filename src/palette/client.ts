@@ -2,7 +2,15 @@ import type { z } from "zod";
 import { type Clock, systemClock } from "../clock.ts";
 import type { PaletteCredentials } from "../config.ts";
 import type { Logger } from "../log.ts";
-import type { ClusterSearch, Page, PaletteApi, Scope } from "./api.ts";
+import { Secret } from "../secret.ts";
+import type {
+  ClusterSearch,
+  Page,
+  PaletteApi,
+  PaletteIdentityApi,
+  PaletteUser,
+  Scope,
+} from "./api.ts";
 import { TokenKeeper } from "./auth.ts";
 import { cloudConfigPath, machinesPath } from "./cloud-config-path.ts";
 import { describeEndpoint, errorFromException, errorFromResponse } from "./error-map.ts";
@@ -32,6 +40,7 @@ import {
 } from "./retry.ts";
 import {
   alertComponentsSchema,
+  apiKeyCreatedSchema,
   type ClusterSummary,
   cloudAccountsSchema,
   cloudConfigSchema,
@@ -45,8 +54,12 @@ import {
   eventsSchema,
   machinesSchema,
   type PaletteEvent,
+  type PaletteUserRecord,
   projectsSummarySchema,
   uidSchema,
+  userInfoSchema,
+  userSchema,
+  usersSummarySchema,
   userTokenSchema,
   workloadsSchema,
 } from "./schemas.ts";
@@ -87,7 +100,7 @@ export interface PaletteClientOptions {
   random?: () => number;
 }
 
-export interface PaletteClient extends PaletteApi {
+export interface PaletteClient extends PaletteApi, PaletteIdentityApi {
   close(): Promise<void>;
   stats(): PaletteClientStats;
 }
@@ -122,6 +135,17 @@ function withQuery(path: string, query: CallSpec["query"]): string {
 function timestampOf(event: PaletteEvent): number {
   const at = Date.parse(event.metadata?.creationTimestamp ?? "");
   return Number.isNaN(at) ? 0 : at;
+}
+
+/** A user record as the bot names its user: display name, else e-mail, else UID. */
+function paletteUser(record: PaletteUserRecord): PaletteUser {
+  const email = record.spec?.emailId ?? undefined;
+  const full = [record.spec?.firstName, record.spec?.lastName].filter(Boolean).join(" ");
+  return {
+    uid: record.metadata.uid,
+    name: record.metadata.name || full || email || record.metadata.uid,
+    ...(email ? { email } : {}),
+  };
 }
 
 export function createPaletteClient(options: PaletteClientOptions): PaletteClient {
@@ -561,6 +585,61 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
           method: "DELETE",
           path: `/v1/spectroclusters/${seg(uid)}`,
           scope,
+          requestClass: "delete",
+        });
+      } catch (error) {
+        countFailure(error);
+        throw error;
+      }
+    },
+
+    async whoAmI() {
+      const info = await call({ method: "GET", path: "/v1/users/info" }, userInfoSchema);
+      return {
+        userUid: info.userUid,
+        orgName: info.orgName ?? undefined,
+        tenantUid: info.tenantUid ?? undefined,
+      };
+    },
+
+    async getUser(uid) {
+      return paletteUser(await call({ method: "GET", path: `/v1/users/${seg(uid)}` }, userSchema));
+    },
+
+    async findUserByEmail(email) {
+      const result = await call(
+        {
+          method: "POST",
+          path: "/v1/users/summary",
+          body: { filter: { emailId: { eq: email, ignoreCase: true } } },
+        },
+        usersSummarySchema,
+      );
+      const wanted = email.toLowerCase();
+      const match = (result.items ?? []).find(
+        (user) => user.spec?.emailId?.toLowerCase() === wanted,
+      );
+      return match ? paletteUser(match) : undefined;
+    },
+
+    async createApiKey(userUid, expiry, name) {
+      const created = await call(
+        {
+          method: "POST",
+          path: "/v1/apiKeys",
+          body: { metadata: { name }, spec: { userUid, expiry: expiry.toISOString() } },
+          requestClass: "create",
+        },
+        apiKeyCreatedSchema,
+      );
+      return { uid: created.uid, apiKey: new Secret(created.apiKey) };
+    },
+
+    async deleteApiKey(uid) {
+      try {
+        await exchange({
+          method: "DELETE",
+          path: `/v1/apiKeys/${seg(uid)}`,
           requestClass: "delete",
         });
       } catch (error) {

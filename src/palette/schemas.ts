@@ -366,6 +366,29 @@ export const userTokenSchema = z.object({
   isMfa: bool,
 });
 
+/** v1UserInfo: GET /v1/users/info, who the credential belongs to */
+export const userInfoSchema = z.object({
+  userUid: z.string().min(1),
+  orgName: str,
+  tenantUid: str,
+});
+
+/** v1User (GET /v1/users/{uid}) and v1UserSummary (POST /v1/users/summary): name and e-mail */
+export const userSchema = z.object({
+  metadata: z.object({ uid: z.string().min(1), name: str }),
+  spec: z.object({ emailId: str, firstName: str, lastName: str }).nullish(),
+});
+export type PaletteUserRecord = z.infer<typeof userSchema>;
+
+/** v1UsersSummaryList */
+export const usersSummarySchema = z.object({ items: z.array(userSchema).nullish() });
+
+/** v1ApiKeyCreateResponse: POST /v1/apiKeys */
+export const apiKeyCreatedSchema = z.object({
+  apiKey: z.string().min(1),
+  uid: z.string().min(1),
+});
+
 /** v1Error: the body of every non-2xx answer */
 export const errorBodySchema = z.object({
   code: str,

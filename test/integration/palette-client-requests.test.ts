@@ -110,6 +110,12 @@ describe("what the client puts on the wire", () => {
     await palette.createCluster("edge-native", withVip.body, scope);
     await palette.deleteCluster(uid, scope);
     await account.listAlertComponents(scope);
+    // the identity calls: who a key is, a user by e-mail, a key minted for them and deleted
+    const me = await palette.whoAmI();
+    await palette.getUser(me.userUid);
+    const editor = await palette.findUserByEmail("editor@example.com");
+    const minted = await palette.createApiKey(editor!.uid, new Date(Date.now() + 3_600_000), "t");
+    await palette.deleteApiKey(minted.uid);
 
     const withBody = sent.filter((request) => request.body !== undefined);
     const checked = new Set<string>();
@@ -125,11 +131,13 @@ describe("what the client puts on the wire", () => {
     // searches, workloads, projects, edge hosts, login, and one create per provider
     expect([...checked].sort()).toEqual(
       [
+        "POST /v1/apiKeys",
         "POST /v1/auth/authenticate",
         "POST /v1/dashboard/edgehosts/search",
         "POST /v1/dashboard/projects",
         "POST /v1/dashboard/spectroclusters/search",
         "POST /v1/dashboard/spectroclusters/{uid}/workloads",
+        "POST /v1/users/summary",
         ...PROVIDERS.map((provider) => `POST /v1/spectroclusters/${provider}`),
       ].sort(),
     );
@@ -168,10 +176,12 @@ describe("what the client puts on the wire", () => {
 
   it("scopes project calls with the ProjectUid header, and create and get with the query too", () => {
     const [project] = sim.control.projects();
-    const scoped = sent.filter(
-      (request) =>
-        !request.path.startsWith("/v1/auth") && !request.path.startsWith("/v1/dashboard/projects"),
-    );
+    // identities are the tenant's: a user, a key, never within a project
+    const tenantWide = /^\/v1\/(auth|dashboard\/projects|users|apiKeys)/;
+    const scoped = sent.filter((request) => !tenantWide.test(request.path));
+    const identity = sent.filter((request) => /^\/v1\/(users|apiKeys)/.test(request.path));
+    expect(identity).toHaveLength(5);
+    for (const request of identity) expect(request.headers.ProjectUid).toBeUndefined();
     expect(scoped.length).toBeGreaterThan(20);
     for (const request of scoped) expect(request.headers.ProjectUid, request.path).toBe(project);
     const creates = sent.filter((request) =>
