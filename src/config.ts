@@ -12,6 +12,15 @@ const optionalSecret = z
   .optional()
   .transform((value) => (value ? new Secret(value) : undefined));
 
+/** 32 random bytes, base64 (`openssl rand -base64 32`): the key that encrypts linked identities */
+const identityKey = z
+  .string()
+  .optional()
+  .refine((value) => value === undefined || Buffer.from(value.trim(), "base64").length === 32, {
+    message: "wants 32 random bytes, base64-encoded (e.g. `openssl rand -base64 32`)",
+  })
+  .transform((value) => (value ? new Secret(value.trim()) : undefined));
+
 const csv = z
   .string()
   .optional()
@@ -108,6 +117,12 @@ const rawEnvSchema = z.object({
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { message: "wants one of debug, info, warn, error" })
     .default("info"),
+  IDENTITY: z
+    .enum(["service", "linked", "strict"], { message: "wants one of service, linked, strict" })
+    .default("service"),
+  LINK_METHOD: z.enum(["key", "email"], { message: "wants key or email" }).default("key"),
+  IDENTITY_KEY: identityKey,
+  IDENTITY_KEY_PREVIOUS: identityKey,
 });
 
 export type PaletteCredentials =
@@ -164,6 +179,20 @@ export interface Config {
   /** who may acknowledge a notification card; `*` (everyone) when unset */
   allowAck: string[];
   logLevel: "debug" | "info" | "warn" | "error";
+  identity: IdentityConfig;
+}
+
+/**
+ * Who acting commands run as (issue 20). `service`: the bot's own credential, as always;
+ * `linked`: a kubeconfig, a launch and every later write run as the person's own Palette user,
+ * linked with `/palette login`; `strict`: reads too.
+ */
+export interface IdentityConfig {
+  mode: "service" | "linked" | "strict";
+  /** LINK_METHOD: `key` (the person pastes a personal API key) or `email` */
+  method: "key" | "email";
+  /** IDENTITY_KEY (encrypts), and IDENTITY_KEY_PREVIOUS (still decrypts, during a rotation) */
+  keys?: { current: Secret; previous?: Secret };
 }
 
 /** Thrown for a bad environment; its message is the one line an operator reads. */
@@ -265,6 +294,42 @@ export function loadConfig(
     // open too: on-call is whoever is in the channel when it breaks
     allowAck: raw.ALLOW_ACK.length > 0 ? raw.ALLOW_ACK : ["*"],
     logLevel: raw.LOG_LEVEL,
+    identity: identityConfig(raw),
+  };
+}
+
+function identityConfig(raw: z.infer<typeof rawEnvSchema>): IdentityConfig {
+  // named by the design (issue 20) but not built yet: refused rather than half-honoured
+  if (raw.IDENTITY === "strict") {
+    throw new ConfigError(
+      "IDENTITY",
+      "strict (reads as the person too) is not available yet; use linked",
+    );
+  }
+  if (raw.LINK_METHOD === "email") {
+    throw new ConfigError(
+      "LINK_METHOD",
+      "email (keys minted for the person) is not available yet; use key",
+    );
+  }
+  if (raw.IDENTITY !== "service" && !raw.IDENTITY_KEY) {
+    throw new ConfigError(
+      "IDENTITY_KEY",
+      `required with IDENTITY=${raw.IDENTITY}: 32 random bytes, base64 (\`openssl rand -base64 32\`), to encrypt the linked keys`,
+    );
+  }
+  if (raw.IDENTITY_KEY_PREVIOUS && !raw.IDENTITY_KEY) {
+    throw new ConfigError(
+      "IDENTITY_KEY",
+      "required with IDENTITY_KEY_PREVIOUS (the key rotated to)",
+    );
+  }
+  return {
+    mode: raw.IDENTITY,
+    method: raw.LINK_METHOD,
+    ...(raw.IDENTITY_KEY
+      ? { keys: { current: raw.IDENTITY_KEY, previous: raw.IDENTITY_KEY_PREVIOUS } }
+      : {}),
   };
 }
 

@@ -245,3 +245,30 @@ describe("LEADER_LEASE_TTL_MS and LEADER_RENEW_MS", () => {
     expect(errorOf({ ...base, LEADER_RENEW_MS: "0" }).variable).toBe("LEADER_RENEW_MS");
   });
 });
+
+describe("identity", () => {
+  const key = Buffer.alloc(32, 7).toString("base64");
+
+  it("is the service account's by default, with no key needed", () => {
+    expect(loadConfig(base).identity).toEqual({ mode: "service", method: "key" });
+  });
+
+  it("takes linked with a 32-byte key, kept as a Secret", () => {
+    const identity = loadConfig({ ...base, IDENTITY: "linked", IDENTITY_KEY: key }).identity;
+    expect(identity.mode).toBe("linked");
+    expect(identity.keys?.current.reveal()).toBe(key);
+    expect(JSON.stringify(identity)).not.toContain(key);
+  });
+
+  it("refuses linked without a key, a key of the wrong size, and the modes not built yet", () => {
+    expect(errorOf({ ...base, IDENTITY: "linked" }).message).toMatch(/^IDENTITY_KEY: required/);
+    expect(errorOf({ ...base, IDENTITY: "linked", IDENTITY_KEY: "c2hvcnQ=" }).message).toMatch(
+      /^IDENTITY_KEY: wants 32 random bytes/,
+    );
+    expect(errorOf({ ...base, IDENTITY: "strict", IDENTITY_KEY: key }).message).toMatch(
+      /^IDENTITY: strict .* not available yet/,
+    );
+    expect(errorOf({ ...base, LINK_METHOD: "email" }).message).toMatch(/^LINK_METHOD: email/);
+    expect(errorOf({ ...base, IDENTITY: "everyone" }).message).toMatch(/^IDENTITY: wants one of/);
+  });
+});

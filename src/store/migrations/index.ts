@@ -6,6 +6,7 @@ import { digest } from "./005_digest.ts";
 import { listingOrder } from "./006_listing_order.ts";
 import { snapshotUidIndex } from "./007_snapshot_uid_index.ts";
 import { conversation } from "./008_conversation.ts";
+import { identityLinks } from "./009_identity_links.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -17,4 +18,5 @@ export const MIGRATIONS: Migration[] = [
   ...listingOrder,
   ...snapshotUidIndex,
   ...conversation,
+  ...identityLinks,
 ];

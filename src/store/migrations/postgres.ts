@@ -329,6 +329,21 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 50,
+    name: "identity_links",
+    up: `
+      CREATE TABLE identity_links (
+        slack_user_id TEXT PRIMARY KEY,
+        palette_user_uid TEXT NOT NULL,
+        palette_user_name TEXT NOT NULL,
+        org TEXT,
+        method TEXT NOT NULL,
+        linked_at TEXT NOT NULL,
+        key_sealed TEXT NOT NULL
+      );
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted
