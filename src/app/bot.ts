@@ -19,6 +19,7 @@ import { AuditLog } from "../store/audit.ts";
 import { leaseFor } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
 import { homeSources } from "./home-sources.ts";
+import { buildIdentity } from "./identity.ts";
 import {
   countingDispatch,
   countingPoster,
@@ -138,6 +139,12 @@ export async function startBot(
     channelProbe: createChannelProbe({ token: slack.botToken, apiUrl: slack.apiUrl }),
     // the digest job is created below; a command only reaches this after start-up
     onDigestChange: () => digests.sync(),
+    identity: buildIdentity(config.identity, {
+      db,
+      clock,
+      logger,
+      paletteApiUrl: config.palette.apiUrl,
+    }),
   };
 
   const sender = createSender({

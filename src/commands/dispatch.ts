@@ -1,3 +1,4 @@
+import { identityVerbs } from "../identity/verbs.ts";
 import { describeForUser } from "../palette/errors.ts";
 import type { AuditAction } from "../store/audit.ts";
 import { checkSlackLimits } from "../views/limits.ts";
@@ -31,6 +32,7 @@ export const VERBS: VerbSpec[] = [
   ...subscribeVerbs,
   digestVerb,
   ...muteVerbs,
+  ...identityVerbs,
 ];
 
 /** Short forms people type anyway. */
@@ -57,6 +59,9 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   mute: [],
   unmute: [],
   mutes: [],
+  login: [],
+  whoami: [],
+  logout: [],
 };
 
 export function findVerb(name: string): VerbSpec | undefined {

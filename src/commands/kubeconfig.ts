@@ -1,3 +1,4 @@
+import { actingFor, personalRefusal } from "../identity/acting.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { errorSummary } from "./log-error.ts";
@@ -71,7 +72,19 @@ export const kubeconfigVerb: VerbSpec = {
         "You are not allowed to download kubeconfigs.",
       );
     }
+    // IDENTITY=linked: the download runs with the person's own key (reads stay the bot's);
+    // an unlinked person is told how to link before anything is asked of Palette
+    const acting = await actingFor(ctx.requester, ctx.identity);
+    if (acting.kind === "refused") {
+      await trail(ctx, ref, "denied", { reason: "not linked" });
+      return acting.reply;
+    }
+    const as =
+      acting.kind === "person"
+        ? { paletteUser: acting.link.paletteUserName, paletteUserUid: acting.link.paletteUserUid }
+        : {};
     let stage = "resolve";
+    let project: string | undefined;
     try {
       const found = await resolveCluster(
         ref,
@@ -84,8 +97,10 @@ export const kubeconfigVerb: VerbSpec = {
         return found.reply;
       }
       const { cluster, scope: clusterScope } = found;
+      project = clusterScope.projectUid;
       stage = "download";
-      const content = await ctx.palette.getKubeconfig(cluster.uid, clusterScope);
+      const palette = acting.kind === "person" ? acting.palette : ctx.palette;
+      const content = await palette.getKubeconfig(cluster.uid, clusterScope);
       if (content.length === 0) {
         await trail(ctx, cluster.name, "failed", { uid: cluster.uid, reason: "empty" });
         return messageReply(
@@ -103,6 +118,7 @@ export const kubeconfigVerb: VerbSpec = {
         uid: cluster.uid,
         projectUid: clusterScope.projectUid ?? null,
         bytes: content.length,
+        ...as,
       });
       const fileName = kubeconfigFileName(cluster.name);
       const reply: FileReply = {
@@ -114,7 +130,7 @@ export const kubeconfigVerb: VerbSpec = {
           {
             screen: "notice",
             data: {
-              mrkdwn: `:lock: The kubeconfig of ${code(cluster.name)} was sent to your DMs as ${code(fileName)}.`,
+              mrkdwn: `:lock: The kubeconfig of ${code(cluster.name)} was sent to your DMs as ${code(fileName)}${acting.kind === "person" ? `, downloaded as ${escapeMrkdwn(acting.link.paletteUserName)}` : ""}.`,
               hint: "Keep it private: it grants access to the cluster.",
             },
           },
@@ -123,10 +139,22 @@ export const kubeconfigVerb: VerbSpec = {
       };
       return reply;
     } catch (error) {
+      const refused =
+        acting.kind === "person" && stage === "download" && ctx.identity
+          ? await personalRefusal(error, acting.link, "download kubeconfigs", project, ctx.identity)
+          : undefined;
       // an audit write that failed is not a kubeconfig failure to record (it would fail again)
-      if (stage !== "audit")
-        await trail(ctx, ref, "failed", { stage, error: errorSummary(error).name });
+      if (stage !== "audit") {
+        await trail(ctx, ref, refused ? "denied" : "failed", {
+          stage,
+          error: errorSummary(error).name,
+          ...as,
+        });
+      }
+      if (refused) return refused;
       throw error;
+    } finally {
+      if (acting.kind === "person") await acting.palette.close();
     }
   },
 };

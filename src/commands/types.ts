@@ -1,5 +1,6 @@
 import type { AccessPolicy } from "../access/types.ts";
 import type { Clock } from "../clock.ts";
+import type { IdentityDeps } from "../identity/types.ts";
 import type { Logger } from "../log.ts";
 import type { HoldChange } from "../model/notification.ts";
 import type { PaletteApi } from "../palette/api.ts";
@@ -27,6 +28,8 @@ export interface ChannelProbe {
 
 export interface CommandDeps {
   palette: PaletteApi;
+  /** IDENTITY=linked: acting commands run as the person's linked Palette user (src/identity/) */
+  identity?: IdentityDeps;
   db: SqlDb;
   audit: AuditLog;
   policy: AccessPolicy;
@@ -76,7 +79,7 @@ export interface FileReply {
 /** Ask the edge to open a modal (launch). */
 export interface ModalReply {
   kind: "modal";
-  modal: "launch";
+  modal: "launch" | "login";
 }
 
 export type Reply = MessageReply | FileReply | ModalReply;

@@ -84,7 +84,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     refCounter += 1;
     const ref = `sim-${refCounter.toString(16).padStart(6, "0")}`;
     let auth: RecordedRequest["auth"] = "none";
-    const record = (status: number) => requests.push({ method, path, status, auth });
+    let whose: string | undefined;
+    const record = (status: number) =>
+      requests.push({ method, path, status, auth, ...(whose ? { caller: whose } : {}) });
     const reply = (r: Reply) => {
       record(r.status);
       send(res, r);
@@ -126,6 +128,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     try {
       const result = authenticate(req.headers, credentials, tokens, users);
       auth = result.kind === "none" ? "none" : result.kind;
+      if (result.ok) whose = result.user.email;
       // auth calls are recorded with the header they carried but never refused for it
       if (!path.startsWith("/v1/auth/") && !result.ok) {
         throw new ApiError(401, result.code, result.message);

@@ -72,6 +72,8 @@ export interface RecordedRequest {
   status: number;
   /** which credential header the request used */
   auth: "apiKey" | "token" | "none";
+  /** whose credential it was (the service account's e-mail, or a person's); absent when refused */
+  caller?: string;
 }
 
 export interface FleetCluster {

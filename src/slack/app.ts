@@ -5,6 +5,7 @@ import { dispatch as defaultDispatch } from "../commands/dispatch.ts";
 import type { SlackConfig } from "../config.ts";
 import { type RunningHttpServer, startHttpServer } from "../http/server.ts";
 import type { Logger } from "../log.ts";
+import { loginModal } from "../views/login-modal.ts";
 import { createAnswerGate, watchRequests } from "./answer-gate.ts";
 import { boltLogger } from "./bolt-logger.ts";
 import { countingFetch, type SlackCallObserver } from "./call-counter.ts";
@@ -181,7 +182,13 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
     onModal:
       deps.onModal ??
       (async (reply, ctx) => {
-        if (reply.modal !== "launch") return;
+        if (reply.modal === "login") {
+          await ctx.client.views.open({
+            trigger_id: ctx.triggerId,
+            view: loginModal({ consoleUrl: deps.commandDeps.consoleUrl }),
+          });
+          return;
+        }
         await openLaunchModal(ctx.client, ctx.triggerId, {
           requester: ctx.requester,
           deps: deps.commandDeps,

@@ -18,6 +18,8 @@ export type AuditAction =
   | "snooze"
   | "unsnooze"
   | "mute"
+  /** a Slack user linked to or unlinked from their Palette user (detail says which) */
+  | "identity"
   | "unmute";
 export type AuditOutcome = "granted" | "denied" | "failed" | "created" | "rejected" | "removed";
 

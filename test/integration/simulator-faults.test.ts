@@ -89,7 +89,13 @@ describe("request log and control over HTTP", () => {
     await search(s);
     await fetch(`${s.url}/v1/projects/alerts`);
     expect(s.control.requests()).toEqual([
-      { method: "POST", path: "/v1/dashboard/spectroclusters/search", status: 200, auth: "apiKey" },
+      {
+        method: "POST",
+        path: "/v1/dashboard/spectroclusters/search",
+        status: 200,
+        auth: "apiKey",
+        caller: "bot@example.com",
+      },
       { method: "GET", path: "/v1/projects/alerts", status: 401, auth: "none" },
     ]);
     const overHttp = await (await fetch(`${s.url}/__sim/requests`)).json();

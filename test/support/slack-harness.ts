@@ -75,6 +75,8 @@ export interface HarnessOptions {
   db?: SqlDb;
   /** what the bot calls when an action queued a notification (the sender's wake) */
   wakeSender?: SlackAppDeps["wakeSender"];
+  /** IDENTITY=linked: the identity deps, built on the harness's store */
+  identity?: (db: SqlDb) => CommandDeps["identity"];
 }
 
 const unusedPalette = new Proxy({} as PaletteApi, {
@@ -100,6 +102,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     logger,
     projects: options.projects ?? [],
     consoleUrl: "https://console.example.com/",
+    identity: options.identity?.(db),
   };
   const conversations: Array<{ event: string; outcome: string }> = [];
   const conversationWaiters: Array<() => void> = [];

@@ -1,0 +1,33 @@
+import type { Clock } from "../clock.ts";
+import type { IdentityConfig } from "../config.ts";
+import type { IdentityDeps } from "../identity/types.ts";
+import type { Logger } from "../log.ts";
+import { createPaletteClient } from "../palette/client.ts";
+import { IdentityStore } from "../store/identities.ts";
+import { IdentityCipher } from "../store/identity-cipher.ts";
+import type { SqlExecutor } from "../store/sql.ts";
+
+/**
+ * IDENTITY=linked: the sealed store of links and a Palette client per person's key (one short-
+ * lived client per acting command, no retries beyond one: a person waits for the answer).
+ * undefined when the bot acts as its service account alone.
+ */
+export function buildIdentity(
+  config: IdentityConfig,
+  deps: { db: SqlExecutor; clock: Clock; logger: Logger; paletteApiUrl: string },
+): IdentityDeps | undefined {
+  if (config.mode === "service" || !config.keys) return undefined;
+  const cipher = new IdentityCipher(config.keys.current, config.keys.previous);
+  return {
+    mode: config.mode === "strict" ? "linked" : config.mode,
+    store: new IdentityStore(deps.db, cipher, deps.clock),
+    paletteAs: (apiKey) =>
+      createPaletteClient({
+        baseUrl: deps.paletteApiUrl,
+        credentials: { kind: "apiKey", apiKey },
+        logger: deps.logger.child({ component: "palette-as-user" }),
+        clock: deps.clock,
+        retries: 1,
+      }),
+  };
+}

@@ -1,0 +1,16 @@
+import type { PaletteApi, PaletteIdentityApi } from "../palette/api.ts";
+import type { Secret } from "../secret.ts";
+import type { IdentityStore } from "../store/identities.ts";
+
+/** A Palette client that acts with one person's key; the caller closes it when done. */
+export type PersonalPalette = PaletteApi & PaletteIdentityApi & { close(): Promise<void> };
+
+/**
+ * What the commands need to act as the person (IDENTITY=linked): their stored link, and a
+ * Palette client built on a key. Absent from CommandDeps: everything runs as the service account.
+ */
+export interface IdentityDeps {
+  mode: "service" | "linked";
+  store: IdentityStore;
+  paletteAs(apiKey: Secret): PersonalPalette;
+}
