@@ -1,3 +1,4 @@
+import { actingFor } from "../identity/acting.ts";
 import { checkLaunchPermission } from "../launch/permission.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
 import { errorReply } from "./reply.ts";
@@ -21,6 +22,12 @@ export const launchVerb: VerbSpec = {
         permission.refusal,
         permission.hint ? escapeMrkdwn(permission.hint) : undefined,
       );
+    }
+    // IDENTITY=linked: the launch will run as the person, so an unlinked one learns it now,
+    // before filling in the form
+    if (ctx.identity?.mode === "linked" && !(await ctx.identity.store.get(ctx.requester.userId))) {
+      const acting = await actingFor(ctx.requester, ctx.identity);
+      if (acting.kind === "refused") return acting.reply;
     }
     return { kind: "modal", modal: "launch" };
   },

@@ -1,4 +1,5 @@
 import type { CommandDeps, Requester } from "../commands/types.ts";
+import { type Acting, actingFor, personalRefusal } from "../identity/acting.ts";
 import { describeForUser, PaletteError } from "../palette/errors.ts";
 import {
   buildCreateBody,
@@ -59,6 +60,27 @@ export async function submitLaunch(
   const provider: Provider = submission.provider;
   const permission = await checkLaunchPermission(deps, requester.userId, provider);
   if (!permission.allowed) return { kind: "denied", message: refusalLine(permission) };
+  // IDENTITY=linked: the create runs with the person's own key, so Palette's RBAC decides
+  const acting = await actingFor(requester, deps.identity);
+  if (acting.kind === "refused") return { kind: "denied", message: acting.reply.text };
+  try {
+    return await submitAs(submission, provider, deps, acting);
+  } finally {
+    if (acting.kind === "person") await acting.palette.close();
+  }
+}
+
+async function submitAs(
+  submission: LaunchSubmission,
+  provider: Provider,
+  deps: CommandDeps,
+  acting: Exclude<Acting, { kind: "refused" }>,
+): Promise<LaunchOutcome> {
+  const { requester } = submission;
+  const as =
+    acting.kind === "person"
+      ? { paletteUser: acting.link.paletteUserName, paletteUserUid: acting.link.paletteUserUid }
+      : {};
   // PALETTE_PROJECTS is the boundary: a crafted submission cannot launch into another project
   if (
     deps.projects.length > 0 &&
@@ -85,7 +107,12 @@ export async function submitLaunch(
   const scope = projectUid ? { projectUid } : {};
   const target = `${provider}/${name}`;
   const detail = (extra: Record<string, unknown> = {}) =>
-    JSON.stringify({ projectUid: projectUid || undefined, ...extra, body: redactBody(body) });
+    JSON.stringify({
+      projectUid: projectUid || undefined,
+      ...as,
+      ...extra,
+      body: redactBody(body),
+    });
 
   const store = new LaunchStore(deps.db, deps.clock);
   const claim = await store.reserve({
@@ -116,7 +143,8 @@ export async function submitLaunch(
       };
     }
     asked = true;
-    uid = await deps.palette.createCluster(provider, body, scope);
+    const palette = acting.kind === "person" ? acting.palette : deps.palette;
+    uid = await palette.createCluster(provider, body, scope);
   } catch (error) {
     if (asked && !createRefused(error)) {
       // Palette may well have made it: keep the name reserved and let the tracker look it up
@@ -127,7 +155,17 @@ export async function submitLaunch(
       return { kind: "unconfirmed", record };
     }
     await releaseQuietly(store, record, deps);
-    const message = describeForUser(error);
+    const personal =
+      acting.kind === "person" && deps.identity
+        ? await personalRefusal(
+            error,
+            acting.link,
+            "create clusters",
+            projectUid || undefined,
+            deps.identity,
+          )
+        : undefined;
+    const message = personal?.text ?? describeForUser(error);
     const rejected = error instanceof PaletteError && error.status >= 400 && error.status < 500;
     await auditQuietly(deps, {
       userId: requester.userId,

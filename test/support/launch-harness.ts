@@ -1,5 +1,6 @@
 import type { ModalView } from "@slack/types";
 import type { AccessPolicy } from "../../src/access/types.ts";
+import { buildIdentity } from "../../src/app/identity.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
@@ -10,6 +11,7 @@ import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import type { LaunchRuntime } from "../../src/slack/launch-runtime.ts";
 import { type LaunchRecord, LaunchStore } from "../../src/store/launches.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
 import type { RecordedCall } from "./fake-slack.ts";
 import { type BotHarness, startBot } from "./slack-harness.ts";
 import { interactiveBody, loadPayload } from "./slack-request.ts";
@@ -88,7 +90,13 @@ function viewForPayload(view: OpenView, values: StateValues): Record<string, unk
 }
 
 export async function startLaunchHarness(
-  options: { policy?: AccessPolicy; projects?: "one" | "none"; optionsBudgetMs?: number } = {},
+  options: {
+    policy?: AccessPolicy;
+    projects?: "one" | "none";
+    optionsBudgetMs?: number;
+    /** IDENTITY=linked, with a fixed IDENTITY_KEY */
+    linked?: boolean;
+  } = {},
 ): Promise<LaunchHarness> {
   const clock = new ManualClock(Date.UTC(2026, 2, 1));
   const sim = await startSimulator({
@@ -111,6 +119,19 @@ export async function startLaunchHarness(
     policy: options.policy,
     projects: options.projects === "none" ? [] : [project],
     optionsBudgetMs: options.optionsBudgetMs,
+    ...(options.linked
+      ? {
+          identity: (db: SqlDb) =>
+            buildIdentity(
+              {
+                mode: "linked",
+                method: "key",
+                keys: { current: new Secret(Buffer.alloc(32, 3).toString("base64")) },
+              },
+              { db, clock, logger: silentLogger, paletteApiUrl: sim.url },
+            ),
+        }
+      : {}),
   });
 
   // the fake Slack hands out a fresh view id/hash per views.open/update
