@@ -11,7 +11,8 @@ const USAGE = `usage: palette-chatops <command>
   start       run the bot against Slack and Palette (configured by environment variables)
   console     the /palette commands in this terminal, against Palette (PALETTE_* variables)
   demo        the console against a built-in Palette simulator: no Slack, no Palette account
-  simulator   serve only the Palette API simulator (--port, --clusters N, --seed S, --animate MS)`;
+  simulator   serve only the Palette API simulator (--port, --clusters N, --seed S, --animate MS)
+  rotate-identity-key  re-seal linked Palette keys under IDENTITY_KEY (the old key in IDENTITY_KEY_PREVIOUS)`;
 
 async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
@@ -42,6 +43,11 @@ async function main(argv: string[]): Promise<number> {
     case "demo": {
       const { runDemo } = await import("./app/demo.ts");
       return runDemo(rest, logLevelFrom(process.env, "warn"));
+    }
+    case "rotate-identity-key": {
+      const config = loadConfig(process.env, { requireSlack: false });
+      const { rotateIdentityKey } = await import("./app/rotate-identity-key.ts");
+      return rotateIdentityKey(config, systemClock, (line) => process.stdout.write(`${line}\n`));
     }
     case "simulator": {
       const { runSimulatorCli } = await import("./simulator/cli.ts");
