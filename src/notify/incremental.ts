@@ -24,6 +24,9 @@ const UNSTEADY: ReadonlyArray<Pick<ClusterSearch, "state" | "health">> = [
 /** Names per confirming search: one page of answers. */
 export const NAMES_PER_SEARCH = 50;
 
+/** A steady cycle's calls per scope beyond the pages it must read (the owner's bar: 3). */
+export const STEADY_CYCLE_EXTRA_CALLS = 3;
+
 function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -70,6 +73,7 @@ export async function readIncremental(deps: ReadDeps, scope: string): Promise<Sc
     }
   }
 
+  const unsteadyListed = listed.size;
   const expected = await snapshots.unsteady(scope);
   const left = [...expected.values()].filter((c) => !listed.has(c.uid));
   const leftUids = new Set(left.map((c) => c.uid));
@@ -102,6 +106,10 @@ export async function readIncremental(deps: ReadDeps, scope: string): Promise<Sc
   return {
     scope,
     mode: "incremental",
+    callAllowance:
+      STEADY_CYCLE_EXTRA_CALLS +
+      Math.ceil(unsteadyListed / NAMES_PER_SEARCH) +
+      Math.ceil(left.length / NAMES_PER_SEARCH),
     changes,
     conditions,
     async after(uids) {

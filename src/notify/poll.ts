@@ -426,7 +426,7 @@ export function createPoller(options: PollerOptions): Poller {
     read: CycleRead,
     newer?: ReadonlyMap<string, ReadonlySet<string>>,
   ): Promise<CycleResult> {
-    const { kind, started, startedReal, readEnded, reads, palette } = read;
+    const { kind, started, startedReal, readEnded, reads, palette, counter } = read;
 
     const at = iso(started);
     const subs = await subscriptions.all();
@@ -475,8 +475,15 @@ export function createPoller(options: PollerOptions): Poller {
 
     const alertResults: AlertResult[] = [];
     let eventCalls = 0;
+    // an incremental cycle stays within what its scopes' reads allow (pages, name searches, 3
+    // more a scope): event reads get what the reads left, and the reasons of the others come
+    // from health conditions
+    const allowances = [...reads.values()].map((read) => read.callAllowance);
+    const leftOver = allowances.every((a) => a !== undefined)
+      ? allowances.reduce((sum, a) => sum + (a ?? 0), 0) - counter.calls
+      : Number.POSITIVE_INFINITY;
     const eventBudget = {
-      eventCalls: maxEventCalls,
+      eventCalls: Math.max(0, Math.min(maxEventCalls, leftOver)),
       until: performance.now() + eventReadsWindowMs,
     };
     for (const [scope, scopeKinds] of kinds) {

@@ -18,6 +18,12 @@ export interface ScopeRead {
   scope: string;
   /** `full`: the whole listing (a reconciliation); `incremental`: what can have changed */
   mode: "full" | "incremental";
+  /**
+   * An incremental read's share of the cycle's Palette calls: the pages its not-steady set fills,
+   * one name search per 50 clusters that left it, and 3 more (the owner's bar for a steady
+   * cycle). What the reads leave of it is all the cycle spends on event reads.
+   */
+  callAllowance?: number;
   /** set on the scope's first look (nothing diffed, channels get a summary): its clusters */
   baseline?: { forEach(visit: (cluster: ClusterSnap) => void): Promise<void> };
   /** this cycle's changes, in the order Palette listed the clusters, deletions last */

@@ -122,6 +122,43 @@ describe("poller: clusters that come up unhealthy", () => {
     ]);
   });
 
+  it("reads events within the cycle's call allowance, the others' reasons from conditions", async () => {
+    // twelve clusters turn UnHealthy at once in one project: the reads cost two searches of one
+    // page each, the allowance is 3 + 1 page + 0 left = 4, so two event reads are left
+    const clusters: PollCluster[] = Array.from({ length: 12 }, (_, i) => ({
+      uid: `c${i}`,
+      project: "p1",
+      state: "Running",
+      health: "Healthy",
+    }));
+    const events = Object.fromEntries(
+      clusters.map((c) => [
+        c.uid,
+        [{ severity: "Warning", reason: "Evicted", message: `${c.uid} evicted` }],
+      ]),
+    ) as Record<string, PaletteEvent[]>;
+    const s = await setup(clusters, ["p1"], events);
+    await s.poll(); // baseline (a reconciliation)
+    await s.poll(); // an incremental cycle: kinds known, nothing unsteady
+    for (const [i, c] of clusters.entries()) {
+      clusters[i] = {
+        ...c,
+        health: "UnHealthy",
+        conditions: [{ type: "Disk", message: `${c.uid} full` }],
+      };
+    }
+    const before = s.palette.calls().length;
+    await s.poll();
+    const cycle = s.palette.calls().slice(before);
+    const eventReads = cycle.filter((call) => call.startsWith("events"));
+    expect(eventReads).toHaveLength(2);
+    expect(cycle.length).toBeLessThanOrEqual(4);
+    const reasons = (await s.raised()).map((r) => r.reason).sort();
+    expect(reasons).toHaveLength(12);
+    // every alert has its reason, from the health conditions where no event was read
+    expect(reasons.every((r) => r.startsWith("Disk:"))).toBe(true);
+  });
+
   it("announces a fresh cluster coming up Healthy by its state alone", async () => {
     const clusters: PollCluster[] = [
       { uid: "new", project: "p1", state: "Provisioning", health: "" },
