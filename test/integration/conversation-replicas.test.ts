@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PaletteClient } from "../../src/palette/client.ts";
-import { startSimulator } from "../../src/simulator/server.ts";
-import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { BACKENDS, closeOpened } from "../support/backends.ts";
-import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
+import type { FakeSlack } from "../support/fake-slack.ts";
 import { readFixtureJson } from "../support/fixtures.ts";
-import { apiKeyClient } from "../support/palette-client-helpers.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
-import { type BotHarness, startBot } from "../support/slack-harness.ts";
+import { type Replicas, startReplicasOnPostgres } from "../support/replicas.ts";
+import type { BotHarness } from "../support/slack-harness.ts";
 
 /**
  * Two replicas on one PostgreSQL, as the chart runs them: Slack redelivers a mention it thinks
@@ -15,27 +11,16 @@ import { type BotHarness, startBot } from "../support/slack-harness.ts";
  * seen the event. The event's claim in the store is what keeps the answer to one.
  */
 
-let sim: RunningSimulator;
-let palette: PaletteClient;
+let cluster: Replicas;
 let fake: FakeSlack;
-const replicas: BotHarness[] = [];
+let replicas: BotHarness[];
 
 beforeAll(async () => {
-  sim = await startSimulator({ clusters: 10, seed: 3 });
-  palette = apiKeyClient(sim, { retries: 1 });
-  fake = await startFakeSlack();
-  const postgres = BACKENDS.find((backend) => backend.name === "postgres")!;
-  const db = await postgres.open();
-  for (let i = 0; i < 2; i++) replicas.push(await startBot({ palette, fake, db }));
+  cluster = await startReplicasOnPostgres(2, { seed: 3 });
+  ({ fake, bots: replicas } = cluster);
 }, POSTGRES_SETUP_TIMEOUT_MS);
 
-afterAll(async () => {
-  for (const replica of replicas) await replica.close();
-  await closeOpened();
-  await fake?.close();
-  await palette?.close();
-  await sim?.close();
-});
+afterAll(async () => cluster?.close());
 
 describe("two replicas on PostgreSQL", () => {
   it("answer a mention and its redelivery to the other replica once", async () => {

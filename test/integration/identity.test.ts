@@ -12,7 +12,7 @@ import { LOGIN_CALLBACK_ID, LOGIN_KEY_FIELD } from "../../src/views/login-modal.
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { apiKeyClient } from "../support/palette-client-helpers.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
-import { interactiveBody, loadPayload } from "../support/slack-request.ts";
+import { loginSubmissionBody } from "../support/slack-request.ts";
 
 /**
  * IDENTITY=linked end to end: signed slash commands and a signed login form reach the real bot,
@@ -37,22 +37,8 @@ async function ask(text: string) {
 
 /** submits the login form with `key`; returns the HTTP answer Slack got (errors, or empty) */
 async function submitLogin(key: string): Promise<Record<string, unknown>> {
-  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
-  const body = {
-    ...payload,
-    user: { ...(payload.user as object), id: PERSON },
-    view: {
-      ...(payload.view as object),
-      id: "VLOGIN",
-      callback_id: LOGIN_CALLBACK_ID,
-      state: {
-        values: {
-          [LOGIN_KEY_FIELD]: { [LOGIN_KEY_FIELD]: { type: "plain_text_input", value: key } },
-        },
-      },
-    },
-  };
-  const answer = await h.post(interactiveBody(body));
+  const form = { callbackId: LOGIN_CALLBACK_ID, field: LOGIN_KEY_FIELD };
+  const answer = await h.post(loginSubmissionBody(PERSON, key, form));
   expect(answer.status).toBe(200);
   return answer.text ? (JSON.parse(answer.text) as Record<string, unknown>) : {};
 }

@@ -78,3 +78,24 @@ export async function postSigned(
   const text = await response.text();
   return { status: response.status, text, ms: performance.now() - started };
 }
+
+/** The `/palette login` form submitted by `userId` with `key` in its one field. */
+export function loginSubmissionBody(
+  userId: string,
+  key: string,
+  form: { callbackId: string; field: string },
+): string {
+  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
+  return interactiveBody({
+    ...payload,
+    user: { ...(payload.user as object), id: userId },
+    view: {
+      ...(payload.view as object),
+      id: "VLOGIN",
+      callback_id: form.callbackId,
+      state: {
+        values: { [form.field]: { [form.field]: { type: "plain_text_input", value: key } } },
+      },
+    },
+  });
+}
