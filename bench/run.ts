@@ -24,7 +24,14 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["poll", runPollBench],
   ["simulator", runSimulatorBench],
   // minutes, not seconds: run it alone with `npm run bench -- scale`
-  ["scale", () => runScaleBench()],
+  // SCALE_FLEETS=50000 measures one fleet size alone
+  [
+    "scale",
+    () =>
+      runScaleBench(
+        process.env.SCALE_FLEETS ? process.env.SCALE_FLEETS.split(",").map(Number) : undefined,
+      ),
+  ],
   // two to three minutes: three replicas on PostgreSQL, the leader killed ten times
   ["failover", runFailoverBench],
 ];

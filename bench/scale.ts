@@ -41,7 +41,7 @@ export interface ScaleFigures {
    */
   steadyCycleBar: number;
   /** each steady cycle's calls against its own bar */
-  steadyCycles: Array<{ calls: number; bar: number }>;
+  steadyCycles: Array<{ calls: number; bar: number; byEndpoint: Record<string, number> }>;
   everySteadyCycleWithinBar: boolean;
   /** clusters not Running and Healthy per project, mean over the steady cycles */
   unsteadyPerProject: number;
@@ -169,6 +169,8 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
 
     // steady cycles: Palette requests between consecutive poll completions
     const perCycle: number[] = [];
+    /** each steady cycle's requests by method and path shape, to see what a cycle spent */
+    const perCycleEndpoints: Array<Record<string, number>> = [];
     const bars: number[] = [];
     const unsteadyCounts: number[] = [];
     /** uid → project of every cluster not Running and Healthy, as the simulator has it now */
@@ -229,7 +231,16 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       // a reconciliation reading meanwhile shares the request log: that cycle is no steady one
       const steady = reconciledNow === reconciled && (await reconcilingNow()) === 0;
       reconciled = reconciledNow;
-      if (steady) perCycle.push(sim.control.requests().length - requestsAt);
+      if (steady) {
+        const requests = sim.control.requests().slice(requestsAt);
+        perCycle.push(requests.length);
+        const byEndpoint: Record<string, number> = {};
+        for (const r of requests) {
+          const shape = `${r.method} ${r.path.replace(/\/[0-9a-f]{24}(?=\/|$)/g, "/{uid}")}`;
+          byEndpoint[shape] = (byEndpoint[shape] ?? 0) + 1;
+        }
+        perCycleEndpoints.push(byEndpoint);
+      }
       const leftPerProject = new Map<string, number>();
       for (const [uid, project] of unsteadyBefore) {
         if (!unsteady.has(uid)) leftPerProject.set(project, (leftPerProject.get(project) ?? 0) + 1);
@@ -308,7 +319,11 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       reconcileToFloor: Math.round((reconcileMs / rateLimitFloorMs) * 100) / 100,
       callsPerSteadyCycle: mean(perCycle),
       steadyCycleBar: mean(bars),
-      steadyCycles: perCycle.map((calls, i) => ({ calls, bar: bars[i] ?? 0 })),
+      steadyCycles: perCycle.map((calls, i) => ({
+        calls,
+        bar: bars[i] ?? 0,
+        byEndpoint: perCycleEndpoints[i] ?? {},
+      })),
       everySteadyCycleWithinBar: perCycle.every((calls, i) => calls <= (bars[i] ?? 0)),
       unsteadyPerProject: mean(unsteadyCounts),
       callsPerReconcile: await metric('palette_chatops_poll_palette_calls{kind="reconcile"}'),
