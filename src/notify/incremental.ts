@@ -24,12 +24,8 @@ const UNSTEADY: ReadonlyArray<Pick<ClusterSearch, "state" | "health">> = [
 /** Names per confirming search: one page of answers. */
 export const NAMES_PER_SEARCH = 50;
 
-/**
- * A steady cycle's calls per scope beyond the pages it must read. The owner's bar allows 3; the
- * bot keeps one of them spare, because the set it pages can cross a page boundary between its
- * read and any later count of it (churn), and the bar is counted from the latter.
- */
-export const STEADY_CYCLE_EXTRA_CALLS = 2;
+/** A steady cycle's calls per scope beyond the pages it must read (the owner's bar: 3). */
+export const STEADY_CYCLE_EXTRA_CALLS = 3;
 
 function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];

@@ -20,8 +20,8 @@ export interface ScopeRead {
   mode: "full" | "incremental";
   /**
    * An incremental read's share of the cycle's Palette calls: the pages its not-steady set fills,
-   * one name search per 50 clusters that left it, and 2 more (the owner's bar for a steady cycle
-   * allows 3; one is kept spare). What the reads leave of it is all the cycle spends on event reads.
+   * one name search per 50 clusters that left it, and 3 more (the owner's bar for a steady
+   * cycle). What the reads leave of it is all the cycle spends on event reads.
    */
   callAllowance?: number;
   /** set on the scope's first look (nothing diffed, channels get a summary): its clusters */
