@@ -8,7 +8,7 @@ import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.t
 import { CardStore } from "../../src/store/cards.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { readFixtureJson } from "../support/fixtures.ts";
-import { apiKeyClient } from "../support/palette-client-helpers.ts";
+import { apiKeyClient, uniqueRunningCluster } from "../support/palette-client-helpers.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
 
 /**
@@ -103,11 +103,7 @@ beforeAll(async () => {
     logger: silentLogger,
   });
   h = await startBot({ palette, policy, fake, projects: [watched] });
-  const names = new Map<string, number>();
-  for (const c of sim.control.clusters()) names.set(c.name, (names.get(c.name) ?? 0) + 1);
-  web = sim.control
-    .clusters(watched)
-    .find((c) => c.state === "Running" && names.get(c.name) === 1 && /^[a-z0-9-]+$/.test(c.name))!;
+  web = uniqueRunningCluster(sim, watched);
   expect(web).toBeDefined();
 });
 

@@ -10,7 +10,7 @@ import { startSimulator } from "../../src/simulator/server.ts";
 import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
 import { LOGIN_CALLBACK_ID, LOGIN_KEY_FIELD } from "../../src/views/login-modal.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
-import { apiKeyClient } from "../support/palette-client-helpers.ts";
+import { apiKeyClient, uniqueRunningCluster } from "../support/palette-client-helpers.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
 import { loginSubmissionBody } from "../support/slack-request.ts";
 
@@ -78,11 +78,7 @@ beforeAll(async () => {
         { db, clock: systemClock, logger, paletteApiUrl: sim.url },
       ),
   });
-  const names = new Map<string, number>();
-  for (const c of sim.control.clusters()) names.set(c.name, (names.get(c.name) ?? 0) + 1);
-  running = sim.control
-    .clusters()
-    .find((c) => c.state === "Running" && names.get(c.name) === 1 && /^[a-z0-9-]+$/.test(c.name))!;
+  running = uniqueRunningCluster(sim);
 });
 
 afterAll(async () => {

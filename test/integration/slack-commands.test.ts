@@ -10,6 +10,7 @@ import { startSimulator } from "../../src/simulator/server.ts";
 import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
 import { checkSlackLimits, LIMITS } from "../../src/views/limits.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
+import { uniqueRunningCluster } from "../support/palette-client-helpers.ts";
 import { type BotHarness, SIGNING_SECRET, startBot } from "../support/slack-harness.ts";
 import { signedRequest } from "../support/slack-request.ts";
 
@@ -90,11 +91,7 @@ beforeAll(async () => {
     logger: silentLogger,
   });
   h = await startBot({ palette, policy, fake, logger });
-  const names = new Map<string, number>();
-  for (const c of sim.control.clusters()) names.set(c.name, (names.get(c.name) ?? 0) + 1);
-  running = sim.control
-    .clusters()
-    .find((c) => c.state === "Running" && names.get(c.name) === 1 && /^[a-z0-9-]+$/.test(c.name))!;
+  running = uniqueRunningCluster(sim);
   expect(running).toBeDefined();
 });
 

@@ -7,7 +7,7 @@ import {
 } from "../../src/palette/client.ts";
 import { createUndiciTransport, type Transport } from "../../src/palette/http.ts";
 import { Secret } from "../../src/secret.ts";
-import type { RunningSimulator } from "../../src/simulator/types.ts";
+import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
 import { readFixtureJson } from "./fixtures.ts";
 
 /** A pino logger whose lines land in an array, so tests can read what was logged. */
@@ -87,4 +87,19 @@ export function awsCreateBody(name: string): Record<string, unknown> {
     "spectroclusters-aws.create.request.json",
   );
   return { ...body, metadata: { ...body.metadata, name } };
+}
+
+/**
+ * A Running cluster whose name is used once in the fleet and is plain (letters, digits, `-`):
+ * a command by name then finds exactly it, with no "pick one of" answer.
+ */
+export function uniqueRunningCluster(sim: RunningSimulator, projectUid?: string): FleetCluster {
+  const uses = new Map<string, number>();
+  for (const c of sim.control.clusters()) uses.set(c.name, (uses.get(c.name) ?? 0) + 1);
+  const found = sim.control
+    .clusters(projectUid)
+    .find((c) => c.state === "Running" && uses.get(c.name) === 1 && /^[a-z0-9-]+$/.test(c.name));
+  if (!found)
+    throw new Error("the simulated fleet has no Running cluster with a unique plain name");
+  return found;
 }
