@@ -1,4 +1,4 @@
-import { actingFor, personalRefusal } from "../identity/acting.ts";
+import { actingDetail, actingFor, personalRefusal } from "../identity/acting.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { errorSummary } from "./log-error.ts";
@@ -79,10 +79,7 @@ export const kubeconfigVerb: VerbSpec = {
       await trail(ctx, ref, "denied", { reason: "not linked" });
       return acting.reply;
     }
-    const as =
-      acting.kind === "person"
-        ? { paletteUser: acting.link.paletteUserName, paletteUserUid: acting.link.paletteUserUid }
-        : {};
+    const as = actingDetail(acting);
     let stage = "resolve";
     let project: string | undefined;
     try {

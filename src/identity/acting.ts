@@ -35,6 +35,13 @@ export async function actingFor(
   return { kind: "person", link, palette: identity.paletteAs(link.apiKey) };
 }
 
+/** What an audit row adds about whom an acting command ran as (nothing for the service account). */
+export function actingDetail(acting: Acting): { paletteUser?: string; paletteUserUid?: string } {
+  return acting.kind === "person"
+    ? { paletteUser: acting.link.paletteUserName, paletteUserUid: acting.link.paletteUserUid }
+    : {};
+}
+
 /**
  * What to say when Palette refused the person's own key. A 403 is Palette's RBAC speaking; a 401
  * means the key is gone (expired, revoked): the link is removed, and the person is told once

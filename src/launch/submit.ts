@@ -1,5 +1,5 @@
 import type { CommandDeps, Requester } from "../commands/types.ts";
-import { type Acting, actingFor, personalRefusal } from "../identity/acting.ts";
+import { type Acting, actingDetail, actingFor, personalRefusal } from "../identity/acting.ts";
 import { describeForUser, PaletteError } from "../palette/errors.ts";
 import {
   buildCreateBody,
@@ -77,10 +77,7 @@ async function submitAs(
   acting: Exclude<Acting, { kind: "refused" }>,
 ): Promise<LaunchOutcome> {
   const { requester } = submission;
-  const as =
-    acting.kind === "person"
-      ? { paletteUser: acting.link.paletteUserName, paletteUserUid: acting.link.paletteUserUid }
-      : {};
+  const as = actingDetail(acting);
   // PALETTE_PROJECTS is the boundary: a crafted submission cannot launch into another project
   if (
     deps.projects.length > 0 &&
