@@ -183,9 +183,9 @@ export interface Config {
 }
 
 /**
- * Who acting commands run as (issue 20). `service`: the bot's own credential, as always;
- * `linked`: a kubeconfig, a launch and every later write run as the person's own Palette user,
- * linked with `/palette login`; `strict`: reads too.
+ * Who commands run as in Palette (issue 20). `service`: the bot's own credential, as always;
+ * `linked`: a kubeconfig and a launch run as the person's own Palette user, linked with
+ * `/palette login`; `strict`: the reads (clusters, cluster, nodes, workloads, alerts) too.
  */
 export interface IdentityConfig {
   mode: "service" | "linked" | "strict";
@@ -300,12 +300,6 @@ export function loadConfig(
 
 function identityConfig(raw: z.infer<typeof rawEnvSchema>): IdentityConfig {
   // named by the design (issue 20) but not built yet: refused rather than half-honoured
-  if (raw.IDENTITY === "strict") {
-    throw new ConfigError(
-      "IDENTITY",
-      "strict (reads as the person too) is not available yet; use linked",
-    );
-  }
   if (raw.LINK_METHOD === "email") {
     throw new ConfigError(
       "LINK_METHOD",

@@ -19,7 +19,7 @@ export function buildIdentity(
   if (config.mode === "service" || !config.keys) return undefined;
   const cipher = new IdentityCipher(config.keys.current, config.keys.previous);
   return {
-    mode: config.mode === "strict" ? "linked" : config.mode,
+    mode: config.mode,
     store: new IdentityStore(deps.db, cipher, deps.clock),
     paletteAs: (apiKey) =>
       createPaletteClient({

@@ -1,3 +1,4 @@
+import { actingFor, personalRefusal } from "../identity/acting.ts";
 import { identityVerbs } from "../identity/verbs.ts";
 import { describeForUser } from "../palette/errors.ts";
 import type { AuditAction } from "../store/audit.ts";
@@ -17,7 +18,7 @@ import { nodesVerb } from "./nodes.ts";
 import { parseCommand, suggest } from "./parse.ts";
 import { errorReply, messageReply, usageReply } from "./reply.ts";
 import { subscribeVerbs } from "./subscribe.ts";
-import type { CommandContext, MessageReply, Reply, VerbSpec } from "./types.ts";
+import type { CommandContext, MessageReply, ParsedCommand, Reply, VerbSpec } from "./types.ts";
 import { workloadsVerb } from "./workloads.ts";
 
 export const VERBS: VerbSpec[] = [
@@ -98,7 +99,9 @@ export async function dispatch(text: string, ctx: CommandContext): Promise<Reply
       const problem = `\`${spec.name}\` has no option --${unknownFlag.slice(0, 40)}.`;
       return usageReply(spec, problem);
     }
-    const reply = await spec.run(command, ctx);
+    const reply = STRICT_READS.has(spec.name)
+      ? await runAsPerson(spec, command, ctx)
+      : await spec.run(command, ctx);
     return checked(reply, spec.name, ctx);
   } catch (error) {
     ctx.logger.warn(
@@ -107,6 +110,40 @@ export async function dispatch(text: string, ctx: CommandContext): Promise<Reply
     );
     const message = describeForUser(error);
     return errorReply(escapeMrkdwn(message), message);
+  }
+}
+
+/** IDENTITY=strict: the verbs that read Palette run with the person's own key too. */
+const STRICT_READS = new Set(["clusters", "cluster", "nodes", "workloads", "alerts"]);
+
+/**
+ * A read verb under IDENTITY=strict: as the linked person, so Palette shows them only what their
+ * roles let them see; an unlinked person gets the login hint and Palette is asked nothing.
+ * Under any other mode the verb runs as the service account.
+ */
+async function runAsPerson(
+  spec: VerbSpec,
+  command: ParsedCommand,
+  ctx: CommandContext,
+): Promise<Reply> {
+  if (ctx.identity?.mode !== "strict") return spec.run(command, ctx);
+  const acting = await actingFor(ctx.requester, ctx.identity);
+  if (acting.kind === "refused") return acting.reply;
+  if (acting.kind === "service") return spec.run(command, ctx);
+  try {
+    return await spec.run(command, { ...ctx, palette: acting.palette });
+  } catch (error) {
+    const refused = await personalRefusal(
+      error,
+      acting.link,
+      "read clusters",
+      command.project,
+      ctx.identity,
+    );
+    if (refused) return refused;
+    throw error;
+  } finally {
+    await acting.palette.close();
   }
 }
 

@@ -25,7 +25,11 @@ export const launchVerb: VerbSpec = {
     }
     // IDENTITY=linked: the launch will run as the person, so an unlinked one learns it now,
     // before filling in the form
-    if (ctx.identity?.mode === "linked" && !(await ctx.identity.store.get(ctx.requester.userId))) {
+    if (
+      ctx.identity &&
+      ctx.identity.mode !== "service" &&
+      !(await ctx.identity.store.get(ctx.requester.userId))
+    ) {
       const acting = await actingFor(ctx.requester, ctx.identity);
       if (acting.kind === "refused") return acting.reply;
     }

@@ -10,7 +10,8 @@ export type PersonalPalette = PaletteApi & PaletteIdentityApi & { close(): Promi
  * Palette client built on a key. Absent from CommandDeps: everything runs as the service account.
  */
 export interface IdentityDeps {
-  mode: "service" | "linked";
+  /** `linked`: acting commands as the person; `strict`: their reads of Palette too */
+  mode: "service" | "linked" | "strict";
   store: IdentityStore;
   paletteAs(apiKey: Secret): PersonalPalette;
 }

@@ -253,21 +253,22 @@ describe("identity", () => {
     expect(loadConfig(base).identity).toEqual({ mode: "service", method: "key" });
   });
 
-  it("takes linked with a 32-byte key, kept as a Secret", () => {
+  it("takes linked and strict with a 32-byte key, kept as a Secret", () => {
+    expect(loadConfig({ ...base, IDENTITY: "strict", IDENTITY_KEY: key }).identity.mode).toBe(
+      "strict",
+    );
     const identity = loadConfig({ ...base, IDENTITY: "linked", IDENTITY_KEY: key }).identity;
     expect(identity.mode).toBe("linked");
     expect(identity.keys?.current.reveal()).toBe(key);
     expect(JSON.stringify(identity)).not.toContain(key);
   });
 
-  it("refuses linked without a key, a key of the wrong size, and the modes not built yet", () => {
+  it("refuses linked or strict without a key, a key of the wrong size, and email (not built)", () => {
     expect(errorOf({ ...base, IDENTITY: "linked" }).message).toMatch(/^IDENTITY_KEY: required/);
     expect(errorOf({ ...base, IDENTITY: "linked", IDENTITY_KEY: "c2hvcnQ=" }).message).toMatch(
       /^IDENTITY_KEY: wants 32 random bytes/,
     );
-    expect(errorOf({ ...base, IDENTITY: "strict", IDENTITY_KEY: key }).message).toMatch(
-      /^IDENTITY: strict .* not available yet/,
-    );
+    expect(errorOf({ ...base, IDENTITY: "strict" }).message).toMatch(/^IDENTITY_KEY: required/);
     expect(errorOf({ ...base, LINK_METHOD: "email" }).message).toMatch(/^LINK_METHOD: email/);
     expect(errorOf({ ...base, IDENTITY: "everyone" }).message).toMatch(/^IDENTITY: wants one of/);
   });
