@@ -19,7 +19,7 @@ import { AuditLog } from "../store/audit.ts";
 import { leaseFor } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
 import { homeSources } from "./home-sources.ts";
-import { buildIdentity } from "./identity.ts";
+import { buildIdentity, identityOfHome } from "./identity.ts";
 import {
   countingDispatch,
   countingPoster,
@@ -240,6 +240,7 @@ export async function startBot(
       policy,
       consoleUrl: config.palette.consoleUrl,
       clock,
+      ...(commandDeps.identity ? { identityOf: identityOfHome(commandDeps.identity) } : {}),
       logger,
     },
   });

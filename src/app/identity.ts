@@ -6,6 +6,7 @@ import { createPaletteClient } from "../palette/client.ts";
 import { IdentityStore } from "../store/identities.ts";
 import { IdentityCipher } from "../store/identity-cipher.ts";
 import type { SqlExecutor } from "../store/sql.ts";
+import type { HomeIdentity } from "../views/app-home.ts";
 
 /**
  * IDENTITY=linked: the sealed store of links and a Palette client per person's key (one short-
@@ -29,5 +30,21 @@ export function buildIdentity(
         clock: deps.clock,
         retries: 1,
       }),
+  };
+}
+
+/** The App Home's view of a user's link: the name and since when, never the key. */
+export function identityOfHome(identity: IdentityDeps) {
+  return async (userId: string): Promise<HomeIdentity> => {
+    const link = await identity.store.get(userId);
+    return link
+      ? {
+          link: {
+            paletteUserName: link.paletteUserName,
+            ...(link.org ? { org: link.org } : {}),
+            linkedAt: link.linkedAt,
+          },
+        }
+      : {};
   };
 }

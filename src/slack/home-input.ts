@@ -2,7 +2,13 @@ import type { AccessPolicy, Permission } from "../access/types.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { describeForUser } from "../palette/errors.ts";
-import type { AppHomeInput, FleetSnapshot, HomeHold, HomeSubscription } from "../views/app-home.ts";
+import type {
+  AppHomeInput,
+  FleetSnapshot,
+  HomeHold,
+  HomeIdentity,
+  HomeSubscription,
+} from "../views/app-home.ts";
 
 /**
  * What the App Home shows a user. The data sources are injected: src/app/home-sources.ts gives
@@ -16,6 +22,8 @@ export interface HomeDeps {
   subscriptionsFor(userId: string): Promise<HomeSubscription[]>;
   /** snoozes and mutes running in the channels `userId` is a member of; absent: not shown */
   holdsFor?(userId: string): Promise<HomeHold[]>;
+  /** IDENTITY=linked or strict: whom `userId` acts as; absent: the section is not shown */
+  identityOf?(userId: string): Promise<HomeIdentity>;
   policy: AccessPolicy;
   /** PALETTE_CONSOLE_URL */
   consoleUrl: string;
@@ -27,7 +35,7 @@ const PERMISSIONS: Permission[] = ["launch", "kubeconfig", "subscribe", "ack"];
 
 /** Gathers everything the view needs; every source may fail on its own without hiding the rest. */
 export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHomeInput> {
-  const [fleet, subscriptions, holds, ...allowed] = await Promise.all([
+  const [fleet, subscriptions, holds, identity, ...allowed] = await Promise.all([
     deps.fleet().catch((error: unknown) => {
       deps.logger.warn({ err: error }, "app home: fleet unavailable");
       // Palette errors have a user-safe description; anything else is not shown verbatim.
@@ -39,6 +47,10 @@ export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHome
     }),
     deps.holdsFor?.(userId).catch((error: unknown) => {
       deps.logger.warn({ err: error }, "app home: mutes and snoozes unavailable");
+      return null;
+    }),
+    deps.identityOf?.(userId).catch((error: unknown) => {
+      deps.logger.warn({ err: String(error) }, "app home: identity unavailable");
       return null;
     }),
     ...PERMISSIONS.map((permission) => deps.policy.allows(userId, permission).catch(() => false)),
@@ -55,6 +67,7 @@ export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHome
     permissions,
     subscriptions,
     ...(holds !== undefined ? { holds } : {}),
+    ...(identity !== undefined ? { identity } : {}),
     consoleUrl: deps.consoleUrl,
     now: deps.clock.now(),
   };

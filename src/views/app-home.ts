@@ -76,7 +76,20 @@ export interface AppHomeInput {
   consoleUrl: string;
   /** ms since the epoch, for "as of … (N min ago)" */
   now: number;
+  /**
+   * IDENTITY=linked or strict: whom the user acts as in Palette (no `link`: not linked yet);
+   * null: could not be read; absent: the bot acts as its service account only
+   */
+  identity?: HomeIdentity | null;
 }
+
+export interface HomeIdentity {
+  link?: { paletteUserName: string; org?: string; linkedAt: string };
+}
+
+/** The App Home's identity buttons (src/slack/listeners/actions/identity-home.ts answers them). */
+export const HOME_LINK_ACTION = "identity_link";
+export const HOME_UNLINK_ACTION = "identity_unlink";
 
 /**
  * Where a cluster opens in the Palette console. Project clusters live under their project;
@@ -221,6 +234,31 @@ function permissionBlocks(permissions: AppHomeInput["permissions"]): KnownBlock[
   return [header("Your permissions"), section(lines.join("\n"))];
 }
 
+function identityBlocks(identity: HomeIdentity | null | undefined): KnownBlock[] {
+  if (identity === undefined) return [];
+  const blocks: KnownBlock[] = [header("Your Palette identity")];
+  if (identity === null) {
+    blocks.push(section(":warning: Your link to Palette could not be read just now."));
+    return [...blocks, divider()];
+  }
+  const link = identity.link;
+  const text = link
+    ? `:bust_in_silhouette: You act in Palette as ${bold(link.paletteUserName)}${link.org ? ` in ${escapeMrkdwn(link.org)}` : ""}, linked ${code(link.linkedAt.slice(0, 16).replace("T", " "))} UTC.`
+    : ":key: Not linked: a kubeconfig or a launch here runs as *your* Palette user, so link it first with a personal API key.";
+  blocks.push({
+    type: "section",
+    text: { type: "mrkdwn", text },
+    accessory: {
+      type: "button",
+      action_id: link ? HOME_UNLINK_ACTION : HOME_LINK_ACTION,
+      text: { type: "plain_text", text: link ? "Unlink" : "Link…" },
+      ...(link ? {} : { style: "primary" as const }),
+      value: link ? "unlink" : "link",
+    },
+  });
+  return [...blocks, divider()];
+}
+
 function subscriptionLine(subscription: HomeSubscription): string {
   const parts = [channelRef(subscription.channel), escapeMrkdwn(subscription.kind)];
   if (subscription.project) parts.push(`project ${code(subscription.project)}`);
@@ -279,6 +317,7 @@ export function buildAppHome(input: AppHomeInput): HomeView {
     divider(),
     ...permissionBlocks(input.permissions),
     divider(),
+    ...identityBlocks(input.identity),
     ...subscriptionBlocks(input.subscriptions),
     divider(),
     ...holdBlocks(input.holds),

@@ -1,18 +1,19 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessPolicy } from "../../src/access/policy.ts";
-import { buildIdentity } from "../../src/app/identity.ts";
+import { buildIdentity, identityOfHome } from "../../src/app/identity.ts";
 import { systemClock } from "../../src/clock.ts";
 import { createLogger } from "../../src/log.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
+import { HOME_LINK_ACTION, HOME_UNLINK_ACTION } from "../../src/views/app-home.ts";
 import { LOGIN_CALLBACK_ID, LOGIN_KEY_FIELD } from "../../src/views/login-modal.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { apiKeyClient, uniqueRunningCluster } from "../support/palette-client-helpers.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
-import { loginSubmissionBody } from "../support/slack-request.ts";
+import { loadPayload, loginSubmissionBody } from "../support/slack-request.ts";
 
 /**
  * IDENTITY=linked end to end: signed slash commands and a signed login form reach the real bot,
@@ -68,6 +69,16 @@ beforeAll(async () => {
     policy,
     fake,
     logger,
+    home: {
+      fleet: async () => ({ at: Date.now(), clusters: [] }),
+      subscriptionsFor: async () => [],
+      policy,
+      consoleUrl: "https://console.example.com/",
+      clock: systemClock,
+      logger,
+      // the harness builds the identity on its own store; the home reads the same
+      identityOf: (userId) => identityOfHome(h.bot.edge.commandDeps.identity!)(userId),
+    },
     identity: (db) =>
       buildIdentity(
         {
@@ -160,6 +171,37 @@ describe("IDENTITY=linked", () => {
     const second = await ask(`kubeconfig ${running.name}`);
     expect(second).toContain("not linked to a Palette user");
     expect(second).not.toContain("no longer accepts");
+  });
+
+  it("the App Home shows the link with Unlink, and Link… opens the login form", async () => {
+    const key = sim.control.issueUserKey("viewer@example.com");
+    expect(await submitLogin(key)).toEqual({});
+    const openHome = async () => {
+      const before = fake.callsTo("views.publish").length;
+      const { payload } = loadPayload<{ payload: Record<string, unknown> }>(
+        "event_callback.app_home_opened.json",
+      );
+      const event = { ...(payload.event as object), user: PERSON, tab: "home" };
+      await h.post(JSON.stringify({ ...payload, event_id: `EvHOME${before}`, event }), {
+        "content-type": "application/json",
+      });
+      const calls = await fake.waitFor("views.publish", before + 1);
+      return JSON.stringify(calls[before]!.body);
+    };
+    const linked = await openHome();
+    expect(linked).toContain("You act in Palette as *Vera Viewer*");
+    expect(linked).toContain(HOME_UNLINK_ACTION);
+    expect(linked).not.toContain(key);
+    // Unlink from the home: the key is gone and the home is published again, now with Link…
+    const before = fake.callsTo("views.publish").length;
+    await h.click(HOME_UNLINK_ACTION, "unlink", { userId: PERSON, withoutResponseUrl: true });
+    const [republished] = (await fake.waitFor("views.publish", before + 1)).slice(before);
+    expect(JSON.stringify(republished!.body)).toContain(HOME_LINK_ACTION);
+    expect(await h.bot.edge.commandDeps.identity!.store.get(PERSON)).toBeUndefined();
+    const opened = fake.callsTo("views.open").length;
+    await h.click(HOME_LINK_ACTION, "link", { userId: PERSON, withoutResponseUrl: true });
+    const [form] = (await fake.waitFor("views.open", opened + 1)).slice(opened);
+    expect(JSON.stringify(form!.body)).toContain(LOGIN_CALLBACK_ID);
   });
 
   it("logout deletes the stored link", async () => {

@@ -2,6 +2,7 @@ import type { App } from "@slack/bolt";
 import type { SlackEdge } from "../../types.ts";
 import { registerAcknowledgeAction } from "./acknowledge.ts";
 import { registerCardHoldActions } from "./card-holds.ts";
+import { registerIdentityHomeActions } from "./identity-home.ts";
 import { registerProviderAction } from "./launch-provider.ts";
 import { registerLinkButton } from "./link-button.ts";
 import { registerRunCommandAction } from "./run-command.ts";
@@ -13,4 +14,5 @@ export function register(app: App, edge: SlackEdge): void {
   registerProviderAction(app, edge.commandDeps);
   registerAcknowledgeAction(app, edge);
   registerCardHoldActions(app, edge);
+  registerIdentityHomeActions(app, edge);
 }
