@@ -299,13 +299,6 @@ export function loadConfig(
 }
 
 function identityConfig(raw: z.infer<typeof rawEnvSchema>): IdentityConfig {
-  // named by the design (issue 20) but not built yet: refused rather than half-honoured
-  if (raw.LINK_METHOD === "email") {
-    throw new ConfigError(
-      "LINK_METHOD",
-      "email (keys minted for the person) is not available yet; use key",
-    );
-  }
   if (raw.IDENTITY !== "service" && !raw.IDENTITY_KEY) {
     throw new ConfigError(
       "IDENTITY_KEY",

@@ -15,6 +15,7 @@ import { createPoller } from "../notify/poll.ts";
 import { createPaletteClient } from "../palette/client.ts";
 import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
+import { slackEmailOf } from "../slack/user-email.ts";
 import { AuditLog } from "../store/audit.ts";
 import { leaseFor } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
@@ -144,6 +145,8 @@ export async function startBot(
       clock,
       logger,
       paletteApiUrl: config.palette.apiUrl,
+      service: palette,
+      emailOf: slackEmailOf(slackClient),
     }),
   };
 
@@ -240,7 +243,10 @@ export async function startBot(
       policy,
       consoleUrl: config.palette.consoleUrl,
       clock,
-      ...(commandDeps.identity ? { identityOf: identityOfHome(commandDeps.identity) } : {}),
+      // the home's Link/Unlink is for keys people paste; with LINK_METHOD=email there is none
+      ...(commandDeps.identity?.method === "key"
+        ? { identityOf: identityOfHome(commandDeps.identity) }
+        : {}),
       logger,
     },
   });

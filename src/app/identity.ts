@@ -2,6 +2,7 @@ import type { Clock } from "../clock.ts";
 import type { IdentityConfig } from "../config.ts";
 import type { IdentityDeps } from "../identity/types.ts";
 import type { Logger } from "../log.ts";
+import type { PaletteIdentityApi } from "../palette/api.ts";
 import { createPaletteClient } from "../palette/client.ts";
 import { IdentityStore } from "../store/identities.ts";
 import { IdentityCipher } from "../store/identity-cipher.ts";
@@ -15,12 +16,25 @@ import type { HomeIdentity } from "../views/app-home.ts";
  */
 export function buildIdentity(
   config: IdentityConfig,
-  deps: { db: SqlExecutor; clock: Clock; logger: Logger; paletteApiUrl: string },
+  deps: {
+    db: SqlExecutor;
+    clock: Clock;
+    logger: Logger;
+    paletteApiUrl: string;
+    /** LINK_METHOD=email: the service account's client, which finds users and mints keys */
+    service?: PaletteIdentityApi;
+    /** LINK_METHOD=email: the Slack user's e-mail (users.info, users:read.email) */
+    emailOf?: (slackUserId: string) => Promise<string | undefined>;
+  },
 ): IdentityDeps | undefined {
   if (config.mode === "service" || !config.keys) return undefined;
   const cipher = new IdentityCipher(config.keys.current, config.keys.previous);
   return {
     mode: config.mode,
+    method: config.method,
+    now: () => deps.clock.now(),
+    ...(deps.service ? { service: deps.service } : {}),
+    ...(deps.emailOf ? { emailOf: deps.emailOf } : {}),
     store: new IdentityStore(deps.db, cipher, deps.clock),
     paletteAs: (apiKey) =>
       createPaletteClient({

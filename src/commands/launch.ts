@@ -28,6 +28,7 @@ export const launchVerb: VerbSpec = {
     if (
       ctx.identity &&
       ctx.identity.mode !== "service" &&
+      ctx.identity.method === "key" &&
       !(await ctx.identity.store.get(ctx.requester.userId))
     ) {
       const acting = await actingFor(ctx.requester, ctx.identity);

@@ -3,6 +3,7 @@ import type { MessageReply, Requester } from "../commands/types.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { IdentityLink } from "../store/identities.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { mintFor } from "./minted.ts";
 import type { IdentityDeps, PersonalPalette } from "./types.ts";
 
 /** Who an acting command runs as: the service account, the linked person, or no one yet. */
@@ -21,6 +22,7 @@ export async function actingFor(
   identity: IdentityDeps | undefined,
 ): Promise<Acting> {
   if (!identity || identity.mode === "service") return { kind: "service" };
+  if (identity.method === "email") return mintFor(requester.userId, identity);
   const link = await identity.store.get(requester.userId);
   if (!link) {
     return {

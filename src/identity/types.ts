@@ -12,6 +12,14 @@ export type PersonalPalette = PaletteApi & PaletteIdentityApi & { close(): Promi
 export interface IdentityDeps {
   /** `linked`: acting commands as the person; `strict`: their reads of Palette too */
   mode: "service" | "linked" | "strict";
+  /** `key`: the person linked a key of their own; `email`: a key is minted for each command */
+  method: "key" | "email";
   store: IdentityStore;
   paletteAs(apiKey: Secret): PersonalPalette;
+  /** LINK_METHOD=email: the service account's identity calls (find a user, mint and delete keys) */
+  service?: PaletteIdentityApi;
+  /** LINK_METHOD=email: the Slack user's verified e-mail (users:read.email) */
+  emailOf?(slackUserId: string): Promise<string | undefined>;
+  /** ms since the epoch, for a minted key's expiry */
+  now(): number;
 }

@@ -4,6 +4,21 @@ import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 
 /** `/palette login`, `whoami`, `logout`: linking a Slack user to their own Palette user. */
 
+/** LINK_METHOD=email: there is nothing to link or unlink. */
+function byEmail(): Reply {
+  return messageReply(
+    {
+      screen: "notice",
+      data: {
+        mrkdwn:
+          ":email: Nothing to link here: your Slack e-mail address finds your Palette user, and each command that acts gets a key of its own for a few minutes, deleted when it is done.",
+        hint: "`/palette whoami` shows whom that is.",
+      },
+    },
+    "Your Slack e-mail address finds your Palette user; nothing to link.",
+  );
+}
+
 function identityOff(): Reply {
   return errorReply(
     "Linking is off here: this bot acts in Palette as its own service account (`IDENTITY=service`).",
@@ -18,6 +33,7 @@ export const loginVerb: VerbSpec = {
   examples: ["/palette login"],
   run: async (_command, ctx) => {
     if (!ctx.identity || ctx.identity.mode === "service") return identityOff();
+    if (ctx.identity.method === "email") return byEmail();
     return { kind: "modal", modal: "login" };
   },
 };
@@ -39,6 +55,25 @@ export const whoamiVerb: VerbSpec = {
         },
         "Commands act as the bot's service account.",
       );
+    }
+    if (ctx.identity.method === "email") {
+      const email = await ctx.identity.emailOf?.(ctx.requester.userId).catch(() => undefined);
+      const user = email ? await ctx.identity.service?.findUserByEmail(email) : undefined;
+      return user
+        ? messageReply(
+            {
+              screen: "notice",
+              data: {
+                mrkdwn: `:bust_in_silhouette: You act in Palette as *${escapeMrkdwn(user.name)}* (user ${code(user.uid)}), found by your Slack e-mail address.`,
+              },
+            },
+            `You act in Palette as ${user.name}.`,
+          )
+        : errorReply(
+            ":key: No Palette user has your Slack e-mail address.",
+            "No Palette user has your Slack e-mail address.",
+            "Ask a Palette admin to invite that address.",
+          );
     }
     const link = await ctx.identity.store.get(ctx.requester.userId);
     if (!link) {
@@ -69,6 +104,7 @@ export const logoutVerb: VerbSpec = {
   examples: ["/palette logout"],
   run: async (_command, ctx) => {
     if (!ctx.identity || ctx.identity.mode === "service") return identityOff();
+    if (ctx.identity.method === "email") return byEmail();
     const link = await ctx.identity.store.get(ctx.requester.userId);
     const removed = await ctx.identity.store.remove(ctx.requester.userId);
     await ctx.audit.record({

@@ -10,7 +10,8 @@ export interface IdentityLink {
   paletteUserName: string;
   /** Palette's organization (tenant) name, when it said */
   org?: string;
-  method: "key";
+  /** `email`: not stored, a key minted for one command (src/identity/minted.ts) */
+  method: "key" | "email";
   /** ISO time of the link */
   linkedAt: string;
   /** the person's API key; only ever held as a Secret */

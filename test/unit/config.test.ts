@@ -263,13 +263,16 @@ describe("identity", () => {
     expect(JSON.stringify(identity)).not.toContain(key);
   });
 
-  it("refuses linked or strict without a key, a key of the wrong size, and email (not built)", () => {
+  it("refuses linked or strict without a key and a key of the wrong size; takes email", () => {
     expect(errorOf({ ...base, IDENTITY: "linked" }).message).toMatch(/^IDENTITY_KEY: required/);
     expect(errorOf({ ...base, IDENTITY: "linked", IDENTITY_KEY: "c2hvcnQ=" }).message).toMatch(
       /^IDENTITY_KEY: wants 32 random bytes/,
     );
     expect(errorOf({ ...base, IDENTITY: "strict" }).message).toMatch(/^IDENTITY_KEY: required/);
-    expect(errorOf({ ...base, LINK_METHOD: "email" }).message).toMatch(/^LINK_METHOD: email/);
+    expect(
+      loadConfig({ ...base, IDENTITY: "linked", LINK_METHOD: "email", IDENTITY_KEY: key }).identity
+        .method,
+    ).toBe("email");
     expect(errorOf({ ...base, IDENTITY: "everyone" }).message).toMatch(/^IDENTITY: wants one of/);
   });
 });

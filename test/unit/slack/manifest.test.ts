@@ -51,6 +51,7 @@ const SCOPES = [
   "reactions:write",
   "usergroups:read",
   "users:read",
+  "users:read.email",
 ];
 
 describe.each(["manifest.yml", "manifest.http.yml"])("%s", (file) => {
