@@ -184,7 +184,7 @@ async function submitAs(
   try {
     // the launch and its audit record land together, or neither does
     await deps.db.transaction(async (tx) => {
-      if (!(await new LaunchStore(tx, deps.clock).created(record.id, uid))) {
+      if (!(await new LaunchStore(tx, deps.clock).created(record.id, uid, as.paletteUser))) {
         throw new Error("the reservation was no longer pending");
       }
       await new AuditLog(tx, deps.clock).record({

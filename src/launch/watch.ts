@@ -118,6 +118,7 @@ export class LaunchTracker {
       provider: record.provider,
       projectUid: record.projectUid,
       requester: record.requester,
+      ...(record.paletteUser ? { paletteUser: record.paletteUser } : {}),
       clusterUid: record.clusterUid,
       state,
       consoleUrl: this.deps.consoleUrl,

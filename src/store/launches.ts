@@ -14,6 +14,8 @@ export interface LaunchRecord {
   clusterUid?: string;
   cardTs?: string;
   lastState?: string;
+  /** whom the create ran as in Palette (IDENTITY=linked); undefined: the service account */
+  paletteUser?: string;
   done: boolean;
   createdAt: number;
   updatedAt: number;
@@ -31,6 +33,7 @@ interface Row {
   cluster_uid: string | null;
   card_ts: string | null;
   last_state: string | null;
+  palette_user?: string | null;
   done: number;
   created_at: number;
   updated_at: number;
@@ -49,6 +52,7 @@ function toRecord(row: Row): LaunchRecord {
     clusterUid: row.cluster_uid ?? undefined,
     cardTs: row.card_ts ?? undefined,
     lastState: row.last_state ?? undefined,
+    ...(row.palette_user ? { paletteUser: row.palette_user } : {}),
     done: row.done === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -126,10 +130,10 @@ export class LaunchStore {
    * Palette created the cluster: the reservation becomes a launch to follow. False when there
    * was no reservation left to turn (it was released meanwhile): the caller must not claim it.
    */
-  async created(id: number, clusterUid: string): Promise<boolean> {
+  async created(id: number, clusterUid: string, paletteUser?: string): Promise<boolean> {
     const result = await this.db.run(
-      "UPDATE launches SET status = 'created', cluster_uid = ?, last_state = 'Pending', updated_at = ? WHERE id = ? AND status = 'submitting'",
-      [clusterUid, this.clock.now(), id],
+      "UPDATE launches SET status = 'created', cluster_uid = ?, last_state = 'Pending', palette_user = ?, updated_at = ? WHERE id = ? AND status = 'submitting'",
+      [clusterUid, paletteUser ?? null, this.clock.now(), id],
     );
     return result.changes > 0;
   }

@@ -13,6 +13,8 @@ export interface LaunchCardInput {
   provider: string;
   projectUid: string;
   requester: string;
+  /** whom the create ran as in Palette (IDENTITY=linked); absent: the bot's service account */
+  paletteUser?: string;
   clusterUid?: string;
   /** Palette's cluster state; undefined before the first look */
   state?: string;
@@ -60,7 +62,7 @@ export function launchCard(input: LaunchCardInput): { text: string; blocks: Know
     fields([
       `*Provider*\n${escapeMrkdwn(label)}`,
       `*Project*\n${input.projectUid ? code(input.projectUid) : "tenant"}`,
-      `*Requested by*\n${mention(input.requester)}`,
+      `*Requested by*\n${mention(input.requester)}${input.paletteUser ? ` as ${escapeMrkdwn(input.paletteUser)}` : ""}`,
       `*State*\n${escapeMrkdwn(state)}`,
     ]),
   ];

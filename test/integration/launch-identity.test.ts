@@ -87,5 +87,12 @@ describe("launch as the linked person", () => {
     expect(h.sim.control.clusters(h.project).some((c) => c.name === "editor-made")).toBe(true);
     const [created] = (await h.bot.audit.recent(20)).filter((r) => r.outcome === "created");
     expect(created?.detail).toContain("Eddie Editor");
+    // the launch card says whom Palette made it for
+    const record = await h.waitForCard("editor-made");
+    expect(record.paletteUser).toBe("Eddie Editor");
+    const posted = h.bot.fake
+      .callsTo("chat.postMessage")
+      .find((c) => c.body.ts === undefined && JSON.stringify(c.body).includes("editor-made"));
+    expect(JSON.stringify(posted?.body)).toContain("as Eddie Editor");
   });
 });

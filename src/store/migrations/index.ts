@@ -7,6 +7,7 @@ import { listingOrder } from "./006_listing_order.ts";
 import { snapshotUidIndex } from "./007_snapshot_uid_index.ts";
 import { conversation } from "./008_conversation.ts";
 import { identityLinks } from "./009_identity_links.ts";
+import { launchPaletteUser } from "./010_launch_palette_user.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -19,4 +20,5 @@ export const MIGRATIONS: Migration[] = [
   ...snapshotUidIndex,
   ...conversation,
   ...identityLinks,
+  ...launchPaletteUser,
 ];

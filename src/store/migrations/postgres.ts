@@ -344,6 +344,13 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 51,
+    name: "launch_palette_user",
+    up: `
+      ALTER TABLE launches ADD COLUMN palette_user TEXT;
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted
