@@ -5,9 +5,11 @@ import { systemClock } from "../clock.ts";
 import type { CommandDeps } from "../commands/types.ts";
 import type { Config, PaletteCredentials, StateStore } from "../config.ts";
 import { runLaunchPrompts } from "../console/launch-prompts.ts";
-import { runConsole } from "../console/repl.ts";
+import { CONSOLE_REQUESTER, runConsole } from "../console/repl.ts";
+import { linkWithKey } from "../identity/link.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { createPaletteClient, type PaletteClient } from "../palette/client.ts";
+import { Secret } from "../secret.ts";
 import { AuditLog } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";
 import type { SqlDb } from "../store/sql.ts";
@@ -72,11 +74,35 @@ export async function runConsoleOn(
     input,
     output,
     deps: session.deps,
-    onModal: async (_reply, io) => {
+    onModal: async (reply, io) => {
+      if (reply.modal === "login") {
+        await loginPrompt(session, io);
+        return;
+      }
       const result = await runLaunchPrompts({ ask: io.ask, print: io.print, deps: session.deps });
       if (result.kind === "cancelled") io.print(`launch cancelled: ${result.reason}`);
     },
   });
+}
+
+/** `login` at the console: the key is asked for on the next line, as the Slack form asks for it. */
+async function loginPrompt(
+  session: ConsoleSession,
+  io: { ask(question: string): Promise<string>; print(text: string): void },
+): Promise<void> {
+  const identity = session.deps.identity;
+  if (!identity) return;
+  const key = (await io.ask("Palette API key:")).trim();
+  const result = await linkWithKey(CONSOLE_REQUESTER.userId, new Secret(key), {
+    store: identity.store,
+    paletteAs: identity.paletteAs,
+    logger: session.deps.logger,
+  });
+  io.print(
+    result.ok
+      ? `Linked as ${result.link.paletteUserName}${result.link.org ? ` in ${result.link.org}` : ""}. Commands that act now run as you in Palette.`
+      : `Not linked: ${result.problem}`,
+  );
 }
 
 /** `palette-chatops console`: the commands in a terminal against a real Palette. */

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { systemClock } from "../clock.ts";
 import type { LogLevel } from "../config.ts";
 import { createConsolePoster } from "../console/notifications.ts";
@@ -9,6 +10,7 @@ import { Secret } from "../secret.ts";
 import { startSimulator } from "../simulator/server.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import { openConsoleSession, runConsoleOn } from "./console.ts";
+import { buildIdentity } from "./identity.ts";
 
 /** The demo polls often and the simulator moves clusters, so notifications show within a minute. */
 const DEMO_POLL_SCHEDULE = "*/5 * * * * *";
@@ -17,6 +19,7 @@ const DEMO_ANIMATE_MS = 7_000;
 /**
  * `npm run demo`: a Palette simulator and the console in one process, no Slack and no Palette
  * account. The console channel is subscribed to everything, so notifications print as they happen.
+ * `--linked`: IDENTITY=linked, with two simulated people's keys printed to `login` with.
  */
 export async function runDemo(argv: string[], logLevel: LogLevel): Promise<number> {
   const quiet = argv.includes("--no-notify");
@@ -41,6 +44,25 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
       "",
     ].join("\n"),
   );
+  if (argv.includes("--linked")) {
+    // IDENTITY=linked, as in "Acting as yourself": `login` asks for one of these people's keys
+    session.deps.identity = buildIdentity(
+      {
+        mode: "linked",
+        method: "key",
+        keys: { current: new Secret(randomBytes(32).toString("base64")) },
+      },
+      { db: session.db, clock, logger, paletteApiUrl: sim.url },
+    );
+    out(
+      [
+        "Acting as yourself is on: `kubeconfig` and `launch` run as the Palette user you `login` as.",
+        `  viewer (Vera Viewer, viewer everywhere): ${sim.control.issueUserKey("viewer@example.com")}`,
+        `  editor (Eddie Editor, editor everywhere): ${sim.control.issueUserKey("editor@example.com")}`,
+        "",
+      ].join("\n"),
+    );
+  }
 
   const sender = createSender({
     db: session.db,
