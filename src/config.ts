@@ -1,5 +1,6 @@
 import cron from "node-cron";
 import { z } from "zod";
+import { CHANGE_VERB_NAMES } from "./model/change.ts";
 import { Secret } from "./secret.ts";
 
 /**
@@ -114,6 +115,29 @@ const rawEnvSchema = z.object({
   ALLOW_KUBECONFIG: slackIdList,
   ALLOW_SUBSCRIBE: slackIdList,
   ALLOW_ACK: slackIdList,
+  ALLOW_SCALE: slackIdList,
+  ALLOW_MAINTENANCE: slackIdList,
+  ALLOW_LOGS: slackIdList,
+  ALLOW_BACKUP: slackIdList,
+  ALLOW_UPGRADE: slackIdList,
+  ALLOW_DELETE: slackIdList,
+  APPROVAL_REQUIRED: csv.pipe(
+    z.array(
+      z.enum(CHANGE_VERB_NAMES, {
+        message: `wants change verbs, comma-separated: ${CHANGE_VERB_NAMES.join(", ")}`,
+      }),
+    ),
+  ),
+  APPROVALS_CHANNEL: z
+    .string()
+    .regex(/^[CG][A-Z0-9]{2,}$/, { message: "wants a channel ID, e.g. C0123ABCD" })
+    .optional(),
+  APPROVAL_TTL_MINUTES: z.coerce
+    .number({ message: "wants a number of minutes" })
+    .int({ message: "wants a whole number of minutes" })
+    .min(1, { message: "wants at least 1 minute" })
+    .max(24 * 60, { message: "wants at most 1440 minutes (a day)" })
+    .default(30),
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { message: "wants one of debug, info, warn, error" })
     .default("info"),
@@ -178,6 +202,13 @@ export interface Config {
   allowSubscribe: string[];
   /** who may acknowledge a notification card; `*` (everyone) when unset */
   allowAck: string[];
+  /** ALLOW_SCALE … ALLOW_DELETE: who may make day-2 changes; nobody when unset */
+  allowChanges: Record<
+    "scale" | "maintenance" | "logs" | "backup" | "upgrade" | "delete",
+    string[]
+  >;
+  /** the two-person rule (APPROVAL_REQUIRED, APPROVALS_CHANNEL, APPROVAL_TTL_MINUTES) */
+  approvals: ApprovalConfig;
   logLevel: "debug" | "info" | "warn" | "error";
   identity: IdentityConfig;
 }
@@ -193,6 +224,14 @@ export interface IdentityConfig {
   method: "key" | "email";
   /** IDENTITY_KEY (encrypts), and IDENTITY_KEY_PREVIOUS (still decrypts, during a rotation) */
   keys?: { current: Secret; previous?: Secret };
+}
+
+/** Which change verbs need a second person, where their requests go, how long they stand. */
+export interface ApprovalConfig {
+  verbs: string[];
+  /** absent: the request card goes to the channel the change was asked in */
+  channel?: string;
+  ttlMs: number;
 }
 
 /** Thrown for a bad environment; its message is the one line an operator reads. */
@@ -293,6 +332,19 @@ export function loadConfig(
     allowSubscribe: raw.ALLOW_SUBSCRIBE.length > 0 ? raw.ALLOW_SUBSCRIBE : ["*"],
     // open too: on-call is whoever is in the channel when it breaks
     allowAck: raw.ALLOW_ACK.length > 0 ? raw.ALLOW_ACK : ["*"],
+    allowChanges: {
+      scale: raw.ALLOW_SCALE,
+      maintenance: raw.ALLOW_MAINTENANCE,
+      logs: raw.ALLOW_LOGS,
+      backup: raw.ALLOW_BACKUP,
+      upgrade: raw.ALLOW_UPGRADE,
+      delete: raw.ALLOW_DELETE,
+    },
+    approvals: {
+      verbs: raw.APPROVAL_REQUIRED,
+      channel: raw.APPROVALS_CHANNEL,
+      ttlMs: raw.APPROVAL_TTL_MINUTES * 60_000,
+    },
     logLevel: raw.LOG_LEVEL,
     identity: identityConfig(raw),
   };

@@ -21,6 +21,8 @@ export interface AccessPolicyOptions {
   allowSubscribe?: string[];
   /** ALLOW_ACK: same; default `*` too (anyone in the channel may take an incident in hand) */
   allowAck?: string[];
+  /** ALLOW_SCALE, ALLOW_MAINTENANCE, ALLOW_LOGS, ALLOW_BACKUP, ALLOW_UPGRADE, ALLOW_DELETE */
+  allowChanges?: Partial<Record<ChangePermission, string[]>>;
   client: UsergroupsClient;
   clock: Clock;
   /** how long a group's member list is trusted; default 5 minutes */
@@ -39,7 +41,15 @@ const VARIABLE: Record<Permission, string> = {
   kubeconfig: "ALLOW_KUBECONFIG",
   subscribe: "ALLOW_SUBSCRIBE",
   ack: "ALLOW_ACK",
+  scale: "ALLOW_SCALE",
+  maintenance: "ALLOW_MAINTENANCE",
+  logs: "ALLOW_LOGS",
+  backup: "ALLOW_BACKUP",
+  upgrade: "ALLOW_UPGRADE",
+  delete: "ALLOW_DELETE",
 };
+
+type ChangePermission = Exclude<Permission, "launch" | "kubeconfig" | "subscribe" | "ack">;
 
 const isGroupId = (id: string) => id.startsWith("S");
 
@@ -56,6 +66,13 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
     kubeconfig: options.allowKubeconfig,
     subscribe: options.allowSubscribe ?? ["*"],
     ack: options.allowAck ?? ["*"],
+    // nobody by default: a change to a cluster is granted, never assumed
+    scale: options.allowChanges?.scale ?? [],
+    maintenance: options.allowChanges?.maintenance ?? [],
+    logs: options.allowChanges?.logs ?? [],
+    backup: options.allowChanges?.backup ?? [],
+    upgrade: options.allowChanges?.upgrade ?? [],
+    delete: options.allowChanges?.delete ?? [],
   };
   const cache = new Map<string, { members: Set<string>; fetchedAt: number }>();
   const inFlight = new Map<string, Promise<Set<string> | undefined>>();

@@ -2,7 +2,18 @@
  * `subscribe` covers every change to a channel's subscriptions (subscribe, unsubscribe, retry);
  * `ack` is acknowledging a notification card
  */
-export type Permission = "launch" | "kubeconfig" | "subscribe" | "ack";
+export type Permission =
+  | "launch"
+  | "kubeconfig"
+  | "subscribe"
+  | "ack"
+  /** day-2 changes (src/changes/): ALLOW_SCALE, ALLOW_MAINTENANCE, … ALLOW_DELETE */
+  | "scale"
+  | "maintenance"
+  | "logs"
+  | "backup"
+  | "upgrade"
+  | "delete";
 
 /** Who may do what. Deny by default; `*` grants everyone. */
 export interface AccessPolicy {

@@ -1,3 +1,4 @@
+import { changeVerbs } from "../changes/verbs.ts";
 import { actingFor, personalRefusal } from "../identity/acting.ts";
 import { identityVerbs } from "../identity/verbs.ts";
 import { describeForUser } from "../palette/errors.ts";
@@ -34,6 +35,7 @@ export const VERBS: VerbSpec[] = [
   digestVerb,
   ...muteVerbs,
   ...identityVerbs,
+  ...changeVerbs,
 ];
 
 /** Short forms people type anyway. */
@@ -63,6 +65,11 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   login: [],
   whoami: [],
   logout: [],
+  scale: [],
+  delete: [],
+  freeze: [],
+  unfreeze: [],
+  freezes: [],
 };
 
 export function findVerb(name: string): VerbSpec | undefined {

@@ -1,7 +1,9 @@
 import type { AccessPolicy } from "../access/types.ts";
 import type { Clock } from "../clock.ts";
+import type { ApprovalConfig } from "../config.ts";
 import type { IdentityDeps } from "../identity/types.ts";
 import type { Logger } from "../log.ts";
+import type { ChangePlan } from "../model/change.ts";
 import type { HoldChange } from "../model/notification.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import type { AuditLog } from "../store/audit.ts";
@@ -49,6 +51,8 @@ export interface CommandDeps {
    * the card shows it at its next change, the summary goes out with the next poll.
    */
   onHoldChange?: (change: HoldChange) => Promise<void>;
+  /** APPROVAL_REQUIRED and friends (src/changes/); absent: no change needs a second person */
+  approvals?: ApprovalConfig;
 }
 
 export interface CommandContext extends CommandDeps {
@@ -76,11 +80,10 @@ export interface FileReply {
   notice: MessageReply;
 }
 
-/** Ask the edge to open a modal (launch). */
-export interface ModalReply {
-  kind: "modal";
-  modal: "launch" | "login";
-}
+/** Ask the edge to open a modal: the launch form, the login form, or a change's confirmation. */
+export type ModalReply =
+  | { kind: "modal"; modal: "launch" | "login" }
+  | { kind: "modal"; modal: "change"; plan: ChangePlan; needsApproval: boolean };
 
 export type Reply = MessageReply | FileReply | ModalReply;
 

@@ -179,7 +179,13 @@ async function show(
         break;
       case "modal":
         if (options.onModal) await options.onModal(reply, io);
-        else write("`launch` needs the launch form, which this console does not offer; use Slack.");
+        else if (reply.modal === "change") {
+          // the plan was read from Palette and allowed; confirming it is Slack's modal for now
+          write(
+            `\`${reply.plan.verb}\` is confirmed in a Slack modal, which this console does not offer yet; use Slack.`,
+          );
+        } else
+          write("`launch` needs the launch form, which this console does not offer; use Slack.");
         break;
     }
   } catch (error) {

@@ -1,3 +1,4 @@
+import { frozen } from "../changes/guard.ts";
 import type { CommandDeps, Requester } from "../commands/types.ts";
 import { type Acting, actingDetail, actingFor, personalRefusal } from "../identity/acting.ts";
 import { describeForUser, PaletteError } from "../palette/errors.ts";
@@ -10,6 +11,7 @@ import {
 import { isProvider, type Provider } from "../palette/providers-list.ts";
 import { AuditLog } from "../store/audit.ts";
 import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
+import { freezeRefusal } from "../views/change.ts";
 import { checkLaunchPermission, refusalLine } from "./permission.ts";
 
 /**
@@ -94,6 +96,18 @@ async function submitAs(
       kind: "invalid",
       errors: { project: "Pick one of the projects this bot watches (PALETTE_PROJECTS)." },
     };
+  }
+
+  const freeze = await frozen(deps, { projectUid: submission.projectUid });
+  if (freeze) {
+    await deps.audit.record({
+      userId: requester.userId,
+      action: "launch",
+      target: `${provider} project:${(submission.projectUid ?? "tenant").slice(0, 64)}`,
+      outcome: "denied",
+      detail: JSON.stringify({ reason: "frozen", freezeId: freeze.id }),
+    });
+    return { kind: "denied", message: freezeRefusal(freeze).text };
   }
 
   const built = buildCreateBody(provider, submission.raw);

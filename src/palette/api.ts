@@ -118,6 +118,25 @@ export interface PaletteApi {
   listProjects(): Promise<ProjectSummary[]>;
   /** POST /v1/spectroclusters/{provider}?ProjectUid=… → the new cluster's uid */
   createCluster(provider: Provider, body: unknown, scope: Scope): Promise<string>;
-  /** DELETE /v1/spectroclusters/{uid} */
+  /** DELETE /v1/spectroclusters/{uid} (never forceDelete) */
   deleteCluster(uid: string, scope: Scope): Promise<void>;
+  /**
+   * One machine pool of a cloud config as Palette returned it (GET /v1/cloudconfigs/{kind}/{uid},
+   * `spec.machinePoolConfig[name]`), every field kept so a write can send back what it does not
+   * change; undefined when the config has no such pool
+   */
+  getMachinePool(
+    kind: string,
+    configUid: string,
+    pool: string,
+    scope: Scope,
+  ): Promise<Record<string, unknown> | undefined>;
+  /** PUT /v1/cloudconfigs/{kind}/{uid}/machinePools/{pool} (v1<Cloud>MachinePoolConfigEntity) */
+  updateMachinePool(
+    kind: string,
+    configUid: string,
+    pool: string,
+    body: unknown,
+    scope: Scope,
+  ): Promise<void>;
 }

@@ -56,6 +56,7 @@ import {
   type PaletteEvent,
   type PaletteUserRecord,
   projectsSummarySchema,
+  rawMachinePoolsSchema,
   uidSchema,
   userInfoSchema,
   userSchema,
@@ -586,6 +587,30 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
           path: `/v1/spectroclusters/${seg(uid)}`,
           scope,
           requestClass: "delete",
+        });
+      } catch (error) {
+        countFailure(error);
+        throw error;
+      }
+    },
+
+    async getMachinePool(kind, configUid, pool, scope) {
+      const config = await call(
+        { method: "GET", path: cloudConfigPath(kind, configUid), scope },
+        rawMachinePoolsSchema,
+      );
+      return config.spec?.machinePoolConfig?.find((entry) => entry.name === pool);
+    },
+
+    async updateMachinePool(kind, configUid, pool, body, scope) {
+      try {
+        await exchange({
+          method: "PUT",
+          path: `${cloudConfigPath(kind, configUid)}/machinePools/${seg(pool)}`,
+          scope,
+          body,
+          // a resize is not idempotent if another change landed between: never sent twice
+          requestClass: "create",
         });
       } catch (error) {
         countFailure(error);

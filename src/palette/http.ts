@@ -6,7 +6,7 @@ import { Pool } from "undici";
  */
 
 export interface WireRequest {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** API path with its query string, e.g. `/v1/dashboard/projects?limit=50` */
   path: string;
   headers: Record<string, string>;

@@ -165,6 +165,18 @@ export const cloudConfigSchema = z.object({
 });
 export type CloudConfig = z.infer<typeof cloudConfigSchema>;
 
+/**
+ * The same cloud config with each pool kept whole (per-cloud fields included): a pool update
+ * sends back what it does not change
+ */
+export const rawMachinePoolsSchema = z.object({
+  spec: z
+    .object({
+      machinePoolConfig: list(z.object({ name: z.string() }).catchall(z.unknown())),
+    })
+    .nullish(),
+});
+
 /** v1AwsMachine, v1VsphereMachine, …: status is v1CloudMachineStatus everywhere */
 export const machineSchema = z.object({
   metadata: objectMetaSchema.nullish(),

@@ -208,9 +208,39 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
       ctx.params.configUid ?? "",
       ctx.projectUid,
     );
-    const list = machines(cluster, state.condition(cluster), ctx.params.pool ?? "", state.now());
+    const list = machines(
+      cluster,
+      state.condition(cluster),
+      ctx.params.pool ?? "",
+      state.now(),
+      state.resizeMs,
+    );
     if (!list) throw notFound(`Machine pool '${ctx.params.pool}'`);
     return ok(paginate(list, page(ctx.query)));
+  });
+  router.add("PUT", "/v1/cloudconfigs/:kind/:configUid/machinePools/:pool", async (ctx) => {
+    const cluster = configCluster(
+      ctx.params.kind ?? "",
+      ctx.params.configUid ?? "",
+      ctx.projectUid,
+    );
+    const condition = state.condition(cluster);
+    if (condition.state !== "Running") {
+      throw new ApiError(
+        409,
+        "ClusterNotRunning",
+        `cluster '${cluster.name}' is ${condition.state}; its machine pools can change when it is Running`,
+      );
+    }
+    const body = validatePoolUpdate(await ctx.body());
+    const poolName = ctx.params.pool ?? "";
+    if (body.poolConfig.name !== poolName) {
+      throw badRequest(`poolConfig.name '${body.poolConfig.name}' is not the pool '${poolName}'`);
+    }
+    if (!state.resizePool(cluster, poolName, body.poolConfig.size)) {
+      throw notFound(`Machine pool '${poolName}'`);
+    }
+    return { status: 204 };
   });
 
   // --- workloads
@@ -505,4 +535,31 @@ export function validateCreate(provider: Provider, raw: unknown): CreateInput {
   }
   out.pools = pools;
   return out;
+}
+
+const poolUpdateSchema = z.object({
+  cloudConfig: z.record(z.string(), z.unknown()),
+  poolConfig: z.object({
+    name: z.string().min(1),
+    size: z.number().int().min(0).max(1000),
+    labels: z.array(z.string()),
+    minSize: z.number().int().min(0).optional(),
+    maxSize: z.number().int().min(0).optional(),
+  }),
+});
+
+/** v1<Cloud>MachinePoolConfigEntity: cloudConfig required, poolConfig with name, size, labels */
+function validatePoolUpdate(raw: unknown): z.infer<typeof poolUpdateSchema> {
+  const parsed = poolUpdateSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw badRequest(
+      `body does not match the machine pool entity: ${issue?.path.join(".") || "body"} ${issue?.message ?? ""}`.trim(),
+    );
+  }
+  const { minSize, maxSize, size } = parsed.data.poolConfig;
+  if (minSize !== undefined && maxSize !== undefined && (size < minSize || size > maxSize)) {
+    throw badRequest(`poolConfig.size ${size} is outside minSize ${minSize} … maxSize ${maxSize}`);
+  }
+  return parsed.data;
 }

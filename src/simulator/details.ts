@@ -183,6 +183,7 @@ export function machines(
   condition: ClusterCondition,
   poolName: string,
   now: number,
+  resizeMs = 0,
 ) {
   const poolIndex = cluster.pools.findIndex((pool) => pool.name === poolName);
   const pool = cluster.pools[poolIndex];
@@ -192,13 +193,23 @@ export function machines(
   const firstWorkerPool = cluster.pools.find((p) => !p.isControlPlane);
   const sick = unhealthyMachines(condition) > 0 && firstWorkerPool === pool;
   const out = [];
-  for (let i = 0; i < pool.size; i++) {
+  // within a resize's window the added machines provision and the removed ones drain
+  const resizing = pool.resize && now < pool.resize.at + resizeMs ? pool.resize : undefined;
+  const count = resizing ? Math.max(pool.size, resizing.from) : pool.size;
+  for (let i = 0; i < count; i++) {
     const address = ip(rng);
     const name = `${cluster.name}-${pool.name}-${rng.hex(5)}`;
+    const resizeState =
+      resizing && i >= pool.size
+        ? "Deleting"
+        : resizing && i >= resizing.from
+          ? "Provisioning"
+          : undefined;
     // v1CloudMachineStatus.instanceState is an enum: Pending, Provisioning, Provisioned,
     // Running, Deleting, Deleted, Failed, Unknown
     const instanceState =
-      condition.state === "Deleting"
+      resizeState ??
+      (condition.state === "Deleting"
         ? "Deleting"
         : condition.state === "Failed"
           ? "Failed"
@@ -208,7 +219,7 @@ export function machines(
               ? pool.isControlPlane
                 ? "Provisioned"
                 : "Provisioning"
-              : "Running";
+              : "Running");
     const unhealthy = sick && i === 0;
     const healthState =
       instanceState !== "Running" ? "Unknown" : unhealthy ? "Unhealthy" : "Healthy";

@@ -18,6 +18,8 @@ export interface PoolSpec {
   size: number;
   isControlPlane: boolean;
   instanceType: string;
+  /** the last resize: machines added after it provision, machines removed drain, for a while */
+  resize?: { from: number; at: number };
 }
 
 export interface SimEvent {

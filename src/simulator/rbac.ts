@@ -24,6 +24,9 @@ function actionOf(method: string, path: string): Action {
   if (method === "DELETE" && /^\/v1\/spectroclusters\/[^/]+$/.test(path)) {
     return { verb: "delete clusters", write: true };
   }
+  if (method === "PUT" && /^\/v1\/cloudconfigs\/.+\/machinePools\/[^/]+$/.test(path)) {
+    return { verb: "update machine pools", write: true };
+  }
   if (method === "GET" && /\/assets\/kubeconfig$/.test(path)) {
     return { verb: "download kubeconfigs", write: true };
   }

@@ -134,6 +134,22 @@ export class SimState {
     return cluster;
   }
 
+  /** a PUT of the pool's size: the new machines provision, the removed ones drain */
+  resizePool(cluster: SimCluster, poolName: string, size: number): boolean {
+    const pool = cluster.pools.find((entry) => entry.name === poolName);
+    if (!pool) return false;
+    if (pool.size !== size) {
+      pool.resize = { from: pool.size, at: this.now() };
+      pool.size = size;
+    }
+    return true;
+  }
+
+  /** how long a resized pool's machines take to join or leave */
+  get resizeMs(): number {
+    return this.times.provisioningMs;
+  }
+
   deleteCluster(cluster: SimCluster): void {
     if (cluster.deleteRequestedAt !== undefined) return;
     cluster.deleteRequestedAt = this.now();

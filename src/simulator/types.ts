@@ -102,6 +102,8 @@ export interface SimulatorControl {
     projectUid: string;
     provider: string;
     labels?: Record<string, string>;
+    /** machine pools; default a control plane of 1 and workers sized by the seed */
+    pools?: Array<{ name: string; size: number; isControlPlane: boolean; instanceType: string }>;
   }): FleetCluster;
   addFault(fault: Fault): void;
   /** every issued token that is still live expires now; returns how many */

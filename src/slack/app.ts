@@ -1,14 +1,18 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { App, HTTPReceiver, type Receiver, SocketModeReceiver, webApi } from "@slack/bolt";
+import { ChangeFollower } from "../changes/follow.ts";
 import { dispatch as defaultDispatch } from "../commands/dispatch.ts";
 import type { SlackConfig } from "../config.ts";
 import { type RunningHttpServer, startHttpServer } from "../http/server.ts";
+import { intervalScheduler } from "../launch/watch.ts";
 import type { Logger } from "../log.ts";
+import { changeModal } from "../views/change.ts";
 import { loginModal } from "../views/login-modal.ts";
 import { createAnswerGate, watchRequests } from "./answer-gate.ts";
 import { boltLogger } from "./bolt-logger.ts";
 import { countingFetch, type SlackCallObserver } from "./call-counter.ts";
+import { slackChangeBoard } from "./change-board.ts";
 import { holdFollowUp } from "./hold-follow-up.ts";
 import { InFlight } from "./in-flight.ts";
 import { createLaunchRuntime } from "./launch-runtime.ts";
@@ -22,6 +26,8 @@ export type { SlackAppDeps, SlackEdge } from "./types.ts";
 
 /** how long a stop waits for answers still being worked out */
 const COMMAND_DRAIN_CAP_MS = 5_000;
+/** how often the change follower reads the state of changes Palette accepted */
+const CHANGE_FOLLOW_EVERY_MS = 10_000;
 
 /** Where Slack sends slash commands, interactivity and events in HTTP mode. */
 export const SLACK_EVENTS_PATH = "/slack/events";
@@ -182,6 +188,17 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
     onModal:
       deps.onModal ??
       (async (reply, ctx) => {
+        if (reply.modal === "change") {
+          await ctx.client.views.open({
+            trigger_id: ctx.triggerId,
+            view: changeModal({
+              plan: reply.plan,
+              channel: ctx.requester.channelId,
+              needsApproval: reply.needsApproval,
+            }),
+          });
+          return;
+        }
         if (reply.modal === "login") {
           await ctx.client.views.open({
             trigger_id: ctx.triggerId,
@@ -198,12 +215,33 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
   // commands' lazy parts still running, for stop() to wait on
   const inFlight = new InFlight();
   const dispatch = deps.dispatch ?? defaultDispatch;
+  const changeBoard = slackChangeBoard(app.client);
+  const changeFollower = new ChangeFollower({
+    db: deps.commandDeps.db,
+    palette: deps.commandDeps.palette,
+    board: changeBoard,
+    clock: deps.commandDeps.clock,
+    logger,
+  });
+  const changeSchedule = deps.changeSchedule ?? intervalScheduler(CHANGE_FOLLOW_EVERY_MS);
+  let changeTimer: { stop(): void } | undefined;
   const edge: SlackEdge = {
     ...deps,
     commandDeps,
     hooks,
     dispatch,
     launch,
+    changeBoard,
+    changeFollower,
+    changeWork: (work) =>
+      inFlight.track(
+        work().catch((error: unknown) => {
+          logger.error(
+            { err: error instanceof Error ? error.message : String(error) },
+            "change failed",
+          );
+        }),
+      ),
     runCommand: createRunCommand({
       commandDeps,
       dispatch,
@@ -227,6 +265,7 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
       if (socketMode) {
         await app.start();
         started = true;
+        changeTimer ??= changeSchedule(() => changeFollower.tick());
         if (customRoutes.length === 0) return { port: undefined };
         const routes = await startHttpServer(port, customRoutes);
         routeServer = routes;
@@ -235,11 +274,14 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
       }
       const server = (await app.start(port)) as Server;
       started = true;
+      changeTimer ??= changeSchedule(() => changeFollower.tick());
       const actual = (server.address() as AddressInfo).port;
       logger.info({ port: actual, path: SLACK_EVENTS_PATH }, "Slack HTTP receiver listening");
       return { port: actual };
     },
     async stop() {
+      changeTimer?.stop();
+      changeTimer = undefined;
       if (started) {
         started = false;
         await app.stop().catch((error: unknown) => {

@@ -31,7 +31,7 @@ export interface HomeDeps {
   logger: Logger;
 }
 
-const PERMISSIONS: Permission[] = ["launch", "kubeconfig", "subscribe", "ack"];
+const PERMISSIONS: Permission[] = ["launch", "kubeconfig", "subscribe", "ack", "scale", "delete"];
 
 /** Gathers everything the view needs; every source may fail on its own without hiding the rest. */
 export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHomeInput> {

@@ -1,4 +1,6 @@
 import type { App, RespondFn, webApi } from "@slack/bolt";
+import type { ChangeBoard } from "../changes/board.ts";
+import type { ChangeFollower } from "../changes/follow.ts";
 import type {
   CommandContext,
   CommandDeps,
@@ -78,6 +80,11 @@ export interface SlackAppDeps {
    * launch card a command posts needs none
    */
   launchFence?: (tx: SqlExecutor) => Promise<void>;
+  /**
+   * how the change follower's rounds are run (src/changes/follow.ts); default every 10 s. Tests
+   * pass one that never fires and call `edge.changeFollower.tick()` themselves
+   */
+  changeSchedule?: (task: () => Promise<void>) => { stop(): void };
 }
 
 /** What every listener of the edge works with. */
@@ -85,6 +92,11 @@ export interface SlackEdge extends SlackAppDeps {
   hooks: SlackHooks;
   dispatch: Dispatch;
   launch: LaunchRuntime;
+  /** day-2 changes: their cards, and the follower that takes each to its end */
+  changeBoard: ChangeBoard;
+  changeFollower: ChangeFollower;
+  /** runs a change's slow part after the ack: tracked for shutdown, failures logged */
+  changeWork(work: () => Promise<void>): Promise<void>;
   /** runs `text` for the requester and delivers the reply; never throws */
   runCommand(text: string, target: CommandTarget): Promise<void>;
 }

@@ -20,6 +20,10 @@ export type AuditAction =
   | "mute"
   /** a Slack user linked to or unlinked from their Palette user (detail says which) */
   | "identity"
+  /** a day-2 change (scale, delete, …): asked, refused, approved, sent, ended */
+  | "change"
+  /** a freeze set or lifted */
+  | "freeze"
   | "unmute";
 export type AuditOutcome = "granted" | "denied" | "failed" | "created" | "rejected" | "removed";
 

@@ -67,7 +67,8 @@ export interface AppHomeInput {
   userId: string;
   /** the fleet, or why it could not be read (already safe for users: no secrets) */
   fleet: FleetSnapshot | { error: string };
-  permissions: Record<Permission, HomePermission>;
+  /** the permissions to list; one left out is not shown */
+  permissions: Partial<Record<Permission, HomePermission>>;
   /** undefined: could not be read */
   subscriptions: HomeSubscription[] | undefined;
   /** the snoozes and mutes of the user's channels; null: could not be read; absent: not shown */
@@ -222,11 +223,20 @@ const PERMISSION_LABELS: Record<Permission, string> = {
   kubeconfig: "Download kubeconfigs",
   subscribe: "Change channel subscriptions",
   ack: "Acknowledge notification cards",
+  scale: "Scale machine pools",
+  maintenance: "Cordon, approve repaves, pause",
+  logs: "Fetch cluster logs",
+  backup: "Back up clusters",
+  upgrade: "Upgrade cluster profiles",
+  delete: "Delete clusters",
 };
 
 function permissionBlocks(permissions: AppHomeInput["permissions"]): KnownBlock[] {
-  const lines = (Object.keys(PERMISSION_LABELS) as Permission[]).map((permission) => {
-    const { allowed, hint } = permissions[permission];
+  const listed = (Object.keys(PERMISSION_LABELS) as Permission[]).filter(
+    (permission) => permissions[permission] !== undefined,
+  );
+  const lines = listed.map((permission) => {
+    const { allowed, hint } = permissions[permission]!;
     const label = PERMISSION_LABELS[permission];
     if (allowed) return `:white_check_mark: ${label}: yes`;
     return `:no_entry_sign: ${label}: no${hint ? ` (${escapeMrkdwn(hint)})` : ""}`;

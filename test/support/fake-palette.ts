@@ -342,6 +342,15 @@ export class FakePalette implements PaletteApi {
   async deleteCluster(): Promise<void> {
     this.enter("deleteCluster", []);
   }
+
+  async getMachinePool(): Promise<Record<string, unknown> | undefined> {
+    this.enter("getMachinePool", []);
+    return undefined;
+  }
+
+  async updateMachinePool(): Promise<void> {
+    this.enter("updateMachinePool", []);
+  }
 }
 
 export const PROJECT = "proj000000000000000000a1";

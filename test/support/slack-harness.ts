@@ -77,6 +77,10 @@ export interface HarnessOptions {
   wakeSender?: SlackAppDeps["wakeSender"];
   /** IDENTITY=linked: the identity deps, built on the harness's store */
   identity?: (db: SqlDb) => CommandDeps["identity"];
+  /** APPROVAL_REQUIRED and friends */
+  approvals?: CommandDeps["approvals"];
+  /** how the change follower runs; tests pass one that never fires and tick it by hand */
+  changeSchedule?: SlackAppDeps["changeSchedule"];
 }
 
 const unusedPalette = new Proxy({} as PaletteApi, {
@@ -103,6 +107,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     projects: options.projects ?? [],
     consoleUrl: "https://console.example.com/",
     identity: options.identity?.(db),
+    approvals: options.approvals,
   };
   const conversations: Array<{ event: string; outcome: string }> = [];
   const conversationWaiters: Array<() => void> = [];
@@ -122,6 +127,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     optionsBudgetMs: options.optionsBudgetMs,
     maxConcurrentCommands: options.maxConcurrentCommands,
     wakeSender: options.wakeSender,
+    changeSchedule: options.changeSchedule,
     onConversation: (event, outcome) => {
       conversations.push({ event, outcome });
       for (const wake of conversationWaiters.splice(0)) wake();

@@ -8,6 +8,7 @@ import { snapshotUidIndex } from "./007_snapshot_uid_index.ts";
 import { conversation } from "./008_conversation.ts";
 import { identityLinks } from "./009_identity_links.ts";
 import { launchPaletteUser } from "./010_launch_palette_user.ts";
+import { day2 } from "./011_day2.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -21,4 +22,5 @@ export const MIGRATIONS: Migration[] = [
   ...conversation,
   ...identityLinks,
   ...launchPaletteUser,
+  ...day2,
 ];

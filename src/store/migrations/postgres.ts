@@ -351,6 +351,55 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 52,
+    name: "changes",
+    up: `
+      CREATE TABLE changes (
+        id ${ID},
+        request_key TEXT NOT NULL UNIQUE,
+        verb TEXT NOT NULL,
+        cluster_uid TEXT NOT NULL,
+        cluster_name TEXT NOT NULL,
+        project_uid TEXT NOT NULL,
+        plan TEXT NOT NULL,
+        requester TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        status TEXT NOT NULL,
+        approver TEXT,
+        reason TEXT,
+        card_channel TEXT,
+        card_ts TEXT,
+        request_channel TEXT,
+        request_ts TEXT,
+        expires_at BIGINT,
+        created_at BIGINT NOT NULL,
+        accepted_at BIGINT,
+        ended_at BIGINT,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX changes_status ON changes (status);
+    `,
+  },
+  {
+    id: 53,
+    name: "freezes",
+    up: `
+      CREATE TABLE freezes (
+        id ${ID},
+        scope_kind TEXT NOT NULL,
+        scope_uid TEXT NOT NULL,
+        scope_name TEXT NOT NULL,
+        until_ms BIGINT NOT NULL,
+        reason TEXT NOT NULL,
+        frozen_by TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        lifted_at BIGINT,
+        lifted_by TEXT
+      );
+      CREATE INDEX freezes_until ON freezes (until_ms);
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted

@@ -2,6 +2,7 @@ import type { App } from "@slack/bolt";
 import type { SlackEdge } from "../../types.ts";
 import { registerAcknowledgeAction } from "./acknowledge.ts";
 import { registerCardHoldActions } from "./card-holds.ts";
+import { registerChangeApprovalActions } from "./change-approval.ts";
 import { registerIdentityHomeActions } from "./identity-home.ts";
 import { registerProviderAction } from "./launch-provider.ts";
 import { registerLinkButton } from "./link-button.ts";
@@ -15,4 +16,5 @@ export function register(app: App, edge: SlackEdge): void {
   registerAcknowledgeAction(app, edge);
   registerCardHoldActions(app, edge);
   registerIdentityHomeActions(app, edge);
+  registerChangeApprovalActions(app, edge);
 }

@@ -1,0 +1,76 @@
+import type { Requester } from "../commands/types.ts";
+import { type ChangePlan, drift } from "../model/change.ts";
+import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
+import { type Execution, executeChange } from "./execute.ts";
+import { guardChange } from "./guard.ts";
+import { askOf, planChange } from "./plan.ts";
+import type { ChangeDeps } from "./types.ts";
+
+export type Confirmation =
+  /** not allowed, frozen, or Palette no longer matches the plan: nothing was sent */
+  | { kind: "refused"; mrkdwn: string; text: string }
+  /** this confirmation was recorded before (a Slack retry, a double submit, another replica) */
+  | { kind: "duplicate"; record: ChangeRecord }
+  /** APPROVAL_REQUIRED: waiting for a second person */
+  | { kind: "awaiting"; record: ChangeRecord }
+  | Execution;
+
+/**
+ * A person confirmed the change the modal showed. Checked again from the start (permission,
+ * freezes, then Palette read afresh and compared with what the modal showed), claimed once by
+ * the confirmation's key, then sent to Palette, or put up for approval.
+ */
+export async function confirmChange(
+  input: { requestKey: string; plan: ChangePlan; requester: Requester },
+  deps: ChangeDeps,
+): Promise<Confirmation> {
+  const { plan, requester } = input;
+  const guard = await guardChange(deps, requester.userId, plan.verb, {
+    clusterUid: plan.cluster.uid,
+    projectUid: plan.cluster.projectUid || undefined,
+    name: plan.cluster.name,
+  });
+  if (!guard.allowed) return { kind: "refused", mrkdwn: guard.mrkdwn, text: guard.text };
+  const stale = await staleness(plan, requester, deps);
+  if (stale) return stale;
+  const store = new ChangeStore(deps.db, deps.clock);
+  const needsApproval = deps.approvals?.verbs.includes(plan.verb) ?? false;
+  const claim = await store.create({
+    requestKey: input.requestKey,
+    plan,
+    requester: requester.userId,
+    channel: requester.channelId,
+    status: needsApproval ? "awaiting_approval" : "executing",
+    ...(needsApproval ? { expiresAt: deps.clock.now() + deps.approvals!.ttlMs } : {}),
+  });
+  if (claim.kind === "duplicate") return claim;
+  await deps.audit.record({
+    userId: requester.userId,
+    action: "change",
+    target: `${plan.verb} ${plan.cluster.name}`,
+    outcome: "created",
+    detail: JSON.stringify({ changeId: claim.record.id, needsApproval }),
+  });
+  if (needsApproval) return { kind: "awaiting", record: claim.record };
+  return executeChange(claim.record, deps);
+}
+
+/**
+ * Palette read again: the same cluster in the same state (and the same pool size) as the modal
+ * showed, or a refusal that says what changed.
+ */
+export async function staleness(
+  plan: ChangePlan,
+  requester: Requester,
+  deps: ChangeDeps,
+): Promise<{ kind: "refused"; mrkdwn: string; text: string } | undefined> {
+  const fresh = await planChange(askOf(plan), { ...deps, requester });
+  const lines = fresh.kind === "plan" ? drift(plan, fresh.plan) : [fresh.reply.text];
+  if (lines.length === 0) return undefined;
+  const text = `Not sent: the cluster changed since the confirmation opened. ${lines.join(" ")}`;
+  return {
+    kind: "refused",
+    mrkdwn: `:warning: Not sent: the cluster changed since the confirmation opened.\n${lines.map((line) => `• ${line}`).join("\n")}\nAsk again to see Palette's state now.`,
+    text,
+  };
+}

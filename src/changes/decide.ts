@@ -1,0 +1,94 @@
+import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
+import { staleness } from "./confirm.ts";
+import { type Execution, executeChange } from "./execute.ts";
+import { guardChange } from "./guard.ts";
+import type { ChangeDeps } from "./types.ts";
+
+export type Decision =
+  | { kind: "refused"; mrkdwn: string; text: string }
+  /** decided before (by someone else, or the same click again), or expired: what it is now */
+  | { kind: "settled"; record: ChangeRecord }
+  | { kind: "rejected"; record: ChangeRecord }
+  /** approved, but Palette no longer matches: it did not run */
+  | { kind: "stale"; record: ChangeRecord; mrkdwn: string }
+  | ({ approved: true } & Execution);
+
+/**
+ * A second person's Approve or Reject on a request card. The requester cannot approve their
+ * own; the approver needs the verb's ALLOW_* too; a freeze holds an approval back; the plan is
+ * checked against Palette again. Two approvers clicking at once: the store lets one decision
+ * land, so the change is sent once.
+ */
+export async function decideChange(
+  id: number,
+  approver: { userId: string; channelId: string },
+  decision: "approve" | "reject",
+  deps: ChangeDeps,
+): Promise<Decision> {
+  const store = new ChangeStore(deps.db, deps.clock);
+  const record = await store.get(id);
+  if (!record) {
+    return {
+      kind: "refused",
+      mrkdwn: "I have no record of that request.",
+      text: "Unknown request.",
+    };
+  }
+  if (record.status !== "awaiting_approval") return { kind: "settled", record };
+  if ((record.expiresAt ?? 0) <= deps.clock.now()) {
+    await store.expireDue();
+    return { kind: "settled", record: (await store.get(id)) ?? record };
+  }
+  const { plan } = record;
+  if (decision === "approve" && approver.userId === record.requester) {
+    await deps.audit.record({
+      userId: approver.userId,
+      action: "change",
+      target: `approve ${plan.verb} ${plan.cluster.name}`,
+      outcome: "denied",
+      detail: JSON.stringify({ changeId: id, reason: "own request" }),
+    });
+    return {
+      kind: "refused",
+      mrkdwn: ":no_entry: You asked for this change, so someone else must approve it.",
+      text: "You cannot approve your own change.",
+    };
+  }
+  const guard = await guardChange(deps, approver.userId, plan.verb, {
+    clusterUid: plan.cluster.uid,
+    projectUid: plan.cluster.projectUid || undefined,
+    name: plan.cluster.name,
+  });
+  if (!guard.allowed) return { kind: "refused", mrkdwn: guard.mrkdwn, text: guard.text };
+  if (decision === "reject") {
+    const rejected = await store.decide(id, approver.userId, "reject");
+    if (!rejected) return { kind: "settled", record: (await store.get(id)) ?? record };
+    await deps.audit.record({
+      userId: approver.userId,
+      action: "change",
+      target: `reject ${plan.verb} ${plan.cluster.name}`,
+      outcome: "rejected",
+      detail: JSON.stringify({ changeId: id, requester: record.requester }),
+    });
+    return { kind: "rejected", record: rejected };
+  }
+  const claimed = await store.decide(id, approver.userId, "approve");
+  if (!claimed) return { kind: "settled", record: (await store.get(id)) ?? record };
+  await deps.audit.record({
+    userId: approver.userId,
+    action: "change",
+    target: `approve ${plan.verb} ${plan.cluster.name}`,
+    outcome: "granted",
+    detail: JSON.stringify({ changeId: id, requester: record.requester }),
+  });
+  const stale = await staleness(
+    plan,
+    { userId: record.requester, channelId: record.channel },
+    deps,
+  );
+  if (stale) {
+    const failed = await store.move(id, "executing", "failed", { reason: stale.text });
+    return { kind: "stale", record: failed ?? claimed, mrkdwn: stale.mrkdwn };
+  }
+  return { approved: true, ...(await executeChange(claimed, deps)) };
+}

@@ -1,0 +1,91 @@
+import { actingDetail, actingFor } from "../identity/acting.ts";
+import type { ChangePlan } from "../model/change.ts";
+import type { PaletteApi } from "../palette/api.ts";
+import { describeForUser } from "../palette/errors.ts";
+import { machinePoolUpdateBody } from "../palette/machine-pool-body.ts";
+import type { Provider } from "../palette/providers-list.ts";
+import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
+import type { ChangeDeps } from "./types.ts";
+
+export type Execution =
+  | { kind: "accepted"; record: ChangeRecord; paletteUser?: string }
+  | { kind: "failed"; record: ChangeRecord; reason: string; paletteUser?: string };
+
+/**
+ * Sends a claimed change (status `executing`, held by this caller alone) to Palette: once, as
+ * the requester's linked Palette user when IDENTITY=linked. The row moves to `accepted` or
+ * `failed` with Palette's reason, and the audit names requester, approver and Palette user.
+ */
+export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Promise<Execution> {
+  const store = new ChangeStore(deps.db, deps.clock);
+  const acting = await actingFor(
+    { userId: record.requester, channelId: record.channel },
+    deps.identity,
+  );
+  if (acting.kind === "refused") {
+    const reason = acting.reply.text;
+    const failed = await store.move(record.id, "executing", "failed", { reason });
+    return { kind: "failed", record: failed ?? record, reason };
+  }
+  const as = actingDetail(acting);
+  const palette = acting.kind === "person" ? acting.palette : deps.palette;
+  const audit = (outcome: "granted" | "failed", extra: Record<string, unknown> = {}) =>
+    deps.audit.record({
+      userId: record.requester,
+      action: "change",
+      target: `${record.verb} ${record.plan.cluster.name}`,
+      outcome,
+      detail: JSON.stringify({
+        changeId: record.id,
+        clusterUid: record.plan.cluster.uid,
+        projectUid: record.plan.cluster.projectUid || undefined,
+        approver: record.approver,
+        ...as,
+        ...extra,
+      }),
+    });
+  try {
+    await send(record.plan, palette);
+  } catch (error) {
+    const reason = describeForUser(error);
+    const failed = await store.move(record.id, "executing", "failed", { reason });
+    await audit("failed", { reason });
+    return { kind: "failed", record: failed ?? record, reason, paletteUser: as.paletteUser };
+  } finally {
+    if (acting.kind === "person") await acting.palette.close();
+  }
+  const accepted = await store.move(record.id, "executing", "accepted");
+  await audit("granted", describe(record.plan));
+  return { kind: "accepted", record: accepted ?? record, paletteUser: as.paletteUser };
+}
+
+async function send(plan: ChangePlan, palette: PaletteApi): Promise<void> {
+  const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
+  switch (plan.verb) {
+    case "scale": {
+      const pool = await palette.getMachinePool(
+        plan.cluster.cloudType,
+        plan.configUid,
+        plan.pool,
+        scope,
+      );
+      if (!pool) throw new Error(`pool ${plan.pool} is gone`);
+      const body = machinePoolUpdateBody(plan.cluster.cloudType as Provider, pool, plan.to);
+      await palette.updateMachinePool(
+        plan.cluster.cloudType,
+        plan.configUid,
+        plan.pool,
+        body,
+        scope,
+      );
+      return;
+    }
+    case "delete":
+      await palette.deleteCluster(plan.cluster.uid, scope);
+      return;
+  }
+}
+
+function describe(plan: ChangePlan): Record<string, unknown> {
+  return plan.verb === "scale" ? { pool: plan.pool, from: plan.from, to: plan.to } : {};
+}

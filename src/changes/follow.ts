@@ -1,0 +1,140 @@
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import {
+  type ChangePlan,
+  type ChangeProgress,
+  deleteProgress,
+  formatTook,
+  scaleProgress,
+} from "../model/change.ts";
+import type { PaletteApi } from "../palette/api.ts";
+import { PaletteError } from "../palette/errors.ts";
+import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
+import type { SqlDb } from "../store/sql.ts";
+import type { ChangeBoard } from "./board.ts";
+
+export interface ChangeFollowerDeps {
+  db: SqlDb;
+  /** the service account: following reads state, it changes nothing */
+  palette: PaletteApi;
+  board: ChangeBoard;
+  clock: Clock;
+  logger: Logger;
+  /** a change not at its end after this long is reported failed; default 2 hours */
+  maxFollowMs?: number;
+}
+
+/**
+ * Follows each change Palette accepted to its end, editing its card as it goes ("3 of 5
+ * Running") and once at the end ("5 Running, 4 m 12 s"), and closes approval requests whose
+ * time ran out. Every end is a conditional move in the store, so two replicas following the
+ * same change announce its end once. `tick` is one round; the wiring runs it on a schedule.
+ */
+export class ChangeFollower {
+  private readonly store: ChangeStore;
+  private readonly lastLine = new Map<number, string>();
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly deps: ChangeFollowerDeps) {
+    this.store = new ChangeStore(deps.db, deps.clock);
+  }
+
+  /** one round; a round still running is joined, not doubled */
+  tick(): Promise<void> {
+    this.running ??= this.round().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async round(): Promise<void> {
+    for (const expired of await this.store.expireDue()) {
+      if (expired.requestChannel && expired.requestTs) {
+        await this.deps.board
+          .updateApproval(expired.requestChannel, expired.requestTs, {
+            id: expired.id,
+            plan: expired.plan,
+            requester: expired.requester,
+            status: "expired",
+            expiresAt: expired.expiresAt ?? 0,
+          })
+          .catch((error: unknown) => this.warn(error, "expired request card not updated"));
+      }
+    }
+    for (const record of await this.store.following()) {
+      await this.follow(record).catch((error: unknown) => this.warn(error, "change not followed"));
+    }
+  }
+
+  private async follow(record: ChangeRecord): Promise<void> {
+    const now = this.deps.clock.now();
+    const since = record.acceptedAt ?? record.createdAt;
+    let progress = await this.progress(record.plan);
+    if (progress.kind === "working" && now - since > (this.deps.maxFollowMs ?? 2 * 3_600_000)) {
+      progress = {
+        kind: "failed",
+        line: `not finished after ${formatTook(now - since)} (last: ${progress.line}); see Palette`,
+      };
+    }
+    if (progress.kind === "working") {
+      if (this.lastLine.get(record.id) === progress.line) return;
+      this.lastLine.set(record.id, progress.line);
+      await this.show(record, "accepted", progress.line);
+      return;
+    }
+    const to = progress.kind === "done" ? "done" : "failed";
+    const ended = await this.store.move(record.id, "accepted", to, { reason: progress.line });
+    // another replica ended it first: its card is theirs to finish
+    if (!ended) return;
+    this.lastLine.delete(record.id);
+    await this.show(ended, to, progress.line, formatTook(now - since));
+  }
+
+  private async progress(plan: ChangePlan): Promise<ChangeProgress> {
+    const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
+    if (plan.verb === "delete") {
+      const state = await this.deps.palette
+        .getClusterState(plan.cluster.uid, scope)
+        .catch((error) => {
+          if (error instanceof PaletteError && error.status === 404) return undefined;
+          throw error;
+        });
+      return deleteProgress(state);
+    }
+    const machines = await this.deps.palette.listMachines(
+      plan.cluster.cloudType,
+      plan.configUid,
+      plan.pool,
+      scope,
+    );
+    let running = 0;
+    let failed = 0;
+    for (const machine of machines) {
+      const state = machine.status?.instanceState;
+      if (state === "Running") running++;
+      if (state === "Failed") failed++;
+    }
+    return scaleProgress(plan, { running, failed, total: machines.length });
+  }
+
+  private async show(
+    record: ChangeRecord,
+    status: "accepted" | "done" | "failed",
+    line: string,
+    took?: string,
+  ): Promise<void> {
+    if (!record.cardChannel || !record.cardTs) return;
+    await this.deps.board.update(record.cardChannel, record.cardTs, {
+      plan: record.plan,
+      status,
+      requester: record.requester,
+      approver: record.approver,
+      line,
+      took,
+    });
+  }
+
+  private warn(error: unknown, message: string): void {
+    this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, message);
+  }
+}

@@ -1,0 +1,56 @@
+import type { CommandDeps } from "../commands/types.ts";
+import { CHANGE_PERMISSION, type ChangeVerb } from "../model/change.ts";
+import { blockingFreeze, type Freeze, type FreezeTarget } from "../model/freeze.ts";
+import { FreezeStore } from "../store/freezes.ts";
+import { freezeRefusal } from "../views/change.ts";
+
+export type Guard = { allowed: true } | { allowed: false; mrkdwn: string; text: string };
+
+/**
+ * The two checks every change passes when it is asked, confirmed and approved: the verb's
+ * ALLOW_* list, then the freezes. A refusal is audited and says what to do next.
+ */
+export async function guardChange(
+  deps: Pick<CommandDeps, "policy" | "audit" | "db" | "clock">,
+  userId: string,
+  verb: ChangeVerb,
+  target: FreezeTarget & { name: string },
+): Promise<Guard> {
+  const permission = CHANGE_PERMISSION[verb];
+  if (!(await deps.policy.allows(userId, permission))) {
+    await deps.audit.record({
+      userId,
+      action: "change",
+      target: `${verb} ${target.name}`,
+      outcome: "denied",
+    });
+    const hint = deps.policy.grantHint(permission);
+    return {
+      allowed: false,
+      mrkdwn: `:no_entry: You are not allowed to ${verb} clusters. ${hint}`.trim(),
+      text: `You are not allowed to ${verb} clusters.`,
+    };
+  }
+  const freeze = await frozen(deps, target);
+  if (freeze) {
+    await deps.audit.record({
+      userId,
+      action: "change",
+      target: `${verb} ${target.name}`,
+      outcome: "denied",
+      detail: JSON.stringify({ reason: "frozen", freezeId: freeze.id }),
+    });
+    const refusal = freezeRefusal(freeze);
+    return { allowed: false, ...refusal };
+  }
+  return { allowed: true };
+}
+
+/** The freeze that covers a target now, if any (launches ask this too). */
+export async function frozen(
+  deps: Pick<CommandDeps, "db" | "clock">,
+  target: FreezeTarget,
+): Promise<Freeze | undefined> {
+  const freezes = await new FreezeStore(deps.db, deps.clock).active();
+  return blockingFreeze(freezes, target, deps.clock.now());
+}

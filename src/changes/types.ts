@@ -1,0 +1,9 @@
+import type { CommandDeps } from "../commands/types.ts";
+
+/** What the day-2 use case needs: the commands' deps (approvals included). */
+export type ChangeDeps = CommandDeps;
+
+/** What a person asked for, before Palette was read. */
+export type ChangeAsk =
+  | { verb: "scale"; cluster: string; pool: string; size: number; project?: string }
+  | { verb: "delete"; cluster: string; project?: string };

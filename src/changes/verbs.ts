@@ -1,0 +1,253 @@
+import { errorReply, messageReply, usageReply } from "../commands/reply.ts";
+import { replayWith, resolveCluster } from "../commands/resolve.ts";
+import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../commands/types.ts";
+
+import { type FreezeScope, freezeUntil, sameScope } from "../model/freeze.ts";
+import { FreezeStore } from "../store/freezes.ts";
+import { freezeLines, freezeScopeLabel } from "../views/change.ts";
+import { code, escapeMrkdwn, slackDate } from "../views/mrkdwn.ts";
+import { guardChange } from "./guard.ts";
+import { planChange } from "./plan.ts";
+import type { ChangeAsk } from "./types.ts";
+
+/**
+ * `/palette scale|delete …` (a change, confirmed in a modal) and `freeze|unfreeze|freezes`.
+ * A change verb checks who may and the freezes before it reads Palette, and answers with the
+ * confirmation to open; nothing is sent to Palette until the person confirms.
+ */
+
+const MAX_POOL_SIZE = 1000;
+
+async function askChange(ask: ChangeAsk, ctx: CommandContext): Promise<Reply> {
+  const early = await guardChange(ctx, ctx.requester.userId, ask.verb, {
+    name: ask.cluster,
+    // a freeze of the project or of everything refuses before Palette is read
+    projectUid: ask.project,
+  });
+  if (!early.allowed) return errorReply(early.mrkdwn, early.text);
+  const planned = await planChange(ask, ctx);
+  if (planned.kind === "reply") return planned.reply;
+  const { plan } = planned;
+  const guard = await guardChange(ctx, ctx.requester.userId, plan.verb, {
+    clusterUid: plan.cluster.uid,
+    projectUid: plan.cluster.projectUid || undefined,
+    name: plan.cluster.name,
+  });
+  if (!guard.allowed) return errorReply(guard.mrkdwn, guard.text);
+  return {
+    kind: "modal",
+    modal: "change",
+    plan,
+    needsApproval: ctx.approvals?.verbs.includes(plan.verb) ?? false,
+  };
+}
+
+export const scaleVerb: VerbSpec = {
+  name: "scale",
+  usage: "scale <cluster> <pool> <size> [project:<uid>]",
+  summary: "resize a machine pool (confirmed first; ALLOW_SCALE)",
+  examples: ["/palette scale web-prod worker-pool 5"],
+  run: async (command, ctx) => {
+    if (command.args.length !== 3) {
+      return usageReply(scaleVerb, "Give the cluster, the pool and the new size.");
+    }
+    const [cluster, pool, sizeText] = command.args as [string, string, string];
+    const size = /^\d{1,4}$/.test(sizeText) ? Number(sizeText) : Number.NaN;
+    if (!Number.isInteger(size) || size < 0 || size > MAX_POOL_SIZE) {
+      return usageReply(
+        scaleVerb,
+        `The size is a whole number of nodes from 0 to ${MAX_POOL_SIZE}, not ${code(sizeText.slice(0, 20))}.`,
+      );
+    }
+    return askChange({ verb: "scale", cluster, pool, size, project: command.project }, ctx);
+  },
+};
+
+export const deleteVerb: VerbSpec = {
+  name: "delete",
+  usage: "delete <cluster> [project:<uid>]",
+  summary: "delete a cluster (typed name to confirm; ALLOW_DELETE)",
+  examples: ["/palette delete scratch-eks-7"],
+  run: async (command, ctx) => {
+    if (command.args.length !== 1) {
+      return usageReply(deleteVerb, "Which cluster? Give one name or UID.");
+    }
+    return askChange({ verb: "delete", cluster: command.args[0]!, project: command.project }, ctx);
+  },
+};
+
+/** Who may freeze and unfreeze: anyone who may make some change (or launch). */
+const FREEZERS = ["scale", "maintenance", "logs", "backup", "upgrade", "delete", "launch"] as const;
+
+async function mayFreeze(ctx: CommandContext): Promise<boolean> {
+  for (const permission of FREEZERS) {
+    if (await ctx.policy.allows(ctx.requester.userId, permission)) return true;
+  }
+  return false;
+}
+
+/** `<cluster>`, `project:<uid>` or `all`: what a freeze covers. */
+async function freezeScope(
+  command: ParsedCommand,
+  words: readonly string[],
+  ctx: CommandContext,
+  verb: string,
+): Promise<{ kind: "scope"; scope: FreezeScope } | { kind: "reply"; reply: Reply }> {
+  if (command.project !== undefined && words.length === 0) {
+    return { kind: "scope", scope: { kind: "project", uid: command.project } };
+  }
+  if (words.length !== 1) {
+    return {
+      kind: "reply",
+      reply: errorReply(
+        `Say what to ${verb}: a cluster, \`project:<uid>\` or \`all\`.`,
+        `Say what to ${verb}.`,
+      ),
+    };
+  }
+  const word = words[0]!;
+  if (word.toLowerCase() === "all") return { kind: "scope", scope: { kind: "all" } };
+  const scopes = command.project
+    ? [{ projectUid: command.project }]
+    : ctx.projects.length > 0
+      ? ctx.projects.map((projectUid) => ({ projectUid }))
+      : [{}];
+  const found = await resolveCluster(word, scopes, ctx, replayWith(verb, []));
+  if (found.kind === "reply") return found;
+  return {
+    kind: "scope",
+    scope: { kind: "cluster", uid: found.cluster.uid, name: found.cluster.name },
+  };
+}
+
+const FREEZE_USAGE = "freeze <cluster>|project:<uid>|all until <time> [reason…]";
+
+export const freezeVerb: VerbSpec = {
+  name: "freeze",
+  usage: FREEZE_USAGE,
+  summary: "stop every change (launch included) to a cluster, a project or all, until a time",
+  examples: [
+    "/palette freeze all until 2026-12-24 holiday freeze",
+    "/palette freeze web-prod until 4h release in progress",
+  ],
+  run: async (command, ctx) => {
+    if (!(await mayFreeze(ctx))) {
+      return errorReply(
+        ":no_entry: Only people who may make changes (an `ALLOW_*` list, or `ALLOW_LAUNCH`) can freeze them.",
+        "You may not freeze changes.",
+      );
+    }
+    const untilAt = command.args.findIndex((word) => word.toLowerCase() === "until");
+    if (untilAt === -1 || untilAt + 1 >= command.args.length) {
+      return usageReply(freezeVerb, "Say until when, e.g. `until 4h` or `until 2026-12-01`.");
+    }
+    const end = freezeUntil(command.args[untilAt + 1]!, ctx.clock.now());
+    if (!end.ok) return usageReply(freezeVerb, end.problem);
+    const target = await freezeScope(command, command.args.slice(0, untilAt), ctx, "freeze");
+    if (target.kind === "reply") return target.reply;
+    const reason = command.args
+      .slice(untilAt + 2)
+      .join(" ")
+      .slice(0, 300);
+    const freeze = await new FreezeStore(ctx.db, ctx.clock).add({
+      scope: target.scope,
+      untilMs: end.untilMs,
+      reason,
+      frozenBy: ctx.requester.userId,
+    });
+    await ctx.audit.record({
+      userId: ctx.requester.userId,
+      action: "freeze",
+      target: scopeText(target.scope),
+      outcome: "created",
+      detail: JSON.stringify({
+        freezeId: freeze.id,
+        until: new Date(end.untilMs).toISOString(),
+        reason,
+      }),
+    });
+    return messageReply(
+      {
+        screen: "notice",
+        data: {
+          mrkdwn: `:snowflake: Changes to ${freezeScopeLabel(freeze)} are frozen until ${slackDate(end.untilMs, "dateTime")}${reason ? `: “${escapeMrkdwn(reason)}”` : ""}. Scale, delete and launch are refused meanwhile; reads and notifications go on.`,
+          hint: `\`/palette unfreeze ${escapeMrkdwn(command.args.slice(0, untilAt).join(" ") || (command.project ? `project:${command.project}` : "all"))}\` lifts it.`,
+        },
+      },
+      `Changes frozen until ${new Date(end.untilMs).toISOString()}`,
+      "in_channel",
+    );
+  },
+};
+
+export const unfreezeVerb: VerbSpec = {
+  name: "unfreeze",
+  usage: "unfreeze <cluster>|project:<uid>|all",
+  summary: "lift a freeze",
+  examples: ["/palette unfreeze all"],
+  run: async (command, ctx) => {
+    if (!(await mayFreeze(ctx))) {
+      return errorReply(
+        ":no_entry: Only people who may make changes (an `ALLOW_*` list, or `ALLOW_LAUNCH`) can lift a freeze.",
+        "You may not lift freezes.",
+      );
+    }
+    const target = await freezeScope(command, command.args, ctx, "unfreeze");
+    if (target.kind === "reply") return target.reply;
+    const store = new FreezeStore(ctx.db, ctx.clock);
+    const lifted = await store.lift(target.scope, ctx.requester.userId);
+    if (lifted.length === 0) {
+      const others = (await store.active()).filter((f) => !sameScope(f.scope, target.scope));
+      return errorReply(
+        "No freeze of exactly that is in force.",
+        "No such freeze.",
+        others.length > 0 ? `In force: ${freezeLines(others)}` : undefined,
+      );
+    }
+    await ctx.audit.record({
+      userId: ctx.requester.userId,
+      action: "freeze",
+      target: scopeText(target.scope),
+      outcome: "removed",
+      detail: JSON.stringify({ freezeIds: lifted.map((f) => f.id) }),
+    });
+    return messageReply(
+      {
+        screen: "notice",
+        data: { mrkdwn: `:sunny: Lifted the freeze of ${freezeScopeLabel(lifted[0]!)}.` },
+      },
+      "Freeze lifted",
+      "in_channel",
+    );
+  },
+};
+
+export const freezesVerb: VerbSpec = {
+  name: "freezes",
+  usage: "freezes",
+  summary: "the freezes in force",
+  examples: ["/palette freezes"],
+  run: async (_command, ctx) => {
+    const freezes = await new FreezeStore(ctx.db, ctx.clock).active();
+    return messageReply(
+      { screen: "notice", data: { mrkdwn: freezeLines(freezes) } },
+      `${freezes.length} freeze(s) in force`,
+    );
+  },
+};
+
+function scopeText(scope: FreezeScope): string {
+  return scope.kind === "all"
+    ? "all"
+    : scope.kind === "project"
+      ? `project:${scope.uid}`
+      : scope.name;
+}
+
+export const changeVerbs: VerbSpec[] = [
+  scaleVerb,
+  deleteVerb,
+  freezeVerb,
+  unfreezeVerb,
+  freezesVerb,
+];

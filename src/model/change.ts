@@ -1,0 +1,122 @@
+/**
+ * A day-2 change to one cluster, as planned from Palette's state when the person asked, shown
+ * in the confirmation, checked again when they confirm and followed after Palette accepts. Pure.
+ */
+
+export const CHANGE_VERB_NAMES = ["scale", "delete"] as const;
+export type ChangeVerb = (typeof CHANGE_VERB_NAMES)[number];
+
+export interface ChangeCluster {
+  uid: string;
+  name: string;
+  projectUid: string;
+  /** Palette's cloud type (aws, vsphere, …) */
+  cloudType: string;
+  /** the cluster's state when planned: Running, Provisioning, … */
+  state: string;
+}
+
+export interface ScalePlan {
+  verb: "scale";
+  cluster: ChangeCluster;
+  configUid: string;
+  pool: string;
+  from: number;
+  to: number;
+  /** set when the pool autoscales: the size must stay within it */
+  autoscale?: { min: number; max: number };
+}
+
+export interface DeletePlan {
+  verb: "delete";
+  cluster: ChangeCluster;
+}
+
+export type ChangePlan = ScalePlan | DeletePlan;
+
+/** Who may: each verb's ALLOW_* permission. */
+export const CHANGE_PERMISSION: Record<ChangeVerb, "scale" | "delete"> = {
+  scale: "scale",
+  delete: "delete",
+};
+
+/** These can't be undone by another click: the person types the cluster's name to confirm. */
+export function requiresTypedName(verb: ChangeVerb): boolean {
+  return verb === "delete";
+}
+
+/**
+ * Where a confirmation and Palette now disagree: each line says what changed since the modal
+ * opened. Empty when the plan still holds.
+ */
+export function drift(planned: ChangePlan, current: ChangePlan): string[] {
+  const lines: string[] = [];
+  if (planned.cluster.uid !== current.cluster.uid) {
+    lines.push(`\`${planned.cluster.name}\` is now a different cluster.`);
+    return lines;
+  }
+  if (planned.cluster.state !== current.cluster.state) {
+    lines.push(`The cluster is now ${current.cluster.state} (it was ${planned.cluster.state}).`);
+  }
+  if (planned.verb === "scale" && current.verb === "scale" && planned.from !== current.from) {
+    lines.push(`\`${planned.pool}\` now has ${current.from} nodes (it had ${planned.from}).`);
+  }
+  return lines;
+}
+
+export type ChangeStatus =
+  /** waiting for a second person (APPROVAL_REQUIRED) */
+  | "awaiting_approval"
+  | "rejected"
+  | "expired"
+  /** claimed: its Palette request is being sent (by exactly one replica) */
+  | "executing"
+  /** Palette accepted; the card follows it */
+  | "accepted"
+  | "done"
+  /** Palette refused, or the change did not reach its end */
+  | "failed";
+
+export const OPEN_STATUSES: readonly ChangeStatus[] = [
+  "awaiting_approval",
+  "executing",
+  "accepted",
+];
+
+/** How far a followed change has got, from Palette's state. */
+export type ChangeProgress =
+  | { kind: "working"; line: string }
+  | { kind: "done"; line: string }
+  | { kind: "failed"; line: string };
+
+export interface PoolMachines {
+  running: number;
+  total: number;
+  failed: number;
+}
+
+export function scaleProgress(plan: ScalePlan, machines: PoolMachines): ChangeProgress {
+  if (machines.failed > 0) {
+    return { kind: "failed", line: `${machines.failed} machine(s) of \`${plan.pool}\` failed` };
+  }
+  if (machines.total === plan.to && machines.running === plan.to) {
+    return { kind: "done", line: `${plan.to} Running` };
+  }
+  return { kind: "working", line: `${machines.running} of ${plan.to} Running` };
+}
+
+/** `undefined` state: Palette no longer knows the cluster (404), which is what delete wants */
+export function deleteProgress(state: string | undefined): ChangeProgress {
+  if (state === undefined || state === "Deleted") return { kind: "done", line: "deleted" };
+  if (state === "Failed") return { kind: "failed", line: "Palette says the delete failed" };
+  return { kind: "working", line: state };
+}
+
+/** "4 m 12 s", "52 s", "1 h 3 m": how long a change took, for its card */
+export function formatTook(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} m ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} m`;
+}

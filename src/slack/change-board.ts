@@ -1,0 +1,37 @@
+import type { webApi } from "@slack/bolt";
+import type { KnownBlock } from "@slack/types";
+import type { ChangeBoard } from "../changes/board.ts";
+import {
+  approvalCardBlocks,
+  approvalCardText,
+  changeCardBlocks,
+  changeCardText,
+} from "../views/change.ts";
+
+/** A change's cards and private lines through the Slack Web API. */
+export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
+  const post = async (channel: string, text: string, blocks: KnownBlock[]) => {
+    const posted = await client.chat.postMessage({ channel, text, blocks });
+    return posted.ts ? { channel: posted.channel ?? channel, ts: String(posted.ts) } : undefined;
+  };
+  const update = async (channel: string, ts: string, text: string, blocks: KnownBlock[]) => {
+    await client.chat.update({ channel, ts, text, blocks });
+  };
+  return {
+    post: (channel, card) => post(channel, changeCardText(card), changeCardBlocks(card)),
+    update: (channel, ts, card) =>
+      update(channel, ts, changeCardText(card), changeCardBlocks(card)),
+    postApproval: (channel, card) =>
+      post(channel, approvalCardText(card), approvalCardBlocks(card)),
+    updateApproval: (channel, ts, card) =>
+      update(channel, ts, approvalCardText(card), approvalCardBlocks(card)),
+    async tell(channel, userId, mrkdwn, text) {
+      await client.chat.postEphemeral({
+        channel,
+        user: userId,
+        text,
+        blocks: [{ type: "section", text: { type: "mrkdwn", text: mrkdwn.slice(0, 3000) } }],
+      });
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { App } from "@slack/bolt";
+import { z } from "zod";
+import { decideChange } from "../../../changes/decide.ts";
+import type { ChangeRecord } from "../../../store/changes.ts";
+import { APPROVE_ACTION_ID, REJECT_ACTION_ID } from "../../../views/change.ts";
+import { postChangeCard } from "../../change-outcome.ts";
+import type { SlackEdge } from "../../types.ts";
+
+const approvalClick = z.object({
+  user: z.object({ id: z.string().min(1) }),
+  channel: z.object({ id: z.string().min(1) }).optional(),
+  container: z
+    .object({ channel_id: z.string().min(1) })
+    .partial()
+    .optional(),
+  actions: z.array(z.object({ value: z.string().regex(/^\d{1,12}$/) })).min(1),
+});
+
+/**
+ * Approve / Reject on a change's request card. Acked at once; the decision is the use case's
+ * (src/changes/decide.ts), which lets exactly one decision land however many clicks arrive on
+ * however many replicas. The card is edited to the outcome; refusals are private to the clicker.
+ */
+export function registerChangeApprovalActions(app: App, edge: SlackEdge): void {
+  for (const [actionId, decision] of [
+    [APPROVE_ACTION_ID, "approve"],
+    [REJECT_ACTION_ID, "reject"],
+  ] as const) {
+    app.action(actionId, async ({ ack, body }) => {
+      await ack();
+      const parsed = approvalClick.safeParse(body);
+      const channel = parsed.success
+        ? (parsed.data.channel?.id ?? parsed.data.container?.channel_id)
+        : undefined;
+      if (!parsed.success || !channel) {
+        edge.logger.warn({ actionId }, "approval click without a request; ignored");
+        return;
+      }
+      const userId = parsed.data.user.id;
+      const id = Number(parsed.data.actions[0]!.value);
+      await edge.changeWork(async () => {
+        const deps = edge.commandDeps;
+        const board = edge.changeBoard;
+        const decided = await decideChange(id, { userId, channelId: channel }, decision, deps);
+        const showRequest = async (record: ChangeRecord, line?: string) => {
+          if (!record.requestChannel || !record.requestTs) return;
+          await board.updateApproval(record.requestChannel, record.requestTs, {
+            id: record.id,
+            plan: record.plan,
+            requester: record.requester,
+            status: record.status,
+            expiresAt: record.expiresAt ?? 0,
+            approver: record.approver,
+            line,
+          });
+        };
+        switch (decided.kind) {
+          case "refused":
+            await board.tell(channel, userId, decided.mrkdwn, decided.text);
+            return;
+          case "settled":
+            await showRequest(decided.record);
+            await board.tell(
+              channel,
+              userId,
+              `This request is already ${decided.record.status.replace("_", " ")}${decided.record.approver ? ` (by <@${decided.record.approver}>)` : ""}.`,
+              "Already decided.",
+            );
+            return;
+          case "rejected":
+            await showRequest(decided.record);
+            return;
+          case "stale":
+            await showRequest(decided.record, decided.record.reason);
+            await board.tell(channel, userId, decided.mrkdwn, "Not sent: the cluster changed.");
+            return;
+          default:
+            await showRequest(
+              decided.record,
+              decided.kind === "failed" ? decided.reason : undefined,
+            );
+            await postChangeCard(decided, {
+              board,
+              db: deps.db,
+              clock: deps.clock,
+              logger: edge.logger,
+            });
+        }
+      });
+    });
+  }
+}

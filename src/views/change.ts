@@ -1,0 +1,238 @@
+import type { Button, KnownBlock, ModalView } from "@slack/types";
+import { type ChangePlan, type ChangeStatus, requiresTypedName } from "../model/change.ts";
+import type { Freeze } from "../model/freeze.ts";
+import { context, header, section } from "./blocks.ts";
+import { bold, code, escapeMrkdwn, mention, slackDate } from "./mrkdwn.ts";
+
+/**
+ * Day-2 changes as Slack shows them: the confirmation modal, the card that follows a change to
+ * its end, the request a second person approves, and freeze refusals. Pure; every name from
+ * Palette or a person is escaped here.
+ */
+
+export const CHANGE_CALLBACK_ID = "palette_change_confirm";
+export const CONFIRM_NAME_FIELD = "confirm_name";
+export const APPROVE_ACTION_ID = "change_approve";
+export const REJECT_ACTION_ID = "change_reject";
+
+const plain = (text: string) => ({ type: "plain_text" as const, text: text.slice(0, 150) });
+
+/** "scale `worker` of *web-prod* 3 → 5" */
+export function changeSummary(plan: ChangePlan): string {
+  switch (plan.verb) {
+    case "scale":
+      return `scale ${code(plan.pool)} of ${bold(plan.cluster.name)} ${plan.from} → ${plan.to}`;
+    case "delete":
+      return `delete ${bold(plan.cluster.name)}`;
+  }
+}
+
+function planLines(plan: ChangePlan): string[] {
+  const lines = [`*Cluster* ${bold(plan.cluster.name)} · ${escapeMrkdwn(plan.cluster.cloudType)}`];
+  if (plan.verb === "scale") {
+    lines.push(`*Pool* ${code(plan.pool)}: ${plan.from} → *${plan.to}* nodes`);
+    if (plan.autoscale) {
+      lines.push(`Autoscaling between ${plan.autoscale.min} and ${plan.autoscale.max} nodes`);
+    }
+  } else {
+    lines.push(
+      "*Deletes the cluster* and the cloud resources Palette made for it. Not forced: Palette cleans up first.",
+    );
+  }
+  lines.push(`*Palette now* ${escapeMrkdwn(plan.cluster.state)}`);
+  return lines;
+}
+
+export interface ChangeModalInput {
+  plan: ChangePlan;
+  /** the channel the change was asked in; its card goes there */
+  channel: string;
+  /** APPROVAL_REQUIRED names this verb */
+  needsApproval: boolean;
+}
+
+export function changeModal(input: ChangeModalInput): ModalView {
+  const { plan } = input;
+  const verb = plan.verb === "scale" ? "Scale" : "Delete";
+  const blocks: KnownBlock[] = [section(`You are about to ${changeSummary(plan)}.`)];
+  blocks.push(section(planLines(plan).join("\n")));
+  if (requiresTypedName(plan.verb)) {
+    blocks.push({
+      type: "input",
+      block_id: CONFIRM_NAME_FIELD,
+      label: plain("Type the cluster's name to confirm"),
+      element: {
+        type: "plain_text_input",
+        action_id: CONFIRM_NAME_FIELD,
+        placeholder: plain(plan.cluster.name),
+        max_length: 256,
+      },
+    });
+  }
+  if (input.needsApproval) {
+    blocks.push(
+      context(
+        ":busts_in_silhouette: A second person allowed to do this must approve it before it runs (APPROVAL_REQUIRED).",
+      ),
+    );
+  }
+  blocks.push(
+    context(
+      "If Palette changes before you confirm, I check again and stop if it no longer matches.",
+    ),
+  );
+  return {
+    type: "modal",
+    callback_id: CHANGE_CALLBACK_ID,
+    title: plain(`${verb} cluster`),
+    submit: plain(input.needsApproval ? "Request approval" : verb),
+    close: plain("Cancel"),
+    private_metadata: JSON.stringify({ plan, channel: input.channel }),
+    blocks,
+  };
+}
+
+export interface ChangeCardInput {
+  plan: ChangePlan;
+  status: ChangeStatus;
+  requester: string;
+  approver?: string;
+  /** the latest progress line, or Palette's refusal */
+  line?: string;
+  /** "4 m 12 s" once it ended */
+  took?: string;
+  /** the Palette user it ran as (IDENTITY=linked) */
+  paletteUser?: string;
+}
+
+const DOING: Record<ChangePlan["verb"], string> = { scale: "Scaling", delete: "Deleting" };
+const DONE: Record<ChangePlan["verb"], string> = { scale: "Scaled", delete: "Deleted" };
+
+function target(plan: ChangePlan): string {
+  return plan.verb === "scale"
+    ? `${code(plan.pool)} of ${bold(plan.cluster.name)} ${plan.from} → ${plan.to}`
+    : bold(plan.cluster.name);
+}
+
+/** The change's card in the channel, edited in place as it goes. */
+export function changeCardBlocks(input: ChangeCardInput): KnownBlock[] {
+  const { plan } = input;
+  const line = input.line ? escapeMrkdwn(input.line) : undefined;
+  let text: string;
+  switch (input.status) {
+    case "done":
+      text = `:white_check_mark: ${DONE[plan.verb]} ${target(plan)}${line ? ` · ${line}` : ""}${input.took ? `, ${input.took}` : ""}`;
+      break;
+    case "failed":
+      text = `:x: ${DOING[plan.verb]} ${target(plan)} failed${line ? `: ${line}` : ""}`;
+      break;
+    default:
+      text = `:hourglass_flowing_sand: ${DOING[plan.verb]} ${target(plan)} …${line ? ` ${line}` : ""}`;
+  }
+  const who = [`Requested by ${mention(input.requester)}`];
+  if (input.approver) who.push(`approved by ${mention(input.approver)}`);
+  if (input.paletteUser) who.push(`as ${escapeMrkdwn(input.paletteUser)}`);
+  return [section(text), context(who.join(", "))];
+}
+
+export function changeCardText(input: ChangeCardInput): string {
+  const { plan } = input;
+  const what = plan.verb === "scale" ? `${plan.pool} of ${plan.cluster.name}` : plan.cluster.name;
+  if (input.status === "done") return `${DONE[plan.verb]} ${what}`;
+  if (input.status === "failed") return `${DOING[plan.verb]} ${what} failed`;
+  return `${DOING[plan.verb]} ${what}`;
+}
+
+export interface ApprovalCardInput {
+  id: number;
+  plan: ChangePlan;
+  requester: string;
+  status: ChangeStatus;
+  expiresAt: number;
+  approver?: string;
+  /** why it did not run (stale, Palette refused, …) */
+  line?: string;
+}
+
+/** The request a second person approves; the buttons go once it is decided or expired. */
+export function approvalCardBlocks(input: ApprovalCardInput): KnownBlock[] {
+  const blocks: KnownBlock[] = [
+    header("Change needs approval"),
+    section(`${mention(input.requester)} asks to ${changeSummary(input.plan)}.`),
+    section(planLines(input.plan).join("\n")),
+  ];
+  if (input.status === "awaiting_approval") {
+    const value = String(input.id);
+    const approve: Button = {
+      type: "button",
+      action_id: APPROVE_ACTION_ID,
+      text: plain("Approve"),
+      style: "primary",
+      value,
+      confirm: {
+        title: plain("Approve this change?"),
+        text: plain(`It runs at once in Palette.`),
+        confirm: plain("Approve"),
+        deny: plain("Back"),
+      },
+    };
+    const reject: Button = {
+      type: "button",
+      action_id: REJECT_ACTION_ID,
+      text: plain("Reject"),
+      style: "danger",
+      value,
+    };
+    blocks.push({ type: "actions", block_id: `change_${value}`, elements: [approve, reject] });
+    blocks.push(
+      context(
+        `Another person allowed to do this approves; the requester cannot. Expires ${slackDate(input.expiresAt, "dateTime")}.`,
+      ),
+    );
+    return blocks;
+  }
+  const by = input.approver ? ` by ${mention(input.approver)}` : "";
+  const outcome: Partial<Record<ChangeStatus, string>> = {
+    rejected: `:no_entry_sign: Rejected${by}.`,
+    expired: ":hourglass: Expired: nobody approved it in time. Ask again if it is still needed.",
+    failed: `:x: Approved${by}, but it did not run${input.line ? `: ${escapeMrkdwn(input.line)}` : "."}`,
+  };
+  blocks.push(
+    context(outcome[input.status] ?? `:white_check_mark: Approved${by}; its card follows it.`),
+  );
+  return blocks;
+}
+
+export function approvalCardText(input: ApprovalCardInput): string {
+  return `Change needs approval: ${input.plan.verb} ${input.plan.cluster.name}`;
+}
+
+export function freezeScopeLabel(freeze: Freeze): string {
+  switch (freeze.scope.kind) {
+    case "all":
+      return "every cluster";
+    case "project":
+      return `project ${code(freeze.scope.uid)}`;
+    case "cluster":
+      return bold(freeze.scope.name) || code(freeze.scope.uid);
+  }
+}
+
+/** What a refused change says: who froze what, why and until when. */
+export function freezeRefusal(freeze: Freeze): { mrkdwn: string; text: string } {
+  const reason = freeze.reason ? `: “${escapeMrkdwn(freeze.reason)}”` : "";
+  return {
+    mrkdwn: `:snowflake: Changes to ${freezeScopeLabel(freeze)} are frozen by ${mention(freeze.frozenBy)} until ${slackDate(freeze.untilMs, "dateTime")}${reason}. Reads and notifications go on; ask them, or wait until it ends.`,
+    text: `Changes are frozen until ${new Date(freeze.untilMs).toISOString()}${freeze.reason ? `: ${freeze.reason}` : ""}`,
+  };
+}
+
+export function freezeLines(freezes: readonly Freeze[]): string {
+  if (freezes.length === 0) return "No freezes: changes are allowed (by the `ALLOW_*` lists).";
+  return freezes
+    .map(
+      (freeze) =>
+        `:snowflake: ${freezeScopeLabel(freeze)} until ${slackDate(freeze.untilMs, "dateTime")}, by ${mention(freeze.frozenBy)}${freeze.reason ? `: “${escapeMrkdwn(freeze.reason)}”` : ""}`,
+    )
+    .join("\n");
+}

@@ -1,0 +1,452 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createAccessPolicy } from "../../src/access/policy.ts";
+import { ManualClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
+import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
+import { Secret } from "../../src/secret.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { ChangeStore } from "../../src/store/changes.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
+import {
+  APPROVE_ACTION_ID,
+  CHANGE_CALLBACK_ID,
+  CONFIRM_NAME_FIELD,
+  REJECT_ACTION_ID,
+} from "../../src/views/change.ts";
+import type { RecordedCall } from "../support/fake-slack.ts";
+import { requestDefinition, schemaErrors } from "../support/simulator-openapi.ts";
+import { type BotHarness, startBot } from "../support/slack-harness.ts";
+import { interactiveBody, loadPayload } from "../support/slack-request.ts";
+
+/**
+ * Day-2 changes end to end: signed Slack requests into the bot, the real Palette client, the
+ * simulator behind it (its clock moved by hand), the fake Slack recording what the bot sent.
+ */
+
+const RESIZE_MS = 4_000;
+const CHANNEL = "C111";
+/** may scale and delete */
+const ALICE = "W111";
+/** may scale and delete too: the second person */
+const BOB = "W222";
+/** may do neither */
+const CAROL = "W333";
+
+interface Harness {
+  bot: BotHarness;
+  sim: RunningSimulator;
+  palette: PaletteClient;
+  clock: ManualClock;
+  project: string;
+  /** every PUT, PATCH and DELETE the bot sent Palette, with its body */
+  writes: Array<{ method: string; path: string; body: unknown }>;
+  close(): Promise<void>;
+}
+
+const opened: Harness[] = [];
+
+afterEach(async () => {
+  for (const harness of opened.splice(0)) await harness.close();
+});
+
+async function start(
+  options: { approvals?: string[]; db?: SqlDb; sim?: RunningSimulator; clock?: ManualClock } = {},
+): Promise<Harness> {
+  const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 25, 12));
+  const sim =
+    options.sim ??
+    (await startSimulator({
+      clock,
+      clusters: 12,
+      seed: 21,
+      lifecycle: { provisioningMs: RESIZE_MS, deletingMs: RESIZE_MS },
+    }));
+  const writes: Harness["writes"] = [];
+  const inner = createUndiciTransport(sim.url);
+  const palette = createPaletteClient({
+    baseUrl: sim.url,
+    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
+    logger: silentLogger,
+    rateLimit: false,
+    retries: 0,
+    transport: {
+      send(request: WireRequest) {
+        if (request.method === "PUT" || request.method === "PATCH" || request.method === "DELETE") {
+          writes.push({
+            method: request.method,
+            path: request.path,
+            body: request.body ? JSON.parse(request.body) : undefined,
+          });
+        }
+        return inner.send(request);
+      },
+      close: () => inner.close(),
+    },
+  });
+  const project = sim.control.projects()[0]!;
+  const policy = createAccessPolicy({
+    allowLaunch: [ALICE],
+    allowKubeconfig: [],
+    allowChanges: { scale: [ALICE, BOB], delete: [ALICE, BOB] },
+    client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
+    clock,
+    logger: silentLogger,
+  });
+  const bot = await startBot({
+    palette,
+    clock,
+    policy,
+    projects: [project],
+    db: options.db,
+    approvals: options.approvals ? { verbs: options.approvals, ttlMs: 30 * 60_000 } : undefined,
+    changeSchedule: () => ({ stop() {} }),
+  });
+  const harness: Harness = {
+    bot,
+    sim,
+    palette,
+    clock,
+    project,
+    writes,
+    async close() {
+      await bot.close();
+      await palette.close();
+      if (!options.sim) await sim.close();
+    },
+  };
+  opened.push(harness);
+  return harness;
+}
+
+/** an aws cluster of our own, Running, with a worker pool of 3 */
+function awsCluster(h: Harness, name: string) {
+  return h.sim.control.addCluster({
+    name,
+    projectUid: h.project,
+    provider: "aws",
+    pools: [
+      { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
+      { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
+    ],
+  });
+}
+
+let viewSequence = 0;
+
+interface OpenedView {
+  id: string;
+  callback_id: string;
+  private_metadata: string;
+  blocks: unknown[];
+}
+
+/** `/palette <text>` and the confirmation Slack was asked to open, if any */
+async function ask(h: Harness, text: string, userId = ALICE) {
+  const before = h.bot.fake.callsTo("views.open").length;
+  const answer = await h.bot.command(text, { userId, channelId: CHANNEL });
+  const reply = () =>
+    h.bot.fake.callsTo("response").find((call) => call.body._responseId === answer.responseId);
+  const deadline = Date.now() + 3_000;
+  // the bot answers either way: a confirmation to open, or a reply at the response_url
+  while (h.bot.fake.callsTo("views.open").length === before && !reply()) {
+    if (Date.now() > deadline) throw new Error(`no answer to /palette ${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const call = h.bot.fake.callsTo("views.open")[before];
+  if (call) {
+    const view = call.body.view as OpenedView;
+    return { view: { ...view, id: `VC${++viewSequence}` }, reply: undefined };
+  }
+  return { view: undefined, reply: JSON.stringify(reply()!.body) };
+}
+
+/** the confirmation submitted (with the typed name, when asked) */
+async function confirm(h: Harness, view: OpenedView, userId = ALICE, typedName?: string) {
+  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
+  const values =
+    typedName === undefined
+      ? {}
+      : {
+          [CONFIRM_NAME_FIELD]: {
+            [CONFIRM_NAME_FIELD]: { type: "plain_text_input", value: typedName },
+          },
+        };
+  const submission = {
+    ...payload,
+    user: { ...(payload.user as object), id: userId },
+    view: {
+      ...(payload.view as object),
+      id: view.id,
+      callback_id: view.callback_id,
+      private_metadata: view.private_metadata,
+      blocks: view.blocks,
+      state: { values },
+    },
+    response_urls: [],
+  };
+  const answer = await h.bot.post(interactiveBody(submission));
+  return { status: answer.status, body: answer.text ? JSON.parse(answer.text) : {} };
+}
+
+/** a click on a request card's Approve or Reject */
+async function decide(h: Harness, actionId: string, changeId: number, userId: string) {
+  return h.bot.click(actionId, String(changeId), { userId });
+}
+
+async function settle(h: Harness): Promise<void> {
+  // the submit and the clicks ack first and work after: wait for that work to finish
+  for (let i = 0; i < 200; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    if (i > 5 && !(await busy(h))) return;
+  }
+}
+
+async function busy(h: Harness): Promise<boolean> {
+  const records = await new ChangeStore(h.bot.db, h.clock).all();
+  return records.some((record) => record.status === "executing");
+}
+
+function texts(calls: RecordedCall[]): string[] {
+  return calls.map((call) => JSON.stringify(call.body));
+}
+
+async function waitForCall(h: Harness, method: string, match: string, timeoutMs = 3_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = texts(h.bot.fake.callsTo(method)).find((text) => text.includes(match));
+    if (found) return found;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `no ${method} with ${match}; saw ${texts(h.bot.fake.callsTo(method)).join("\n")}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const poolPath = (configUid: string) =>
+  `/v1/cloudconfigs/aws/${configUid}/machinePools/worker-pool`;
+
+describe("day-2: scale", () => {
+  it("allowed → confirmed → exactly one PUT with the pool's body → the card follows to 5 Running", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "scale-me");
+    const { view } = await ask(h, "scale scale-me worker-pool 5");
+    expect(view?.callback_id).toBe(CHANGE_CALLBACK_ID);
+    expect(JSON.stringify(view!.blocks)).toContain("3 → *5* nodes");
+    expect(h.writes).toEqual([]);
+
+    const answer = await confirm(h, view!);
+    expect(answer.status).toBe(200);
+    const card = await waitForCall(h, "chat.postMessage", "Scaling");
+    expect(card).toContain("worker-pool");
+    expect(card).toContain("3 → 5");
+
+    expect(h.writes).toHaveLength(1);
+    const write = h.writes[0]!;
+    const configUid = write.path.split("/")[4]!;
+    expect(write.method).toBe("PUT");
+    expect(write.path).toBe(poolPath(configUid));
+    expect(
+      schemaErrors(
+        requestDefinition("put", "/v1/cloudconfigs/aws/{configUid}/machinePools/{machinePoolName}"),
+        write.body,
+      ),
+    ).toEqual([]);
+    expect(write.body).toMatchObject({
+      cloudConfig: { instanceType: "m5.xlarge" },
+      poolConfig: { name: "worker-pool", size: 5, minSize: 5, maxSize: 5, isControlPlane: false },
+    });
+    expect(h.sim.control.clusters().find((c) => c.uid === cluster.uid)).toBeDefined();
+
+    // Palette provisions the two new machines; the follower edits the card as they come up
+    const follower = h.bot.bot.edge.changeFollower;
+    await follower.tick();
+    await waitForCall(h, "chat.update", "3 of 5 Running");
+    h.clock.advance(RESIZE_MS + 1_000);
+    await follower.tick();
+    const done = await waitForCall(h, "chat.update", "Scaled");
+    expect(done).toContain("5 Running, 5 s");
+    const [record] = await new ChangeStore(h.bot.db, h.clock).all();
+    expect(record).toMatchObject({ status: "done", requester: ALICE });
+    const audit = (await h.bot.audit.recent(20)).filter((row) => row.action === "change");
+    expect(audit.map((row) => row.outcome)).toEqual(expect.arrayContaining(["created", "granted"]));
+  });
+
+  it("not allowed: refused at the command, Palette never written", async () => {
+    const h = await start();
+    awsCluster(h, "not-yours");
+    const { view, reply } = await ask(h, "scale not-yours worker-pool 5", CAROL);
+    expect(view).toBeUndefined();
+    expect(reply).toContain("not allowed to scale");
+    expect(reply).toContain("ALLOW_SCALE");
+    expect(h.writes).toEqual([]);
+  });
+
+  it("frozen: refused with who froze it and why, at the command and at a confirmation already open", async () => {
+    const h = await start();
+    awsCluster(h, "frozen-one");
+    // the modal opens before the freeze; the confirmation comes after it
+    const { view } = await ask(h, "scale frozen-one worker-pool 4");
+    const froze = await h.bot.command("freeze frozen-one until 2h release train", {
+      userId: BOB,
+      channelId: CHANNEL,
+    });
+    const [frozeReply] = await h.bot.responses(froze.responseId);
+    expect(JSON.stringify(frozeReply!.body)).toContain("frozen until");
+
+    await confirm(h, view!);
+    const told = await waitForCall(h, "chat.postEphemeral", "frozen by");
+    expect(told).toContain("release train");
+    expect(told).toContain("<@W222>");
+
+    const again = await ask(h, "scale frozen-one worker-pool 4");
+    expect(again.view).toBeUndefined();
+    expect(again.reply).toContain("release train");
+    expect(h.writes).toEqual([]);
+
+    // lifted: the same change goes through
+    const lift = await h.bot.command("unfreeze frozen-one", { userId: BOB, channelId: CHANNEL });
+    await h.bot.responses(lift.responseId);
+    const after = await ask(h, "scale frozen-one worker-pool 4");
+    await confirm(h, after.view!);
+    await waitForCall(h, "chat.postMessage", "Scaling");
+    expect(h.writes).toHaveLength(1);
+  });
+
+  it("stale: the pool changed since the modal opened → refused with what changed, nothing sent", async () => {
+    const h = await start();
+    awsCluster(h, "moving");
+    const first = await ask(h, "scale moving worker-pool 5");
+    const second = await ask(h, "scale moving worker-pool 4");
+    await confirm(h, second.view!);
+    await waitForCall(h, "chat.postMessage", "Scaling");
+    expect(h.writes).toHaveLength(1);
+
+    await confirm(h, first.view!);
+    const told = await waitForCall(h, "chat.postEphemeral", "changed since");
+    expect(told).toContain("now has 4 nodes (it had 3)");
+    expect(h.writes).toHaveLength(1);
+  });
+
+  it("a Slack retry of the same confirmation sends one PUT", async () => {
+    const h = await start();
+    awsCluster(h, "twice");
+    const { view } = await ask(h, "scale twice worker-pool 6");
+    await Promise.all([confirm(h, view!), confirm(h, view!)]);
+    await waitForCall(h, "chat.postMessage", "Scaling");
+    await settle(h);
+    expect(h.writes).toHaveLength(1);
+    expect(await new ChangeStore(h.bot.db, h.clock).all()).toHaveLength(1);
+  });
+
+  it("Palette refuses: the card says Palette's reason", async () => {
+    const h = await start();
+    awsCluster(h, "refused");
+    const { view } = await ask(h, "scale refused worker-pool 5");
+    h.sim.control.addFault({
+      pathPrefix: "/v1/cloudconfigs",
+      method: "PUT",
+      kind: "status",
+      status: 403,
+    });
+    await confirm(h, view!);
+    const card = await waitForCall(h, "chat.postMessage", "failed");
+    expect(card).toContain("Scaling");
+    const [record] = await new ChangeStore(h.bot.db, h.clock).all();
+    expect(record!.status).toBe("failed");
+  });
+});
+
+describe("day-2: delete", () => {
+  it("the typed name must match; then one DELETE, followed until the cluster is gone", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "retire-me");
+    const { view } = await ask(h, "delete retire-me");
+    expect(JSON.stringify(view!.blocks)).toContain(CONFIRM_NAME_FIELD);
+
+    const wrong = await confirm(h, view!, ALICE, "retire-you");
+    expect(wrong.body.response_action).toBe("errors");
+    expect(wrong.body.errors[CONFIRM_NAME_FIELD]).toContain("retire-me");
+    expect(h.writes).toEqual([]);
+
+    await confirm(h, view!, ALICE, "retire-me");
+    await waitForCall(h, "chat.postMessage", "Deleting");
+    expect(h.writes).toEqual([
+      { method: "DELETE", path: `/v1/spectroclusters/${cluster.uid}`, body: undefined },
+    ]);
+    const follower = h.bot.bot.edge.changeFollower;
+    await follower.tick();
+    await waitForCall(h, "chat.update", "Deleting");
+    h.clock.advance(RESIZE_MS + 1_000);
+    await follower.tick();
+    const done = await waitForCall(h, "chat.update", "Deleted");
+    expect(done).toContain("retire-me");
+  });
+});
+
+describe("day-2: two-person rule", () => {
+  async function requested(h: Harness, name: string) {
+    awsCluster(h, name);
+    const { view } = await ask(h, `delete ${name}`);
+    expect(JSON.stringify(view)).toContain("Request approval");
+    await confirm(h, view!, ALICE, name);
+    await waitForCall(h, "chat.postMessage", "Change needs approval");
+    const [record] = await new ChangeStore(h.bot.db, h.clock).all();
+    expect(record!.status).toBe("awaiting_approval");
+    expect(h.writes).toEqual([]);
+    return record!;
+  }
+
+  it("the requester's own approval is refused; a second person's runs it once, even clicked twice at once", async () => {
+    const h = await start({ approvals: ["delete"] });
+    const record = await requested(h, "two-keys");
+
+    await decide(h, APPROVE_ACTION_ID, record.id, ALICE);
+    await waitForCall(h, "chat.postEphemeral", "someone else must approve");
+    expect(h.writes).toEqual([]);
+
+    await decide(h, APPROVE_ACTION_ID, record.id, CAROL);
+    await waitForCall(h, "chat.postEphemeral", "not allowed to delete");
+    expect(h.writes).toEqual([]);
+
+    await Promise.all([
+      decide(h, APPROVE_ACTION_ID, record.id, BOB),
+      decide(h, APPROVE_ACTION_ID, record.id, BOB),
+    ]);
+    await waitForCall(h, "chat.postMessage", "Deleting");
+    await waitForCall(h, "chat.postEphemeral", "already");
+    expect(h.writes.filter((w) => w.method === "DELETE")).toHaveLength(1);
+    const [after] = await new ChangeStore(h.bot.db, h.clock).all();
+    expect(after).toMatchObject({ status: "accepted", approver: BOB, requester: ALICE });
+    const card = await waitForCall(h, "chat.update", "Approved by");
+    expect(card).toContain("<@W222>");
+  });
+
+  it("an expired request cannot be approved; a rejected one never runs", async () => {
+    const h = await start({ approvals: ["delete"] });
+    const record = await requested(h, "too-late");
+    h.clock.advance(31 * 60_000);
+    await decide(h, APPROVE_ACTION_ID, record.id, BOB);
+    await waitForCall(h, "chat.postEphemeral", "already expired");
+    await waitForCall(h, "chat.update", "Expired");
+    expect(h.writes).toEqual([]);
+
+    const other = await (async () => {
+      awsCluster(h, "say-no");
+      const { view } = await ask(h, "delete say-no");
+      await confirm(h, view!, ALICE, "say-no");
+      await waitForCall(h, "chat.postMessage", "say-no");
+      return (await new ChangeStore(h.bot.db, h.clock).all()).find(
+        (r) => r.plan.cluster.name === "say-no",
+      )!;
+    })();
+    await decide(h, REJECT_ACTION_ID, other.id, BOB);
+    await waitForCall(h, "chat.update", "Rejected by");
+    await decide(h, APPROVE_ACTION_ID, other.id, BOB);
+    await waitForCall(h, "chat.postEphemeral", "already rejected");
+    expect(h.writes).toEqual([]);
+  });
+});
