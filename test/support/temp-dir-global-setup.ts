@@ -29,6 +29,9 @@ export const SUITE_TEMP_PREFIXES = [
   "failover-",
 ];
 
+/** each run's own temp dir, removed whole at its end */
+const RUN_DIR_PREFIX = "palette-chatops-test-";
+
 export function suiteEntries(names: string[]): string[] {
   return names.filter((name) => SUITE_TEMP_PREFIXES.some((prefix) => name.startsWith(prefix)));
 }
@@ -36,7 +39,7 @@ export function suiteEntries(names: string[]): string[] {
 export default async function setup(): Promise<() => Promise<void>> {
   const outer = tmpdir();
   const before = new Set(await readdir(outer));
-  const runDir = await mkdtemp(join(outer, "palette-chatops-test-"));
+  const runDir = await mkdtemp(join(outer, RUN_DIR_PREFIX));
   // the PostgreSQL server may run as the `postgres` user, who must reach its directory inside
   await chmod(runDir, 0o755);
   const previous = process.env.TMPDIR;
@@ -45,8 +48,13 @@ export default async function setup(): Promise<() => Promise<void>> {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
     await rm(runDir, { recursive: true, force: true });
-    const left = suiteEntries((await readdir(outer)).filter((name) => !before.has(name)));
+    const left = suiteEntries((await readdir(outer)).filter((name) => !before.has(name))).filter(
+      // another run's own temp dir (two runs at once on one machine) is that run's to remove
+      (name) => !name.startsWith(RUN_DIR_PREFIX),
+    );
     if (left.length > 0) {
+      // vitest reports a teardown's error but keeps the exit code it had: fail the run here
+      process.exitCode = 1;
       throw new Error(
         `the test run left these in ${outer}, outside its own temp dir: ${left.join(", ")}`,
       );
