@@ -83,9 +83,35 @@ async function send(plan: ChangePlan, palette: PaletteApi): Promise<void> {
     case "delete":
       await palette.deleteCluster(plan.cluster.uid, scope);
       return;
+    case "cordon":
+    case "uncordon":
+      await palette.setMachineMaintenance(
+        plan.cluster.cloudType,
+        plan.configUid,
+        plan.pool,
+        plan.machine.uid,
+        plan.verb,
+        scope,
+      );
+      return;
+    case "repave":
+      await palette.approveRepave(plan.cluster.uid, scope);
+      return;
+    case "pause":
+    case "resume":
+      await palette.setLifecyclePause(plan.cluster.uid, plan.verb === "pause", scope);
+      return;
   }
 }
 
 function describe(plan: ChangePlan): Record<string, unknown> {
-  return plan.verb === "scale" ? { pool: plan.pool, from: plan.from, to: plan.to } : {};
+  switch (plan.verb) {
+    case "scale":
+      return { pool: plan.pool, from: plan.from, to: plan.to };
+    case "cordon":
+    case "uncordon":
+      return { pool: plan.pool, machine: plan.machine.name };
+    default:
+      return {};
+  }
 }

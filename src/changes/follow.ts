@@ -1,17 +1,11 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import {
-  type ChangePlan,
-  type ChangeProgress,
-  deleteProgress,
-  formatTook,
-  scaleProgress,
-} from "../model/change.ts";
+import { type ChangeProgress, formatTook } from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
-import { PaletteError } from "../palette/errors.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import type { SqlDb } from "../store/sql.ts";
 import type { ChangeBoard } from "./board.ts";
+import { readProgress } from "./progress.ts";
 
 export interface ChangeFollowerDeps {
   db: SqlDb;
@@ -69,7 +63,7 @@ export class ChangeFollower {
   private async follow(record: ChangeRecord): Promise<void> {
     const now = this.deps.clock.now();
     const since = record.acceptedAt ?? record.createdAt;
-    let progress = await this.progress(record.plan);
+    let progress = await readProgress(record.plan, this.deps.palette);
     if (progress.kind === "working" && now - since > (this.deps.maxFollowMs ?? 2 * 3_600_000)) {
       progress = {
         kind: "failed",
@@ -77,7 +71,8 @@ export class ChangeFollower {
       };
     }
     if (progress.kind === "working") {
-      if (this.lastLine.get(record.id) === progress.line) return;
+      // no card yet (its post is still on its way): the line is shown at a later round
+      if (!record.cardTs || this.lastLine.get(record.id) === progress.line) return;
       this.lastLine.set(record.id, progress.line);
       await this.show(record, "accepted", progress.line);
       return;
@@ -88,33 +83,6 @@ export class ChangeFollower {
     if (!ended) return;
     this.lastLine.delete(record.id);
     await this.show(ended, to, progress.line, formatTook(now - since));
-  }
-
-  private async progress(plan: ChangePlan): Promise<ChangeProgress> {
-    const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
-    if (plan.verb === "delete") {
-      const state = await this.deps.palette
-        .getClusterState(plan.cluster.uid, scope)
-        .catch((error) => {
-          if (error instanceof PaletteError && error.status === 404) return undefined;
-          throw error;
-        });
-      return deleteProgress(state);
-    }
-    const machines = await this.deps.palette.listMachines(
-      plan.cluster.cloudType,
-      plan.configUid,
-      plan.pool,
-      scope,
-    );
-    let running = 0;
-    let failed = 0;
-    for (const machine of machines) {
-      const state = machine.status?.instanceState;
-      if (state === "Running") running++;
-      if (state === "Failed") failed++;
-    }
-    return scaleProgress(plan, { running, failed, total: machines.length });
   }
 
   private async show(

@@ -22,8 +22,14 @@ export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<P
     : ctx.projects.length > 0
       ? ctx.projects.map((projectUid) => ({ projectUid }))
       : [{}];
-  const replayExtra = ask.verb === "scale" ? [ask.pool, String(ask.size)] : [];
-  const found = await resolveCluster(ask.cluster, scopes, ctx, replayWith(ask.verb, replayExtra));
+  const replayExtra =
+    ask.verb === "scale"
+      ? [ask.pool, String(ask.size)]
+      : ask.verb === "cordon" || ask.verb === "uncordon"
+        ? [ask.machine]
+        : [];
+  const typed = ask.verb === "repave" ? "repave approve" : ask.verb;
+  const found = await resolveCluster(ask.cluster, scopes, ctx, replayWith(typed, replayExtra));
   if (found.kind === "reply") return found;
   const { scope } = found;
   const cluster = found.cluster.cluster ?? (await ctx.palette.getCluster(found.cluster.uid, scope));
@@ -43,8 +49,48 @@ export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<P
   if (base.state === "Deleting" || base.state === "Deleted") {
     return refuse(`${shown} is ${base.state}; there is nothing to change.`);
   }
-  if (ask.verb === "delete") return { kind: "plan", plan: { verb: "delete", cluster: base } };
+  switch (ask.verb) {
+    case "delete":
+      return { kind: "plan", plan: { verb: "delete", cluster: base } };
+    case "scale":
+      return planScale(ask, base, ref, scope, ctx);
+    case "cordon":
+    case "uncordon":
+      return planMaintenance(ask, base, ref, scope, ctx);
+    case "repave": {
+      const repave = await ctx.palette.getRepaveStatus(base.uid, scope);
+      if (repave.state !== "Pending") {
+        return refuse(
+          `${shown} has no repave waiting for approval${repave.state ? ` (its last one is ${escapeMrkdwn(repave.state)})` : ""}.`,
+        );
+      }
+      return { kind: "plan", plan: { verb: "repave", cluster: base, reasons: repave.reasons } };
+    }
+    case "pause":
+    case "resume": {
+      if (base.cloudType !== "virtual") {
+        return refuse(
+          `${shown} is not a virtual cluster; Palette pauses and resumes virtual clusters only.`,
+        );
+      }
+      const paused = cluster.status?.virtual?.state === "Paused";
+      if (ask.verb === "pause" && paused) return refuse(`${shown} is already paused.`);
+      if (ask.verb === "resume" && !paused) return refuse(`${shown} is not paused.`);
+      return { kind: "plan", plan: { verb: ask.verb, cluster: base } };
+    }
+  }
+}
 
+type CloudRef = { kind?: string | null; uid?: string | null } | null | undefined;
+
+async function planScale(
+  ask: Extract<ChangeAsk, { verb: "scale" }>,
+  base: ChangeCluster,
+  ref: CloudRef,
+  scope: Scope,
+  ctx: CommandContext,
+): Promise<PlanOutcome> {
+  const shown = code(base.name);
   if (!ref?.uid || !ref.kind) {
     return refuse(
       `${shown} has no machine pools of its own to scale (a virtual cluster runs on its host's).`,
@@ -99,12 +145,74 @@ export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<P
   };
 }
 
+/** Bounds the reads: clusters have a handful of pools. */
+const MAX_POOLS = 20;
+
+async function planMaintenance(
+  ask: Extract<ChangeAsk, { verb: "cordon" | "uncordon" }>,
+  base: ChangeCluster,
+  ref: CloudRef,
+  scope: Scope,
+  ctx: CommandContext,
+): Promise<PlanOutcome> {
+  const shown = code(base.name);
+  if (!ref?.uid || !ref.kind) {
+    return refuse(`${shown} has no machines of its own (a virtual cluster runs on its host's).`);
+  }
+  const config = await ctx.palette.getCloudConfig(ref.kind, ref.uid, scope);
+  const pools = (config.spec?.machinePoolConfig ?? [])
+    .map((pool) => pool.name ?? "")
+    .filter((name) => name !== "")
+    .slice(0, MAX_POOLS);
+  const seen: string[] = [];
+  for (const pool of pools) {
+    const machines = await ctx.palette.listMachines(ref.kind, ref.uid, pool, scope);
+    for (const machine of machines) {
+      const name = machine.metadata?.name ?? "";
+      const uid = machine.metadata?.uid ?? "";
+      seen.push(name || uid);
+      if (name !== ask.machine && uid !== ask.machine) continue;
+      const maintenance = machine.status?.maintenanceStatus;
+      const cordoned = maintenance?.action === "cordon";
+      if (ask.verb === "cordon" && cordoned) {
+        return refuse(`${code(name || uid)} is already cordoned.`);
+      }
+      if (ask.verb === "uncordon" && !cordoned) {
+        return refuse(`${code(name || uid)} is not cordoned.`);
+      }
+      return {
+        kind: "plan",
+        plan: {
+          verb: ask.verb,
+          cluster: base,
+          configUid: ref.uid,
+          pool,
+          machine: { uid, name: name || uid },
+        },
+      };
+    }
+  }
+  return refuse(
+    `${shown} has no machine ${code(ask.machine)}.`,
+    seen.length > 0
+      ? `Its machines: ${seen.slice(0, 10).map(code).join(", ")}${seen.length > 10 ? " …" : ""} (see \`/palette nodes ${escapeMrkdwn(base.name)}\`)`
+      : undefined,
+  );
+}
+
 /** The ask a plan came from, to read Palette again at confirmation. */
 export function askOf(plan: ChangePlan): ChangeAsk {
   const project = plan.cluster.projectUid || undefined;
-  return plan.verb === "scale"
-    ? { verb: "scale", cluster: plan.cluster.uid, pool: plan.pool, size: plan.to, project }
-    : { verb: "delete", cluster: plan.cluster.uid, project };
+  const cluster = plan.cluster.uid;
+  switch (plan.verb) {
+    case "scale":
+      return { verb: "scale", cluster, pool: plan.pool, size: plan.to, project };
+    case "cordon":
+    case "uncordon":
+      return { verb: plan.verb, cluster, machine: plan.machine.uid, project };
+    default:
+      return { verb: plan.verb, cluster, project };
+  }
 }
 
 function refuse(mrkdwn: string, hint?: string): PlanOutcome {

@@ -76,6 +76,60 @@ export const deleteVerb: VerbSpec = {
   },
 };
 
+function machineVerb(verb: "cordon" | "uncordon"): VerbSpec {
+  const spec: VerbSpec = {
+    name: verb,
+    usage: `${verb} <cluster> <machine> [project:<uid>]`,
+    summary:
+      verb === "cordon"
+        ? "stop scheduling on a node (confirmed first; ALLOW_MAINTENANCE)"
+        : "make a cordoned node schedulable again (ALLOW_MAINTENANCE)",
+    examples: [`/palette ${verb} web-prod web-prod-worker-pool-3f9a1`],
+    run: async (command, ctx) => {
+      if (command.args.length !== 2) {
+        return usageReply(
+          spec,
+          "Give the cluster and the machine (its name as `/palette nodes` shows it).",
+        );
+      }
+      const [cluster, machine] = command.args as [string, string];
+      return askChange({ verb, cluster, machine, project: command.project }, ctx);
+    },
+  };
+  return spec;
+}
+
+export const repaveVerb: VerbSpec = {
+  name: "repave",
+  usage: "repave approve <cluster> [project:<uid>]",
+  summary: "let Palette go ahead with a repave it holds for approval (ALLOW_MAINTENANCE)",
+  examples: ["/palette repave approve web-prod"],
+  run: async (command, ctx) => {
+    if (command.args.length !== 2 || command.args[0]!.toLowerCase() !== "approve") {
+      return usageReply(repaveVerb, "Say `repave approve <cluster>`.");
+    }
+    return askChange({ verb: "repave", cluster: command.args[1]!, project: command.project }, ctx);
+  },
+};
+
+function lifecycleVerb(verb: "pause" | "resume"): VerbSpec {
+  const spec: VerbSpec = {
+    name: verb,
+    usage: `${verb} <cluster> [project:<uid>]`,
+    summary:
+      verb === "pause"
+        ? "pause a virtual cluster (typed name to confirm; ALLOW_MAINTENANCE)"
+        : "resume a paused virtual cluster (ALLOW_MAINTENANCE)",
+    examples: [`/palette ${verb} dev-vcluster-3`],
+    run: async (command, ctx) => {
+      if (command.args.length !== 1)
+        return usageReply(spec, "Which cluster? Give one name or UID.");
+      return askChange({ verb, cluster: command.args[0]!, project: command.project }, ctx);
+    },
+  };
+  return spec;
+}
+
 /** Who may freeze and unfreeze: anyone who may make some change (or launch). */
 const FREEZERS = ["scale", "maintenance", "logs", "backup", "upgrade", "delete", "launch"] as const;
 
@@ -170,7 +224,7 @@ export const freezeVerb: VerbSpec = {
       {
         screen: "notice",
         data: {
-          mrkdwn: `:snowflake: Changes to ${freezeScopeLabel(freeze)} are frozen until ${slackDate(end.untilMs, "dateTime")}${reason ? `: “${escapeMrkdwn(reason)}”` : ""}. Scale, delete and launch are refused meanwhile; reads and notifications go on.`,
+          mrkdwn: `:snowflake: Changes to ${freezeScopeLabel(freeze)} are frozen until ${slackDate(end.untilMs, "dateTime")}${reason ? `: “${escapeMrkdwn(reason)}”` : ""}. Every change and launch is refused meanwhile; reads and notifications go on.`,
           hint: `\`/palette unfreeze ${escapeMrkdwn(command.args.slice(0, untilAt).join(" ") || (command.project ? `project:${command.project}` : "all"))}\` lifts it.`,
         },
       },
@@ -246,6 +300,11 @@ function scopeText(scope: FreezeScope): string {
 
 export const changeVerbs: VerbSpec[] = [
   scaleVerb,
+  machineVerb("cordon"),
+  machineVerb("uncordon"),
+  repaveVerb,
+  lifecycleVerb("pause"),
+  lifecycleVerb("resume"),
   deleteVerb,
   freezeVerb,
   unfreezeVerb,

@@ -3,7 +3,15 @@
  * in the confirmation, checked again when they confirm and followed after Palette accepts. Pure.
  */
 
-export const CHANGE_VERB_NAMES = ["scale", "delete"] as const;
+export const CHANGE_VERB_NAMES = [
+  "scale",
+  "delete",
+  "cordon",
+  "uncordon",
+  "repave",
+  "pause",
+  "resume",
+] as const;
 export type ChangeVerb = (typeof CHANGE_VERB_NAMES)[number];
 
 export interface ChangeCluster {
@@ -32,17 +40,47 @@ export interface DeletePlan {
   cluster: ChangeCluster;
 }
 
-export type ChangePlan = ScalePlan | DeletePlan;
+/** A node taken out of scheduling (drained) or put back. */
+export interface MaintenancePlan {
+  verb: "cordon" | "uncordon";
+  cluster: ChangeCluster;
+  configUid: string;
+  pool: string;
+  machine: { uid: string; name: string };
+}
+
+/** Palette holds a repave (nodes replaced for a pack change) until someone approves it. */
+export interface RepavePlan {
+  verb: "repave";
+  cluster: ChangeCluster;
+  /** Palette's reasons, e.g. "kubernetes 1.29.4 → 1.29.6 changes the node image" */
+  reasons: string[];
+}
+
+/** A virtual cluster's lifecycle paused (its workloads scaled to zero) or resumed. */
+export interface PausePlan {
+  verb: "pause" | "resume";
+  cluster: ChangeCluster;
+}
+
+export type ChangePlan = ScalePlan | DeletePlan | MaintenancePlan | RepavePlan | PausePlan;
+
+type ChangePermission = "scale" | "delete" | "maintenance";
 
 /** Who may: each verb's ALLOW_* permission. */
-export const CHANGE_PERMISSION: Record<ChangeVerb, "scale" | "delete"> = {
+export const CHANGE_PERMISSION: Record<ChangeVerb, ChangePermission> = {
   scale: "scale",
   delete: "delete",
+  cordon: "maintenance",
+  uncordon: "maintenance",
+  repave: "maintenance",
+  pause: "maintenance",
+  resume: "maintenance",
 };
 
 /** These can't be undone by another click: the person types the cluster's name to confirm. */
 export function requiresTypedName(verb: ChangeVerb): boolean {
-  return verb === "delete";
+  return verb === "delete" || verb === "pause";
 }
 
 /**
@@ -103,6 +141,34 @@ export function scaleProgress(plan: ScalePlan, machines: PoolMachines): ChangePr
     return { kind: "done", line: `${plan.to} Running` };
   }
   return { kind: "working", line: `${machines.running} of ${plan.to} Running` };
+}
+
+/** a machine's maintenance as Palette reports it: done once the action is Complete */
+export function maintenanceProgress(
+  plan: MaintenancePlan,
+  status: { action?: string; state?: string } | undefined,
+): ChangeProgress {
+  const done = plan.verb === "cordon" ? "cordoned" : "schedulable again";
+  if (status?.action === plan.verb && /^complete/i.test(status.state ?? "")) {
+    return { kind: "done", line: `\`${plan.machine.name}\` ${done}` };
+  }
+  if (status?.action === plan.verb && /fail/i.test(status.state ?? "")) {
+    return { kind: "failed", line: `Palette says the ${plan.verb} failed` };
+  }
+  return { kind: "working", line: status?.state ?? "asked" };
+}
+
+export function repaveProgress(state: string | undefined): ChangeProgress {
+  if (state === "Approved") return { kind: "done", line: "approved; Palette repaves the nodes" };
+  if (state === "Reverted") return { kind: "failed", line: "Palette reverted the repave" };
+  return { kind: "working", line: state ?? "asked" };
+}
+
+/** a virtual cluster's own state: Paused, or back to Running */
+export function pauseProgress(plan: PausePlan, virtualState: string | undefined): ChangeProgress {
+  const wanted = plan.verb === "pause" ? "Paused" : "Running";
+  if (virtualState === wanted) return { kind: "done", line: wanted };
+  return { kind: "working", line: virtualState ?? "asked" };
 }
 
 /** `undefined` state: Palette no longer knows the cluster (404), which is what delete wants */

@@ -131,6 +131,21 @@ export interface PaletteApi {
     pool: string,
     scope: Scope,
   ): Promise<Record<string, unknown> | undefined>;
+  /** PUT …/machinePools/{pool}/machines/{machineUid}/maintenance (v1MachineMaintenance) */
+  setMachineMaintenance(
+    kind: string,
+    configUid: string,
+    pool: string,
+    machineUid: string,
+    action: "cordon" | "uncordon",
+    scope: Scope,
+  ): Promise<void>;
+  /** GET /v1/spectroclusters/{uid}/repave/status: Pending, Approved, Reverted (none: nothing held) */
+  getRepaveStatus(uid: string, scope: Scope): Promise<{ state?: string; reasons: string[] }>;
+  /** PATCH /v1/spectroclusters/{uid}/repave/approve */
+  approveRepave(uid: string, scope: Scope): Promise<void>;
+  /** PATCH /v1/spectroclusters/{uid}/clusterConfig/lifecycleConfig (virtual clusters) */
+  setLifecyclePause(uid: string, pause: boolean, scope: Scope): Promise<void>;
   /** PUT /v1/cloudconfigs/{kind}/{uid}/machinePools/{pool} (v1<Cloud>MachinePoolConfigEntity) */
   updateMachinePool(
     kind: string,

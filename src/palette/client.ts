@@ -57,6 +57,7 @@ import {
   type PaletteUserRecord,
   projectsSummarySchema,
   rawMachinePoolsSchema,
+  repaveSchema,
   uidSchema,
   userInfoSchema,
   userSchema,
@@ -295,6 +296,19 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
       const response = await exchange(spec);
       const endpoint = describeEndpoint(spec.method, spec.path);
       return parseBody(schema, parseJson(response.body.toString("utf8"), endpoint), endpoint);
+    } catch (error) {
+      countFailure(error);
+      throw error;
+    }
+  }
+
+  /**
+   * A change (day-2): sent once. Not idempotent if another change landed between, so only a
+   * 429 or 503 (Palette did not take it) is tried again, as a create is.
+   */
+  async function write(spec: Omit<CallSpec, "requestClass">): Promise<void> {
+    try {
+      await exchange({ ...spec, requestClass: "create" });
     } catch (error) {
       countFailure(error);
       throw error;
@@ -602,21 +616,43 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
       return config.spec?.machinePoolConfig?.find((entry) => entry.name === pool);
     },
 
-    async updateMachinePool(kind, configUid, pool, body, scope) {
-      try {
-        await exchange({
-          method: "PUT",
-          path: `${cloudConfigPath(kind, configUid)}/machinePools/${seg(pool)}`,
-          scope,
-          body,
-          // a resize is not idempotent if another change landed between: never sent twice
-          requestClass: "create",
-        });
-      } catch (error) {
-        countFailure(error);
-        throw error;
-      }
+    updateMachinePool: (kind, configUid, pool, body, scope) =>
+      write({
+        method: "PUT",
+        path: `${cloudConfigPath(kind, configUid)}/machinePools/${seg(pool)}`,
+        scope,
+        body,
+      }),
+
+    setMachineMaintenance: (kind, configUid, pool, machineUid, action, scope) =>
+      write({
+        method: "PUT",
+        path: `${machinesPath(kind, configUid, pool)}/${seg(machineUid)}/maintenance`,
+        scope,
+        body: { action },
+      }),
+
+    async getRepaveStatus(uid, scope) {
+      const result = await call(
+        { method: "GET", path: `/v1/spectroclusters/${seg(uid)}/repave/status`, scope },
+        repaveSchema,
+      );
+      return {
+        state: result.status?.state ?? undefined,
+        reasons: (result.spec?.reasons ?? []).map((reason) => reason.message ?? reason.code ?? ""),
+      };
     },
+
+    approveRepave: (uid, scope) =>
+      write({ method: "PATCH", path: `/v1/spectroclusters/${seg(uid)}/repave/approve`, scope }),
+
+    setLifecyclePause: (uid, pause, scope) =>
+      write({
+        method: "PATCH",
+        path: `/v1/spectroclusters/${seg(uid)}/clusterConfig/lifecycleConfig`,
+        scope,
+        body: { lifecycleConfig: { pause } },
+      }),
 
     async whoAmI() {
       const info = await call({ method: "GET", path: "/v1/users/info" }, userInfoSchema);

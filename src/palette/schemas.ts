@@ -100,6 +100,7 @@ export const clusterSchema = z.object({
       cloudConfigRef: objectRefSchema.nullish(),
       clusterType: str,
       clusterProfileTemplates: list(z.object({ name: str, uid: str, cloudType: str, type: str })),
+      clusterConfig: z.object({ lifecycleConfig: z.object({ pause: bool }).nullish() }).nullish(),
     })
     .nullish(),
   status: z
@@ -165,6 +166,12 @@ export const cloudConfigSchema = z.object({
 });
 export type CloudConfig = z.infer<typeof cloudConfigSchema>;
 
+/** v1SpectroClusterRepave: GET /v1/spectroclusters/{uid}/repave/status */
+export const repaveSchema = z.object({
+  spec: z.object({ reasons: list(z.object({ code: str, message: str })) }).nullish(),
+  status: z.object({ state: str, message: str }).nullish(),
+});
+
 /**
  * The same cloud config with each pool kept whole (per-cloud fields included): a pool update
  * sends back what it does not change
@@ -199,6 +206,7 @@ export const machineSchema = z.object({
         })
         .nullish(),
       addresses: list(z.object({ type: str, address: str })),
+      maintenanceStatus: z.object({ action: str, state: str, message: str }).nullish(),
     })
     .nullish(),
 });

@@ -218,6 +218,66 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
     if (!list) throw notFound(`Machine pool '${ctx.params.pool}'`);
     return ok(paginate(list, page(ctx.query)));
   });
+  router.add(
+    "PUT",
+    "/v1/cloudconfigs/:kind/:configUid/machinePools/:pool/machines/:machineUid/maintenance",
+    async (ctx) => {
+      const cluster = configCluster(
+        ctx.params.kind ?? "",
+        ctx.params.configUid ?? "",
+        ctx.projectUid,
+      );
+      const parsed = maintenanceSchema.safeParse(await ctx.body());
+      if (!parsed.success)
+        throw badRequest("body must be v1MachineMaintenance {action: cordon|uncordon}");
+      const list = machines(cluster, state.condition(cluster), ctx.params.pool ?? "", state.now());
+      if (!list) throw notFound(`Machine pool '${ctx.params.pool}'`);
+      const machineUid = ctx.params.machineUid ?? "";
+      if (!list.some((machine) => machine.metadata.uid === machineUid)) {
+        throw notFound(`Machine '${machineUid}'`);
+      }
+      cluster.maintenance ??= new Map();
+      cluster.maintenance.set(machineUid, { action: parsed.data.action, at: state.now() });
+      return { status: 204 };
+    },
+  );
+  router.add("GET", "/v1/spectroclusters/:uid/repave/status", (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    const repave = cluster.repave;
+    return ok({
+      metadata: { uid: cluster.uid, name: cluster.name },
+      spec: {
+        spectroClusterUid: cluster.uid,
+        reasons: (repave?.reasons ?? []).map((message) => ({ code: "PackValuesChanged", message })),
+      },
+      status: repave ? { state: repave.state, repaveTransitionTime: iso(repave.at) } : {},
+    });
+  });
+  router.add("PATCH", "/v1/spectroclusters/:uid/repave/approve", (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    if (cluster.repave?.state !== "Pending") {
+      throw new ApiError(
+        409,
+        "RepaveNotPending",
+        `cluster '${cluster.name}' has no repave pending approval`,
+      );
+    }
+    cluster.repave = { ...cluster.repave, state: "Approved", at: state.now() };
+    return { status: 204 };
+  });
+  router.add("PATCH", "/v1/spectroclusters/:uid/clusterConfig/lifecycleConfig", async (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    const parsed = lifecycleSchema.safeParse(await ctx.body());
+    if (!parsed.success)
+      throw badRequest("body must be v1LifecycleConfigEntity {lifecycleConfig: {pause}}");
+    if (cluster.provider !== "virtual") {
+      throw badRequest(
+        `cluster '${cluster.name}' is not a virtual cluster; only virtual clusters pause`,
+      );
+    }
+    cluster.pause = { pause: parsed.data.lifecycleConfig.pause, at: state.now() };
+    return { status: 204 };
+  });
   router.add("PUT", "/v1/cloudconfigs/:kind/:configUid/machinePools/:pool", async (ctx) => {
     const cluster = configCluster(
       ctx.params.kind ?? "",
@@ -563,3 +623,6 @@ function validatePoolUpdate(raw: unknown): z.infer<typeof poolUpdateSchema> {
   }
   return parsed.data;
 }
+
+const maintenanceSchema = z.object({ action: z.enum(["cordon", "uncordon"]) });
+const lifecycleSchema = z.object({ lifecycleConfig: z.object({ pause: z.boolean() }) });

@@ -221,13 +221,15 @@ export function machines(
                 : "Provisioning"
               : "Running");
     const unhealthy = sick && i === 0;
+    const uid = rng.hex(24);
+    const maintenance = cluster.maintenance?.get(uid);
     const healthState =
       instanceState !== "Running" ? "Unknown" : unhealthy ? "Unhealthy" : "Healthy";
     out.push({
       apiVersion: "v1",
       kind: "Machine",
       metadata: {
-        uid: rng.hex(24),
+        uid,
         name,
         creationTimestamp: iso(cluster.createdAt + 60_000 * (i + 1)),
         labels: { "node-role": pool.isControlPlane ? "control-plane" : "worker" },
@@ -256,6 +258,19 @@ export function machines(
                 },
           ],
         },
+        ...(maintenance
+          ? {
+              maintenanceStatus: {
+                action: maintenance.action,
+                // draining a node takes a while; then Palette reports the action complete
+                state: now < maintenance.at + resizeMs ? "InProgress" : "Complete",
+                message:
+                  maintenance.action === "cordon"
+                    ? "node is unschedulable"
+                    : "node is schedulable again",
+              },
+            }
+          : {}),
         addresses: [
           { type: "InternalIP", address },
           { type: "Hostname", address: name },

@@ -53,6 +53,12 @@ export interface SimCluster {
   /** when the seeded problem started (for its event) */
   seedReasonAt?: number;
   deleteRequestedAt?: number;
+  /** day-2: machines put in or out of maintenance, by machine uid */
+  maintenance?: Map<string, { action: "cordon" | "uncordon"; at: number }>;
+  /** day-2: a repave Palette holds for approval, and what became of it */
+  repave?: { state: "Pending" | "Approved" | "Reverted"; reasons: string[]; at: number };
+  /** day-2: a virtual cluster's lifecycle pause (PATCH …/clusterConfig/lifecycleConfig) */
+  pause?: { pause: boolean; at: number };
   stateOverride?: string;
   healthOverride?: string;
   healthReason?: string;

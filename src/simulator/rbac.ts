@@ -27,6 +27,15 @@ function actionOf(method: string, path: string): Action {
   if (method === "PUT" && /^\/v1\/cloudconfigs\/.+\/machinePools\/[^/]+$/.test(path)) {
     return { verb: "update machine pools", write: true };
   }
+  if (method === "PUT" && /\/machines\/[^/]+\/maintenance$/.test(path)) {
+    return { verb: "cordon machines", write: true };
+  }
+  if (
+    method === "PATCH" &&
+    /^\/v1\/spectroclusters\/[^/]+\/(repave\/approve|clusterConfig\/lifecycleConfig)$/.test(path)
+  ) {
+    return { verb: "change clusters", write: true };
+  }
   if (method === "GET" && /\/assets\/kubeconfig$/.test(path)) {
     return { verb: "download kubeconfigs", write: true };
   }

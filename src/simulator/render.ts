@@ -154,7 +154,7 @@ export function clusterObject(
     cluster.provider === "virtual"
       ? {
           virtual: {
-            state: condition.state,
+            state: virtualState(cluster, condition.state, now),
             ...(cluster.hostClusterUid
               ? { hostCluster: { kind: "spectrocluster", uid: cluster.hostClusterUid } }
               : {}),
@@ -177,6 +177,9 @@ export function clusterObject(
       },
       clusterType: "PureManage",
       clusterProfileTemplates: [profileMeta(fleet, cluster)],
+      ...(cluster.pause
+        ? { clusterConfig: { lifecycleConfig: { pause: cluster.pause.pause } } }
+        : {}),
     },
     status: {
       state: condition.state,
@@ -222,4 +225,15 @@ export function clusterOverview(
       location: location(cluster),
     },
   };
+}
+
+/** how long a virtual cluster takes to pause or resume */
+const PAUSE_SETTLE_MS = 3_000;
+
+/** a virtual cluster's own state: Paused after a pause settles, Resuming for a while after */
+function virtualState(cluster: SimCluster, state: string, now: number): string {
+  if (!cluster.pause) return state;
+  const settling = now < cluster.pause.at + PAUSE_SETTLE_MS;
+  if (cluster.pause.pause) return settling ? "Pausing" : "Paused";
+  return settling ? "Resuming" : state;
 }

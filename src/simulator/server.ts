@@ -211,6 +211,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     addEvent: (uid, event) => state.addEvent(uid, event),
     addCluster: (input) => state.view(state.addCluster(input)),
     addFault: (fault: Fault) => faults.add(fault),
+    setRepavePending: (uid, reasons) => state.setRepavePending(uid, reasons),
     clearFaults: () => faults.clear(),
     expireTokens: () => tokens.expireAll(),
     issueUserKey: (email, expiresAt) => {

@@ -134,6 +134,11 @@ export class SimState {
     return cluster;
   }
 
+  /** Palette found pack changes that repave the nodes and holds them for approval */
+  setRepavePending(uid: string, reasons: string[]): void {
+    this.requireCluster(uid).repave = { state: "Pending", reasons, at: this.now() };
+  }
+
   /** a PUT of the pool's size: the new machines provision, the removed ones drain */
   resizePool(cluster: SimCluster, poolName: string, size: number): boolean {
     const pool = cluster.pools.find((entry) => entry.name === poolName);

@@ -106,6 +106,8 @@ export interface SimulatorControl {
     pools?: Array<{ name: string; size: number; isControlPlane: boolean; instanceType: string }>;
   }): FleetCluster;
   addFault(fault: Fault): void;
+  /** Palette holds a repave of this cluster for approval (GET …/repave/status says Pending) */
+  setRepavePending(clusterUid: string, reasons: string[]): void;
   /** every issued token that is still live expires now; returns how many */
   expireTokens(): number;
   /**

@@ -19,28 +19,60 @@ const plain = (text: string) => ({ type: "plain_text" as const, text: text.slice
 
 /** "scale `worker` of *web-prod* 3 → 5" */
 export function changeSummary(plan: ChangePlan): string {
+  const cluster = bold(plan.cluster.name);
   switch (plan.verb) {
     case "scale":
-      return `scale ${code(plan.pool)} of ${bold(plan.cluster.name)} ${plan.from} → ${plan.to}`;
+      return `scale ${code(plan.pool)} of ${cluster} ${plan.from} → ${plan.to}`;
+    case "cordon":
+    case "uncordon":
+      return `${plan.verb} ${code(plan.machine.name)} of ${cluster}`;
+    case "repave":
+      return `approve the pending repave of ${cluster}`;
+    default:
+      return `${plan.verb} ${cluster}`;
+  }
+}
+
+/** what the change does, in the words a reviewer reads */
+function effectLine(plan: ChangePlan): string[] {
+  switch (plan.verb) {
+    case "scale":
+      return [
+        `*Pool* ${code(plan.pool)}: ${plan.from} → *${plan.to}* nodes`,
+        ...(plan.autoscale
+          ? [`Autoscaling between ${plan.autoscale.min} and ${plan.autoscale.max} nodes`]
+          : []),
+      ];
     case "delete":
-      return `delete ${bold(plan.cluster.name)}`;
+      return [
+        "*Deletes the cluster* and the cloud resources Palette made for it. Not forced: Palette cleans up first.",
+      ];
+    case "cordon":
+      return [
+        `*Machine* ${code(plan.machine.name)} (pool ${code(plan.pool)}): no new pods are scheduled on it; those running stay until drained.`,
+      ];
+    case "uncordon":
+      return [`*Machine* ${code(plan.machine.name)} (pool ${code(plan.pool)}): schedulable again.`];
+    case "repave":
+      return [
+        "*Lets Palette replace the nodes* one by one for the pack changes it holds:",
+        ...(plan.reasons.length > 0
+          ? plan.reasons.slice(0, 10).map((reason) => `• ${escapeMrkdwn(reason)}`)
+          : ["• (Palette gave no reason)"]),
+      ];
+    case "pause":
+      return ["*Pauses the virtual cluster*: its workloads stop until it is resumed."];
+    case "resume":
+      return ["*Resumes the virtual cluster*: its workloads start again."];
   }
 }
 
 function planLines(plan: ChangePlan): string[] {
-  const lines = [`*Cluster* ${bold(plan.cluster.name)} · ${escapeMrkdwn(plan.cluster.cloudType)}`];
-  if (plan.verb === "scale") {
-    lines.push(`*Pool* ${code(plan.pool)}: ${plan.from} → *${plan.to}* nodes`);
-    if (plan.autoscale) {
-      lines.push(`Autoscaling between ${plan.autoscale.min} and ${plan.autoscale.max} nodes`);
-    }
-  } else {
-    lines.push(
-      "*Deletes the cluster* and the cloud resources Palette made for it. Not forced: Palette cleans up first.",
-    );
-  }
-  lines.push(`*Palette now* ${escapeMrkdwn(plan.cluster.state)}`);
-  return lines;
+  return [
+    `*Cluster* ${bold(plan.cluster.name)} · ${escapeMrkdwn(plan.cluster.cloudType)}`,
+    ...effectLine(plan),
+    `*Palette now* ${escapeMrkdwn(plan.cluster.state)}`,
+  ];
 }
 
 export interface ChangeModalInput {
@@ -53,7 +85,7 @@ export interface ChangeModalInput {
 
 export function changeModal(input: ChangeModalInput): ModalView {
   const { plan } = input;
-  const verb = plan.verb === "scale" ? "Scale" : "Delete";
+  const verb = VERB_LABEL[plan.verb];
   const blocks: KnownBlock[] = [section(`You are about to ${changeSummary(plan)}.`)];
   blocks.push(section(planLines(plan).join("\n")));
   if (requiresTypedName(plan.verb)) {
@@ -105,13 +137,56 @@ export interface ChangeCardInput {
   paletteUser?: string;
 }
 
-const DOING: Record<ChangePlan["verb"], string> = { scale: "Scaling", delete: "Deleting" };
-const DONE: Record<ChangePlan["verb"], string> = { scale: "Scaled", delete: "Deleted" };
+const VERB_LABEL: Record<ChangePlan["verb"], string> = {
+  scale: "Scale",
+  delete: "Delete",
+  cordon: "Cordon",
+  uncordon: "Uncordon",
+  repave: "Approve repave",
+  pause: "Pause",
+  resume: "Resume",
+};
+const DOING: Record<ChangePlan["verb"], string> = {
+  scale: "Scaling",
+  delete: "Deleting",
+  cordon: "Cordoning",
+  uncordon: "Uncordoning",
+  repave: "Approving the repave of",
+  pause: "Pausing",
+  resume: "Resuming",
+};
+const DONE: Record<ChangePlan["verb"], string> = {
+  scale: "Scaled",
+  delete: "Deleted",
+  cordon: "Cordoned",
+  uncordon: "Uncordoned",
+  repave: "Approved the repave of",
+  pause: "Paused",
+  resume: "Resumed",
+};
 
 function target(plan: ChangePlan): string {
-  return plan.verb === "scale"
-    ? `${code(plan.pool)} of ${bold(plan.cluster.name)} ${plan.from} → ${plan.to}`
-    : bold(plan.cluster.name);
+  switch (plan.verb) {
+    case "scale":
+      return `${code(plan.pool)} of ${bold(plan.cluster.name)} ${plan.from} → ${plan.to}`;
+    case "cordon":
+    case "uncordon":
+      return `${code(plan.machine.name)} of ${bold(plan.cluster.name)}`;
+    default:
+      return bold(plan.cluster.name);
+  }
+}
+
+function plainTarget(plan: ChangePlan): string {
+  switch (plan.verb) {
+    case "scale":
+      return `${plan.pool} of ${plan.cluster.name}`;
+    case "cordon":
+    case "uncordon":
+      return `${plan.machine.name} of ${plan.cluster.name}`;
+    default:
+      return plan.cluster.name;
+  }
 }
 
 /** The change's card in the channel, edited in place as it goes. */
@@ -137,7 +212,7 @@ export function changeCardBlocks(input: ChangeCardInput): KnownBlock[] {
 
 export function changeCardText(input: ChangeCardInput): string {
   const { plan } = input;
-  const what = plan.verb === "scale" ? `${plan.pool} of ${plan.cluster.name}` : plan.cluster.name;
+  const what = plainTarget(plan);
   if (input.status === "done") return `${DONE[plan.verb]} ${what}`;
   if (input.status === "failed") return `${DOING[plan.verb]} ${what} failed`;
   return `${DOING[plan.verb]} ${what}`;

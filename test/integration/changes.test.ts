@@ -89,7 +89,7 @@ async function start(
   const policy = createAccessPolicy({
     allowLaunch: [ALICE],
     allowKubeconfig: [],
-    allowChanges: { scale: [ALICE, BOB], delete: [ALICE, BOB] },
+    allowChanges: { scale: [ALICE, BOB], delete: [ALICE, BOB], maintenance: [ALICE, BOB] },
     client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
     clock,
     logger: silentLogger,
@@ -208,6 +208,20 @@ async function busy(h: Harness): Promise<boolean> {
   return records.some((record) => record.status === "executing");
 }
 
+/**
+ * One round of the change follower, once every accepted change's card is recorded (the card is
+ * posted after the submit's ack, so a round could otherwise run before the card exists)
+ */
+async function tick(h: Harness): Promise<void> {
+  const store = new ChangeStore(h.bot.db, h.clock);
+  const deadline = Date.now() + 3_000;
+  while ((await store.following()).some((record) => !record.cardTs)) {
+    if (Date.now() > deadline) throw new Error("a followed change has no card");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await h.bot.bot.edge.changeFollower.tick();
+}
+
 function texts(calls: RecordedCall[]): string[] {
   return calls.map((call) => JSON.stringify(call.body));
 }
@@ -262,11 +276,10 @@ describe("day-2: scale", () => {
     expect(h.sim.control.clusters().find((c) => c.uid === cluster.uid)).toBeDefined();
 
     // Palette provisions the two new machines; the follower edits the card as they come up
-    const follower = h.bot.bot.edge.changeFollower;
-    await follower.tick();
+    await tick(h);
     await waitForCall(h, "chat.update", "3 of 5 Running");
     h.clock.advance(RESIZE_MS + 1_000);
-    await follower.tick();
+    await tick(h);
     const done = await waitForCall(h, "chat.update", "Scaled");
     expect(done).toContain("5 Running, 5 s");
     const [record] = await new ChangeStore(h.bot.db, h.clock).all();
@@ -377,11 +390,10 @@ describe("day-2: delete", () => {
     expect(h.writes).toEqual([
       { method: "DELETE", path: `/v1/spectroclusters/${cluster.uid}`, body: undefined },
     ]);
-    const follower = h.bot.bot.edge.changeFollower;
-    await follower.tick();
+    await tick(h);
     await waitForCall(h, "chat.update", "Deleting");
     h.clock.advance(RESIZE_MS + 1_000);
-    await follower.tick();
+    await tick(h);
     const done = await waitForCall(h, "chat.update", "Deleted");
     expect(done).toContain("retire-me");
   });
@@ -448,5 +460,125 @@ describe("day-2: two-person rule", () => {
     await decide(h, APPROVE_ACTION_ID, other.id, BOB);
     await waitForCall(h, "chat.postEphemeral", "already rejected");
     expect(h.writes).toEqual([]);
+  });
+});
+
+describe("day-2: maintenance (cordon, repave approval, pause)", () => {
+  /** the first machine of the worker pool, as `/palette nodes` shows it */
+  async function workerMachine(h: Harness, clusterUid: string) {
+    const cluster = await h.palette.getCluster(clusterUid, { projectUid: h.project });
+    const ref = cluster.spec!.cloudConfigRef!;
+    const [machine] = await h.palette.listMachines(ref.kind!, ref.uid!, "worker-pool", {
+      projectUid: h.project,
+    });
+    return { name: machine!.metadata!.name!, uid: machine!.metadata!.uid!, configUid: ref.uid! };
+  }
+
+  it("cordon: one PUT …/maintenance {action: cordon}, followed until Palette says Complete; uncordon back", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "drain-me");
+    const machine = await workerMachine(h, cluster.uid);
+    const { view } = await ask(h, `cordon drain-me ${machine.name}`);
+    expect(JSON.stringify(view!.blocks)).toContain(machine.name);
+    await confirm(h, view!);
+    await waitForCall(h, "chat.postMessage", "Cordoning");
+    const path = `/v1/cloudconfigs/aws/${machine.configUid}/machinePools/worker-pool/machines/${machine.uid}/maintenance`;
+    expect(h.writes).toEqual([{ method: "PUT", path, body: { action: "cordon" } }]);
+    expect(
+      schemaErrors(
+        requestDefinition(
+          "put",
+          "/v1/cloudconfigs/{cloudType}/{configUid}/machinePools/{machinePoolName}/machines/{machineUid}/maintenance",
+        ),
+        h.writes[0]!.body,
+      ),
+    ).toEqual([]);
+    await tick(h);
+    await waitForCall(h, "chat.update", "InProgress");
+    h.clock.advance(RESIZE_MS + 1_000);
+    await tick(h);
+    await waitForCall(h, "chat.update", "Cordoned");
+
+    // cordoned twice is refused with the reason; uncordon puts it back
+    const again = await ask(h, `cordon drain-me ${machine.name}`);
+    expect(again.reply).toContain("already cordoned");
+    const back = await ask(h, `uncordon drain-me ${machine.name}`);
+    await confirm(h, back.view!);
+    await waitForCall(h, "chat.postMessage", "Uncordoning");
+    expect(h.writes.map((w) => w.body)).toEqual([{ action: "cordon" }, { action: "uncordon" }]);
+  });
+
+  it("cordon needs ALLOW_MAINTENANCE; an unknown machine is named back with the pool's machines", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "who-may");
+    const machine = await workerMachine(h, cluster.uid);
+    const refused = await ask(h, `cordon who-may ${machine.name}`, CAROL);
+    expect(refused.reply).toContain("ALLOW_MAINTENANCE");
+    const unknown = await ask(h, "cordon who-may no-such-node");
+    expect(unknown.reply).toContain("no machine");
+    expect(unknown.reply).toContain(machine.name);
+    expect(h.writes).toEqual([]);
+  });
+
+  it("repave approve: only a Pending repave, its reasons shown; one PATCH, then Approved", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "repave-me");
+    const none = await ask(h, "repave approve repave-me");
+    expect(none.reply).toContain("no repave waiting");
+    h.sim.control.setRepavePending(cluster.uid, [
+      "kubernetes 1.29.4 → 1.29.6 changes the node image",
+    ]);
+    const { view } = await ask(h, "repave approve repave-me");
+    expect(JSON.stringify(view!.blocks)).toContain("1.29.6 changes the node image");
+    await confirm(h, view!);
+    await waitForCall(h, "chat.postMessage", "Approving the repave");
+    expect(h.writes).toEqual([
+      {
+        method: "PATCH",
+        path: `/v1/spectroclusters/${cluster.uid}/repave/approve`,
+        body: undefined,
+      },
+    ]);
+    await tick(h);
+    await waitForCall(h, "chat.update", "Approved the repave");
+  });
+
+  it("pause: virtual clusters only, the typed name, one PATCH {lifecycleConfig: {pause: true}}, followed to Paused; resume", async () => {
+    const h = await start();
+    awsCluster(h, "not-virtual");
+    const notVirtual = await ask(h, "pause not-virtual");
+    expect(notVirtual.reply).toContain("virtual clusters only");
+    const vc = h.sim.control.addCluster({
+      name: "dev-vc",
+      projectUid: h.project,
+      provider: "virtual",
+    });
+    const { view } = await ask(h, "pause dev-vc");
+    const wrong = await confirm(h, view!, ALICE, "dev");
+    expect(wrong.body.response_action).toBe("errors");
+    await confirm(h, view!, ALICE, "dev-vc");
+    await waitForCall(h, "chat.postMessage", "Pausing");
+    const path = `/v1/spectroclusters/${vc.uid}/clusterConfig/lifecycleConfig`;
+    expect(h.writes).toEqual([
+      { method: "PATCH", path, body: { lifecycleConfig: { pause: true } } },
+    ]);
+    expect(
+      schemaErrors(
+        requestDefinition("patch", "/v1/spectroclusters/{uid}/clusterConfig/lifecycleConfig"),
+        h.writes[0]!.body,
+      ),
+    ).toEqual([]);
+    h.clock.advance(5_000);
+    await tick(h);
+    await waitForCall(h, "chat.update", "Paused");
+
+    const resume = await ask(h, "resume dev-vc");
+    await confirm(h, resume.view!);
+    await waitForCall(h, "chat.postMessage", "Resuming");
+    expect(h.writes.at(-1)).toEqual({
+      method: "PATCH",
+      path,
+      body: { lifecycleConfig: { pause: false } },
+    });
   });
 });

@@ -351,6 +351,23 @@ export class FakePalette implements PaletteApi {
   async updateMachinePool(): Promise<void> {
     this.enter("updateMachinePool", []);
   }
+
+  async setMachineMaintenance(): Promise<void> {
+    this.enter("setMachineMaintenance", []);
+  }
+
+  async getRepaveStatus(): Promise<{ state?: string; reasons: string[] }> {
+    this.enter("getRepaveStatus", []);
+    return { reasons: [] };
+  }
+
+  async approveRepave(): Promise<void> {
+    this.enter("approveRepave", []);
+  }
+
+  async setLifecyclePause(): Promise<void> {
+    this.enter("setLifecyclePause", []);
+  }
 }
 
 export const PROJECT = "proj000000000000000000a1";

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs } from "@slack/bol
 import { z } from "zod";
 import { confirmChange } from "../../../changes/confirm.ts";
 import type { ChangePlan } from "../../../model/change.ts";
-import { requiresTypedName } from "../../../model/change.ts";
+import { CHANGE_VERB_NAMES, requiresTypedName } from "../../../model/change.ts";
 import { ChangeStore } from "../../../store/changes.ts";
 import { CHANGE_CALLBACK_ID, CONFIRM_NAME_FIELD } from "../../../views/change.ts";
 import { postChangeCard } from "../../change-outcome.ts";
@@ -13,7 +13,7 @@ const metadataSchema = z.object({
   channel: z.string().min(1).max(40),
   plan: z
     .object({
-      verb: z.enum(["scale", "delete"]),
+      verb: z.enum(CHANGE_VERB_NAMES),
       cluster: z.object({
         uid: z.string().min(1).max(64),
         name: z.string().max(256),

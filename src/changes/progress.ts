@@ -1,0 +1,64 @@
+import {
+  type ChangePlan,
+  type ChangeProgress,
+  deleteProgress,
+  maintenanceProgress,
+  pauseProgress,
+  repaveProgress,
+  scaleProgress,
+} from "../model/change.ts";
+import type { PaletteApi } from "../palette/api.ts";
+import { PaletteError } from "../palette/errors.ts";
+
+/** How far a change Palette accepted has got, read from Palette (one or two reads). */
+export async function readProgress(plan: ChangePlan, palette: PaletteApi): Promise<ChangeProgress> {
+  const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
+  switch (plan.verb) {
+    case "delete": {
+      const state = await palette.getClusterState(plan.cluster.uid, scope).catch((error) => {
+        if (error instanceof PaletteError && error.status === 404) return undefined;
+        throw error;
+      });
+      return deleteProgress(state);
+    }
+    case "scale": {
+      const machines = await palette.listMachines(
+        plan.cluster.cloudType,
+        plan.configUid,
+        plan.pool,
+        scope,
+      );
+      let running = 0;
+      let failed = 0;
+      for (const machine of machines) {
+        const state = machine.status?.instanceState;
+        if (state === "Running") running++;
+        if (state === "Failed") failed++;
+      }
+      return scaleProgress(plan, { running, failed, total: machines.length });
+    }
+    case "cordon":
+    case "uncordon": {
+      const machines = await palette.listMachines(
+        plan.cluster.cloudType,
+        plan.configUid,
+        plan.pool,
+        scope,
+      );
+      const machine = machines.find((entry) => entry.metadata?.uid === plan.machine.uid);
+      if (!machine)
+        return { kind: "failed", line: `\`${plan.machine.name}\` is gone from the pool` };
+      return maintenanceProgress(plan, {
+        action: machine.status?.maintenanceStatus?.action ?? undefined,
+        state: machine.status?.maintenanceStatus?.state ?? undefined,
+      });
+    }
+    case "repave":
+      return repaveProgress((await palette.getRepaveStatus(plan.cluster.uid, scope)).state);
+    case "pause":
+    case "resume": {
+      const cluster = await palette.getCluster(plan.cluster.uid, scope);
+      return pauseProgress(plan, cluster.status?.virtual?.state ?? undefined);
+    }
+  }
+}
