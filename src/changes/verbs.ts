@@ -6,6 +6,7 @@ import { type FreezeScope, freezeUntil, sameScope } from "../model/freeze.ts";
 import { FreezeStore } from "../store/freezes.ts";
 import { freezeLines, freezeScopeLabel } from "../views/change.ts";
 import { code, escapeMrkdwn, slackDate } from "../views/mrkdwn.ts";
+import { chooseMachine, choosePool } from "./choices.ts";
 import { guardChange } from "./guard.ts";
 import { planChange } from "./plan.ts";
 import type { ChangeAsk } from "./types.ts";
@@ -18,13 +19,23 @@ import type { ChangeAsk } from "./types.ts";
 
 const MAX_POOL_SIZE = 1000;
 
-async function askChange(ask: ChangeAsk, ctx: CommandContext): Promise<Reply> {
-  const early = await guardChange(ctx, ctx.requester.userId, ask.verb, {
-    name: ask.cluster,
-    // a freeze of the project or of everything refuses before Palette is read
-    projectUid: ask.project,
+/** Not allowed, or frozen for the project or everything: said before Palette is read. */
+async function refusedEarly(
+  verb: ChangeAsk["verb"],
+  cluster: string,
+  project: string | undefined,
+  ctx: CommandContext,
+): Promise<Reply | undefined> {
+  const early = await guardChange(ctx, ctx.requester.userId, verb, {
+    name: cluster,
+    projectUid: project,
   });
-  if (!early.allowed) return errorReply(early.mrkdwn, early.text);
+  return early.allowed ? undefined : errorReply(early.mrkdwn, early.text);
+}
+
+async function askChange(ask: ChangeAsk, ctx: CommandContext): Promise<Reply> {
+  const refused = await refusedEarly(ask.verb, ask.cluster, ask.project, ctx);
+  if (refused) return refused;
   const planned = await planChange(ask, ctx);
   if (planned.kind === "reply") return planned.reply;
   const { plan } = planned;
@@ -44,10 +55,14 @@ async function askChange(ask: ChangeAsk, ctx: CommandContext): Promise<Reply> {
 
 export const scaleVerb: VerbSpec = {
   name: "scale",
-  usage: "scale <cluster> <pool> <size> [project:<uid>]",
+  usage: "scale <cluster> [<pool> <size>] [project:<uid>]",
   summary: "resize a machine pool (confirmed first; ALLOW_SCALE)",
   examples: ["/palette scale web-prod worker-pool 5"],
   run: async (command, ctx) => {
+    if (command.args.length === 1) {
+      const refused = await refusedEarly("scale", command.args[0]!, command.project, ctx);
+      return refused ?? choosePool(command.args[0]!, command.project, ctx);
+    }
     if (command.args.length !== 3) {
       return usageReply(scaleVerb, "Give the cluster, the pool and the new size.");
     }
@@ -79,13 +94,17 @@ export const deleteVerb: VerbSpec = {
 function machineVerb(verb: "cordon" | "uncordon"): VerbSpec {
   const spec: VerbSpec = {
     name: verb,
-    usage: `${verb} <cluster> <machine> [project:<uid>]`,
+    usage: `${verb} <cluster> [<machine>] [project:<uid>]`,
     summary:
       verb === "cordon"
         ? "stop scheduling on a node (confirmed first; ALLOW_MAINTENANCE)"
         : "make a cordoned node schedulable again (ALLOW_MAINTENANCE)",
     examples: [`/palette ${verb} web-prod web-prod-worker-pool-3f9a1`],
     run: async (command, ctx) => {
+      if (command.args.length === 1) {
+        const refused = await refusedEarly(verb, command.args[0]!, command.project, ctx);
+        return refused ?? chooseMachine(verb, command.args[0]!, command.project, ctx);
+      }
       if (command.args.length !== 2) {
         return usageReply(
           spec,

@@ -79,6 +79,7 @@ export function cardData(
     health: overview?.status?.health?.state ?? summary?.status?.health?.state ?? undefined,
     healthReasons: reasons,
     provider: cluster?.spec?.cloudType ?? summaryConfig?.cloudType ?? undefined,
+    virtualState: cluster?.status?.virtual?.state ?? undefined,
     kubernetesVersion: overview?.status?.kubeMeta?.kubernetesVersion ?? undefined,
     createdAt: meta?.creationTimestamp ?? undefined,
     apiEndpoint: endpoint?.host

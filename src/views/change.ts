@@ -1,7 +1,7 @@
 import type { Button, KnownBlock, ModalView } from "@slack/types";
 import { type ChangePlan, type ChangeStatus, requiresTypedName } from "../model/change.ts";
 import type { Freeze } from "../model/freeze.ts";
-import { context, header, section } from "./blocks.ts";
+import { buttonRows, commandButton, context, header, section } from "./blocks.ts";
 import { bold, code, escapeMrkdwn, mention, slackDate } from "./mrkdwn.ts";
 
 /**
@@ -310,4 +310,25 @@ export function freezeLines(freezes: readonly Freeze[]): string {
         `:snowflake: ${freezeScopeLabel(freeze)} until ${slackDate(freeze.untilMs, "dateTime")}, by ${mention(freeze.frozenBy)}${freeze.reason ? `: “${escapeMrkdwn(freeze.reason)}”` : ""}`,
     )
     .join("\n");
+}
+
+export interface ChangeChoiceData {
+  /** mrkdwn, escaped by whoever built it */
+  prompt: string;
+  choices: ReadonlyArray<{ label: string; command: string }>;
+  hint?: string;
+}
+
+/** "Which pool?" / "Which node?": one button per choice, each a full change command. */
+export function changeChoiceBlocks(data: ChangeChoiceData): KnownBlock[] {
+  const blocks: KnownBlock[] = [section(data.prompt)];
+  blocks.push(
+    ...buttonRows(
+      data.choices.map((choice, index) =>
+        commandButton(choice.label, choice.command, `choice_${index}`),
+      ),
+    ),
+  );
+  if (data.hint) blocks.push(context(data.hint));
+  return blocks;
 }

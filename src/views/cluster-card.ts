@@ -9,6 +9,7 @@ import {
   header,
   urlButton,
 } from "./blocks.ts";
+import { changeMenu, withChangeMenu } from "./change-menu.ts";
 import { healthEmoji, stateEmoji } from "./emoji.ts";
 import { clampList, clampText, LIMITS } from "./limits.ts";
 import { code, escapeMrkdwn } from "./mrkdwn.ts";
@@ -30,6 +31,8 @@ export interface ClusterCardData {
   createdAt?: string;
   apiEndpoint?: string;
   cloudConfig?: { kind: string; uid: string };
+  /** a virtual cluster's own state (Paused, Running …) */
+  virtualState?: string;
   tags: readonly string[];
   /** where the lookup happened, said in the reply */
   scope: ScopeLabel;
@@ -87,17 +90,26 @@ export function clusterCardBlocks(data: ClusterCardData, env: CardEnv): KnownBlo
   );
   const where = scopeArg(data.projectUid);
   const uid = quoteArg(data.uid);
-  blocks.push(
-    ...buttonRows([
-      commandButton("Nodes", `nodes ${uid}${where}`, "nodes"),
-      commandButton("Workloads", `workloads ${uid}${where}`, "workloads"),
-      commandButton("Kubeconfig", `kubeconfig ${uid}${where}`, "kubeconfig"),
-      urlButton(
-        "Open in Palette",
-        paletteClusterUrl(env.consoleUrl, data.uid, data.projectUid),
-        "open",
-      ),
-    ]),
+  const rows = buttonRows([
+    commandButton("Nodes", `nodes ${uid}${where}`, "nodes"),
+    commandButton("Workloads", `workloads ${uid}${where}`, "workloads"),
+    commandButton("Kubeconfig", `kubeconfig ${uid}${where}`, "kubeconfig"),
+    urlButton(
+      "Open in Palette",
+      paletteClusterUrl(env.consoleUrl, data.uid, data.projectUid),
+      "open",
+    ),
+  ]);
+  const menu = changeMenu(
+    {
+      uid: data.uid,
+      projectUid: data.projectUid,
+      state: data.state ?? "",
+      provider: data.provider ?? "",
+      virtualState: data.virtualState,
+    },
+    "card",
   );
+  blocks.push(...withChangeMenu(rows, menu));
   return fitMessage(blocks);
 }

@@ -17,6 +17,7 @@ export const LIMITS = {
   actionsElementsMax: 25,
   selectPlaceholder: 150,
   selectOptions: 100,
+  overflowOptions: 5,
   optionText: 75,
   optionValue: 150,
   /** our own choice: five buttons per row reads well on a phone */
@@ -220,7 +221,7 @@ function checkElement(value: unknown, at: string, problems: string[], ids: Set<s
     problems.push(`${at}: not an element`);
     return;
   }
-  if (value.type === "static_select") {
+  if (value.type === "static_select" || value.type === "overflow") {
     checkSelect(value, at, problems, ids);
     return;
   }
@@ -248,17 +249,22 @@ function checkSelect(
   problems: string[],
   ids: Set<string>,
 ): void {
-  checkText(
-    value.placeholder,
-    LIMITS.selectPlaceholder,
-    `${at} placeholder`,
-    problems,
-    "plain_text",
-  );
+  // an overflow menu ("⋯") has no placeholder and at most five options
+  const overflow = value.type === "overflow";
+  if (!overflow) {
+    checkText(
+      value.placeholder,
+      LIMITS.selectPlaceholder,
+      `${at} placeholder`,
+      problems,
+      "plain_text",
+    );
+  }
   checkActionId(value, at, problems, ids);
   const options = value.options;
-  if (!Array.isArray(options) || options.length === 0 || options.length > LIMITS.selectOptions) {
-    problems.push(`${at}: a select needs 1 to ${LIMITS.selectOptions} options`);
+  const most = overflow ? LIMITS.overflowOptions : LIMITS.selectOptions;
+  if (!Array.isArray(options) || options.length === 0 || options.length > most) {
+    problems.push(`${at}: a ${overflow ? "menu" : "select"} needs 1 to ${most} options`);
     return;
   }
   options.forEach((option: unknown, o) => {

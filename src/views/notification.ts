@@ -1,4 +1,4 @@
-import type { ActionsBlock, Button, KnownBlock, StaticSelect } from "@slack/types";
+import type { ActionsBlock, Button, KnownBlock, Overflow, StaticSelect } from "@slack/types";
 import { quoteArg } from "../model/command-text.ts";
 import {
   CARD_ACTIONS,
@@ -12,6 +12,7 @@ import {
   type SummaryPayload,
 } from "../model/notification.ts";
 import { commandButton, context, fields, header, section, urlButton } from "./blocks.ts";
+import { changeMenu } from "./change-menu.ts";
 import { paletteClusterUrl } from "./cluster-card.ts";
 import { healthEmoji, stateEmoji } from "./emoji.ts";
 import { clampText, LIMITS, packLines } from "./limits.ts";
@@ -136,7 +137,7 @@ function cardButton(label: string, actionId: string, value: string): Button {
 function cardActions(payload: CardPayload, links: CardLinks, status: CardStatus): ActionsBlock {
   const c = payload.cluster;
   const value = cardActionValue(payload);
-  const elements: (Button | StaticSelect | undefined)[] = [];
+  const elements: (Button | StaticSelect | Overflow | undefined)[] = [];
   if (!status.ack) elements.push(cardButton("Acknowledge", CARD_ACTIONS.ack, value));
   if (status.snooze) {
     elements.push(cardButton("Unsnooze", CARD_ACTIONS.unsnooze, value));
@@ -170,6 +171,12 @@ function cardActions(payload: CardPayload, links: CardLinks, status: CardStatus)
       ),
     );
   }
+  elements.push(
+    changeMenu(
+      { uid: c.uid, projectUid: c.project || undefined, state: c.state, provider: "" },
+      "notify",
+    ),
+  );
   return {
     type: "actions",
     elements: elements.filter((element) => element !== undefined),

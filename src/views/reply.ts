@@ -3,6 +3,7 @@ import type { ChannelDigestPayload } from "../model/channel-digest.ts";
 import type { UndeliveredGroup } from "../model/notification.ts";
 import type { Subscription } from "../model/subscription.ts";
 import { type AlertsData, alertGroupsBlocks, alertsBlocks } from "./alerts.ts";
+import { type ChangeChoiceData, changeChoiceBlocks } from "./change.ts";
 import { channelDigestBlocks } from "./channel-digest.ts";
 import { type CardEnv, type ClusterCardData, clusterCardBlocks } from "./cluster-card.ts";
 import { type ClusterChoiceData, clusterChoiceBlocks } from "./cluster-choice.ts";
@@ -49,6 +50,7 @@ const SCREENS = {
   ],
   channelDigest: (data: ChannelDigestPayload) => channelDigestBlocks(data),
   holdList: (data: { holds: readonly HoldEntry[] }) => holdListBlocks(data),
+  changeChoice: (data: ChangeChoiceData) => changeChoiceBlocks(data),
   error: (data: { mrkdwn: string; hint?: string }) => errorBlocks(data.mrkdwn, data.hint),
   notice: (data: { mrkdwn: string; hint?: string }) => noticeBlocks(data.mrkdwn, data.hint),
   usage: (data: { problem: string; usage: string; suggestion?: string }) =>

@@ -582,3 +582,82 @@ describe("day-2: maintenance (cordon, repave approval, pause)", () => {
     });
   });
 });
+
+describe("day-2: the cards' Actions… menu", () => {
+  /** a pick in an "Actions…" overflow, as Slack sends it (block_actions, selected_option) */
+  async function pick(h: Harness, actionId: string, command: string, userId = ALICE) {
+    const { payload } = loadPayload<{ payload: Record<string, unknown> }>(
+      "block_actions.button_in_message.json",
+    );
+    const responseId = `pick${++viewSequence}`;
+    const body = {
+      ...payload,
+      user: { ...(payload.user as object), id: userId },
+      trigger_id: `${viewSequence}.777.trigger`,
+      response_url: `${h.bot.fake.url}/response/${responseId}`,
+      actions: [
+        {
+          type: "overflow",
+          action_id: actionId,
+          block_id: "menu",
+          selected_option: { text: { type: "plain_text", text: "…" }, value: command },
+          action_ts: "1700000000.000200",
+        },
+      ],
+    };
+    const answer = await h.bot.post(interactiveBody(body));
+    expect(answer.status).toBe(200);
+    return responseId;
+  }
+
+  it("the cluster card offers the changes that fit; Scale a pool… → pool buttons → the confirmation", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "menu-me");
+    const card = await h.bot.command("cluster menu-me", { userId: ALICE, channelId: CHANNEL });
+    const [reply] = await h.bot.responses(card.responseId);
+    const blocks = JSON.stringify(reply!.body);
+    expect(blocks).toContain('"type":"overflow"');
+    for (const label of [
+      "Scale a pool…",
+      "Cordon a node…",
+      "Approve a pending repave…",
+      "Delete…",
+    ]) {
+      expect(blocks).toContain(label);
+    }
+    expect(blocks).not.toContain("Pause…");
+    const menu = (
+      reply!.body.blocks as Array<{ type: string; elements?: Array<Record<string, unknown>> }>
+    )
+      .flatMap((block) => block.elements ?? [])
+      .find((element) => element.type === "overflow")!;
+    const scale = (menu.options as Array<{ value: string; text: { text: string } }>).find(
+      (option) => option.text.text === "Scale a pool…",
+    )!;
+    expect(scale.value).toContain(cluster.uid);
+
+    const responseId = await pick(h, String(menu.action_id), scale.value);
+    const [choice] = await h.bot.responses(responseId);
+    const text = JSON.stringify(choice!.body);
+    expect(text).toContain("worker-pool → 4");
+    expect(text).toContain("worker-pool → 2");
+    expect(text).not.toContain("cp-pool →");
+
+    const before = h.bot.fake.callsTo("views.open").length;
+    await h.bot.click(
+      "palette_run:choice_0",
+      `scale ${cluster.uid} project:${h.project} worker-pool 4`,
+    );
+    const [opened] = (await h.bot.fake.waitFor("views.open", before + 1, 3_000)).slice(before);
+    expect(JSON.stringify(opened!.body.view)).toContain("3 → *4* nodes");
+    expect(h.writes).toEqual([]);
+  });
+
+  it("a person without ALLOW_SCALE picking Scale a pool… is refused before any choice", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "menu-carol");
+    const responseId = await pick(h, "palette_run:actions_card", `scale ${cluster.uid}`, CAROL);
+    const [reply] = await h.bot.responses(responseId);
+    expect(JSON.stringify(reply!.body)).toContain("not allowed to scale");
+  });
+});

@@ -104,7 +104,7 @@ describe("the card's on-call status and buttons", () => {
       .flatMap((block) => (block as { elements: Array<{ action_id?: string }> }).elements)
       .map((element) => element.action_id);
 
-  it("offers Acknowledge, Snooze, Mute, Nodes and Workloads while nobody acted", () => {
+  it("offers Acknowledge, Snooze, Mute, Nodes, Workloads and the Actions… menu while nobody acted", () => {
     const view = notificationCard(card);
     expect(checkSlackLimits(view.blocks)).toEqual([]);
     expect(ids(view.blocks)).toEqual([
@@ -113,8 +113,11 @@ describe("the card's on-call status and buttons", () => {
       "notify_card:mute",
       "palette_run:card_nodes",
       "palette_run:card_workloads",
+      "palette_run:actions_notify",
     ]);
     expect(json(view.blocks)).toContain("nodes u1 project:p1");
+    // the menu's options are the change commands for this cluster, each confirmed when picked
+    expect(json(view.blocks)).toContain("delete u1 project:p1");
   });
 
   it("says who acknowledged, snoozed and muted, with times each reader sees in their zone", () => {
@@ -147,6 +150,7 @@ describe("the card's on-call status and buttons", () => {
       "notify_card:unmute",
       "palette_run:card_nodes",
       "palette_run:card_workloads",
+      "palette_run:actions_notify",
     ]);
   });
 });

@@ -12,15 +12,27 @@ const buttonClick = z.object({
   channel: z.object({ id: z.string() }).optional(),
   container: z.object({ channel_id: z.string().optional() }).partial().optional(),
   team: z.object({ id: z.string() }).nullable().optional(),
-  actions: z.array(z.object({ value: z.string().optional() })).min(1),
+  actions: z
+    .array(
+      z.object({
+        value: z.string().optional(),
+        // an "Actions…" overflow carries its command in the option picked
+        selected_option: z.object({ value: z.string() }).optional(),
+      }),
+    )
+    .min(1),
 });
 
-/** A button that runs a command again (e.g. "Nodes" on a cluster card, a choice among matches). */
+/**
+ * A button that runs a command again (e.g. "Nodes" on a cluster card, a choice among matches),
+ * or an option of a card's "Actions…" menu.
+ */
 export function registerRunCommandAction(app: App, edge: SlackEdge): void {
   app.action(RUN_COMMAND_PATTERN, async ({ ack, body, respond, client }) => {
     await ack();
     const parsed = buttonClick.safeParse(body);
-    const text = parsed.success ? parsed.data.actions[0]?.value : undefined;
+    const action = parsed.success ? parsed.data.actions[0] : undefined;
+    const text = action?.value ?? action?.selected_option?.value;
     if (!parsed.success || text === undefined) {
       edge.logger.warn("button without a command value; ignored");
       return;

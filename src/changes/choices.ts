@@ -1,0 +1,139 @@
+import { errorReply, messageReply } from "../commands/reply.ts";
+import { replayWith, resolveCluster } from "../commands/resolve.ts";
+import type { CommandContext, Reply } from "../commands/types.ts";
+import { quoteArg } from "../model/command-text.ts";
+import type { Scope } from "../palette/api.ts";
+import { canScale } from "../palette/machine-pool-body.ts";
+import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { scopeArg } from "../views/scope.ts";
+
+/**
+ * `scale <cluster>` and `cordon <cluster>` without the rest (also what the cards' "Actions…"
+ * menu runs): the pools or the machines to pick from, each a button with the whole command, so
+ * nobody has to copy a machine's name. Reads only.
+ */
+
+const MAX_POOLS = 20;
+const MAX_MACHINES = 20;
+
+async function found(verb: string, ref: string, project: string | undefined, ctx: CommandContext) {
+  const scopes: Scope[] = project
+    ? [{ projectUid: project }]
+    : ctx.projects.length > 0
+      ? ctx.projects.map((projectUid) => ({ projectUid }))
+      : [{}];
+  const resolution = await resolveCluster(ref, scopes, ctx, replayWith(verb));
+  if (resolution.kind === "reply") return resolution;
+  const cluster =
+    resolution.cluster.cluster ??
+    (await ctx.palette.getCluster(resolution.cluster.uid, resolution.scope));
+  return { kind: "found" as const, resolution, cluster };
+}
+
+export async function choosePool(
+  ref: string,
+  project: string | undefined,
+  ctx: CommandContext,
+): Promise<Reply> {
+  const lookup = await found("scale", ref, project, ctx);
+  if (lookup.kind === "reply") return lookup.reply;
+  const { resolution, cluster } = lookup;
+  const config = cluster.spec?.cloudConfigRef;
+  const name = resolution.cluster.name;
+  if (!config?.kind || !config.uid || !canScale(config.kind)) {
+    return errorReply(
+      `I can't scale the pools of ${code(name)} (${escapeMrkdwn(config?.kind ?? "no cloud config")}); use the Palette console.`,
+      `I can't scale the pools of ${name}.`,
+    );
+  }
+  const read = await ctx.palette.getCloudConfig(config.kind, config.uid, resolution.scope);
+  const target = `${quoteArg(resolution.cluster.uid)}${scopeArg(resolution.cluster.projectUid)}`;
+  const choices: Array<{ label: string; command: string }> = [];
+  const lines: string[] = [];
+  for (const pool of (read.spec?.machinePoolConfig ?? []).slice(0, MAX_POOLS)) {
+    if (!pool.name || pool.isControlPlane) continue;
+    const size = pool.size ?? 0;
+    lines.push(`${code(pool.name)}: ${size} nodes`);
+    choices.push({
+      label: `${pool.name} → ${size + 1}`,
+      command: `scale ${target} ${quoteArg(pool.name)} ${size + 1}`,
+    });
+    if (size > 0) {
+      choices.push({
+        label: `${pool.name} → ${size - 1}`,
+        command: `scale ${target} ${quoteArg(pool.name)} ${size - 1}`,
+      });
+    }
+  }
+  if (choices.length === 0) {
+    return errorReply(`${code(name)} has no worker pool to scale.`, `${name} has no worker pool.`);
+  }
+  return messageReply(
+    {
+      screen: "changeChoice",
+      data: {
+        prompt: `Which pool of ${code(name)}, and to what size?\n${lines.join("\n")}`,
+        choices,
+        hint: `Any other size: \`/palette scale ${escapeMrkdwn(name)} <pool> <size>\`. Each button opens the confirmation first.`,
+      },
+    },
+    `Pick a pool of ${name} to scale`,
+  );
+}
+
+export async function chooseMachine(
+  verb: "cordon" | "uncordon",
+  ref: string,
+  project: string | undefined,
+  ctx: CommandContext,
+): Promise<Reply> {
+  const lookup = await found(verb, ref, project, ctx);
+  if (lookup.kind === "reply") return lookup.reply;
+  const { resolution, cluster } = lookup;
+  const config = cluster.spec?.cloudConfigRef;
+  const name = resolution.cluster.name;
+  if (!config?.kind || !config.uid) {
+    return errorReply(
+      `${code(name)} has no machines of its own (a virtual cluster runs on its host's).`,
+      `${name} has no machines of its own.`,
+    );
+  }
+  const read = await ctx.palette.getCloudConfig(config.kind, config.uid, resolution.scope);
+  const target = `${quoteArg(resolution.cluster.uid)}${scopeArg(resolution.cluster.projectUid)}`;
+  const choices: Array<{ label: string; command: string }> = [];
+  for (const pool of (read.spec?.machinePoolConfig ?? []).slice(0, MAX_POOLS)) {
+    if (!pool.name) continue;
+    const machines = await ctx.palette.listMachines(
+      config.kind,
+      config.uid,
+      pool.name,
+      resolution.scope,
+    );
+    for (const machine of machines) {
+      const cordoned = machine.status?.maintenanceStatus?.action === "cordon";
+      if ((verb === "cordon") === cordoned) continue;
+      const machineName = machine.metadata?.name ?? machine.metadata?.uid;
+      if (!machineName || choices.length >= MAX_MACHINES) continue;
+      choices.push({ label: machineName, command: `${verb} ${target} ${quoteArg(machineName)}` });
+    }
+  }
+  if (choices.length === 0) {
+    return errorReply(
+      verb === "cordon"
+        ? `${code(name)} has no machine left to cordon.`
+        : `${code(name)} has no cordoned machine.`,
+      verb === "cordon" ? `${name} has no machine to cordon.` : `${name} has no cordoned machine.`,
+    );
+  }
+  return messageReply(
+    {
+      screen: "changeChoice",
+      data: {
+        prompt: `Which node of ${code(name)} to ${verb}?`,
+        choices,
+        hint: "Each button opens the confirmation first.",
+      },
+    },
+    `Pick a node of ${name} to ${verb}`,
+  );
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { changeMenuOptions } from "../../../src/views/change-menu.ts";
+
+const labels = (options: Array<{ label: string }>) => options.map((option) => option.label);
+
+describe("the Actions… menu", () => {
+  it("offers what fits the cluster's state and type", () => {
+    const running = { uid: "u1", projectUid: "p1", state: "Running", provider: "aws" };
+    expect(labels(changeMenuOptions(running))).toEqual([
+      "Scale a pool…",
+      "Cordon a node…",
+      "Approve a pending repave…",
+      "Delete…",
+    ]);
+    expect(changeMenuOptions(running)[0]!.command).toBe("scale u1 project:p1");
+    expect(labels(changeMenuOptions({ ...running, provider: "edge-native" }))).not.toContain(
+      "Scale a pool…",
+    );
+    expect(labels(changeMenuOptions({ ...running, state: "Provisioning" }))).toEqual(["Delete…"]);
+    expect(changeMenuOptions({ ...running, state: "Deleting" })).toEqual([]);
+  });
+
+  it("pauses a running virtual cluster and resumes a paused one", () => {
+    const virtual = { uid: "v1", state: "Running", provider: "virtual" };
+    expect(labels(changeMenuOptions(virtual))).toEqual(["Pause…", "Delete…"]);
+    expect(labels(changeMenuOptions({ ...virtual, virtualState: "Paused" }))).toEqual([
+      "Resume…",
+      "Delete…",
+    ]);
+  });
+});
