@@ -1,12 +1,16 @@
+import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { allowAll } from "../access/types.ts";
+import { ChangeFollower } from "../changes/follow.ts";
 import type { Clock } from "../clock.ts";
 import { systemClock } from "../clock.ts";
 import type { CommandDeps } from "../commands/types.ts";
-import type { Config, PaletteCredentials, StateStore } from "../config.ts";
+import type { ApprovalConfig, Config, PaletteCredentials, StateStore } from "../config.ts";
+import { consoleChangeBoard, runChangePrompts } from "../console/change-prompts.ts";
 import { runLaunchPrompts } from "../console/launch-prompts.ts";
 import { CONSOLE_REQUESTER, runConsole } from "../console/repl.ts";
 import { linkWithKey } from "../identity/link.ts";
+import { intervalScheduler, type Scheduler } from "../launch/watch.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { createPaletteClient, type PaletteClient } from "../palette/client.ts";
 import { Secret } from "../secret.ts";
@@ -32,6 +36,8 @@ export async function openConsoleSession(input: {
   clock?: Clock;
   /** TOKEN_REFRESH_SCHEDULE, for a service account; default every 10 minutes */
   tokenRefreshSchedule?: string;
+  /** APPROVAL_REQUIRED and friends: a change the console confirms may need a second person */
+  approvals?: ApprovalConfig;
 }): Promise<ConsoleSession> {
   const clock = input.clock ?? systemClock;
   // opened before the Palette client: a store that cannot open leaves no timer running
@@ -52,6 +58,7 @@ export async function openConsoleSession(input: {
     logger: input.logger,
     projects: input.projects,
     consoleUrl: input.consoleUrl,
+    approvals: input.approvals,
   };
   return {
     palette,
@@ -69,21 +76,53 @@ export async function runConsoleOn(
   session: ConsoleSession,
   input: Readable = process.stdin,
   output: Writable = process.stdout,
+  options: { followSchedule?: Scheduler } = {},
 ): Promise<void> {
-  await runConsole({
-    input,
-    output,
-    deps: session.deps,
-    onModal: async (reply, io) => {
-      if (reply.modal === "login") {
-        await loginPrompt(session, io);
-        return;
-      }
-      const result = await runLaunchPrompts({ ask: io.ask, print: io.print, deps: session.deps });
-      if (result.kind === "cancelled") io.print(`launch cancelled: ${result.reason}`);
-    },
+  const print = (text: string) => output.write(`${text}\n`);
+  // accepted changes are followed while the console is open, their cards printed as they move
+  const follower = new ChangeFollower({
+    db: session.db,
+    palette: session.palette,
+    board: consoleChangeBoard(print),
+    clock: session.deps.clock,
+    logger: session.deps.logger,
   });
+  const following = (options.followSchedule ?? intervalScheduler(CONSOLE_FOLLOW_EVERY_MS))(() =>
+    follower.tick(),
+  );
+  try {
+    await runConsole({
+      input,
+      output,
+      deps: session.deps,
+      onModal: async (reply, io) => {
+        if (reply.modal === "login") {
+          await loginPrompt(session, io);
+          return;
+        }
+        if (reply.modal === "change") {
+          await runChangePrompts({
+            reply,
+            ask: io.ask,
+            print: io.print,
+            deps: session.deps,
+            requester: CONSOLE_REQUESTER,
+            requestKey: `console:${randomUUID()}`,
+          });
+          return;
+        }
+        const result = await runLaunchPrompts({ ask: io.ask, print: io.print, deps: session.deps });
+        if (result.kind === "cancelled") io.print(`launch cancelled: ${result.reason}`);
+      },
+    });
+  } finally {
+    following.stop();
+    await follower.tick().catch(() => undefined);
+  }
 }
+
+/** how often the console reads the state of the changes it follows */
+const CONSOLE_FOLLOW_EVERY_MS = 5_000;
 
 /** `login` at the console: the key is asked for on the next line, as the Slack form asks for it. */
 async function loginPrompt(
@@ -120,6 +159,7 @@ export async function runPaletteConsole(config: Config): Promise<number> {
     stateDb: config.stateDb,
     logger,
     tokenRefreshSchedule: config.tokenRefreshSchedule,
+    approvals: config.approvals,
   });
   try {
     await runConsoleOn(session);

@@ -74,7 +74,7 @@ export async function choosePool(
       data: {
         prompt: `Which pool of ${code(name)}, and to what size?\n${lines.join("\n")}`,
         choices,
-        hint: `Any other size: \`/palette scale ${escapeMrkdwn(name)} <pool> <size>\`. Each button opens the confirmation first.`,
+        hint: `Any other size: \`/palette scale ${escapeMrkdwn(name)} &lt;pool&gt; &lt;size&gt;\`. Each button opens the confirmation first.`,
       },
     },
     `Pick a pool of ${name} to scale`,

@@ -37,6 +37,11 @@ const EMOJI: Record<string, string> = {
   sleeping: "😴",
   loud_sound: "🔊",
   alarm_clock: "⏰",
+  // day-2 changes: freezes, approvals
+  snowflake: "❄️",
+  sunny: "☀️",
+  busts_in_silhouette: "👥",
+  hourglass: "⌛",
 };
 
 // everything but tab and newline

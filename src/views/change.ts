@@ -83,11 +83,15 @@ export interface ChangeModalInput {
   needsApproval: boolean;
 }
 
+/** What the confirmation says about the change, in the modal and at the console's prompt. */
+export function changeConfirmBlocks(plan: ChangePlan): KnownBlock[] {
+  return [section(`You are about to ${changeSummary(plan)}.`), section(planLines(plan).join("\n"))];
+}
+
 export function changeModal(input: ChangeModalInput): ModalView {
   const { plan } = input;
   const verb = VERB_LABEL[plan.verb];
-  const blocks: KnownBlock[] = [section(`You are about to ${changeSummary(plan)}.`)];
-  blocks.push(section(planLines(plan).join("\n")));
+  const blocks: KnownBlock[] = changeConfirmBlocks(plan);
   if (requiresTypedName(plan.verb)) {
     blocks.push({
       type: "input",

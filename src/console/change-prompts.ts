@@ -1,0 +1,110 @@
+import type { ChangeBoard } from "../changes/board.ts";
+import { confirmChange } from "../changes/confirm.ts";
+import type { CommandDeps, ModalReply, Requester } from "../commands/types.ts";
+import { requiresTypedName } from "../model/change.ts";
+import { describeForUser } from "../palette/errors.ts";
+import { ChangeStore } from "../store/changes.ts";
+import { approvalCardBlocks, changeCardBlocks, changeConfirmBlocks } from "../views/change.ts";
+import { errorBlocks } from "../views/message.ts";
+import { renderBlocks } from "./render.ts";
+
+/**
+ * A change's confirmation at the console: the same lines the Slack modal shows, then a question
+ * (the cluster's name for delete and pause, yes otherwise). What follows is the same use case as
+ * the modal's submit; the cards print as they are posted and edited.
+ */
+
+export interface ChangePromptsOptions {
+  reply: Extract<ModalReply, { modal: "change" }>;
+  ask: (question: string) => Promise<string>;
+  print: (text: string) => void;
+  deps: CommandDeps;
+  requester: Requester;
+  /** a fresh key per confirmation (the modal's view id in Slack) */
+  requestKey: string;
+}
+
+export async function runChangePrompts(options: ChangePromptsOptions): Promise<void> {
+  const { reply, print, deps, requester } = options;
+  const { plan } = reply;
+  print(renderBlocks(changeConfirmBlocks(plan)));
+  if (reply.needsApproval)
+    print("A second person must approve it before it runs (APPROVAL_REQUIRED).");
+  const typed = requiresTypedName(plan.verb);
+  const answer = (
+    await options.ask(typed ? `Type ${plan.cluster.name} to confirm:` : "Confirm? (yes/no)")
+  ).trim();
+  const confirmed = typed ? answer === plan.cluster.name : /^y(es)?$/i.test(answer);
+  if (!confirmed) {
+    print(typed ? "Not the cluster's name: nothing changed." : "Cancelled: nothing changed.");
+    return;
+  }
+  try {
+    const outcome = await confirmChange({ requestKey: options.requestKey, plan, requester }, deps);
+    switch (outcome.kind) {
+      case "refused":
+        print(renderBlocks(errorBlocks(outcome.mrkdwn)));
+        return;
+      case "duplicate":
+        return;
+      case "awaiting":
+        print(
+          renderBlocks(
+            approvalCardBlocks({
+              id: outcome.record.id,
+              plan,
+              requester: requester.userId,
+              status: "awaiting_approval",
+              expiresAt: outcome.record.expiresAt ?? 0,
+            }),
+          ),
+        );
+        print("(in Slack this request goes to the channel, where another person approves it)");
+        return;
+      default:
+        // the console's "card": the follower prints it again as the change goes on
+        await new ChangeStore(deps.db, deps.clock).setCard(
+          outcome.record.id,
+          requester.channelId,
+          `console-${outcome.record.id}`,
+        );
+        print(
+          renderBlocks(
+            changeCardBlocks({
+              plan,
+              status: outcome.kind === "accepted" ? "accepted" : "failed",
+              requester: requester.userId,
+              line: outcome.kind === "accepted" ? "Palette accepted it" : outcome.reason,
+              paletteUser: outcome.paletteUser,
+            }),
+          ),
+        );
+    }
+  } catch (error) {
+    print(`The change failed: ${describeForUser(error)}`);
+  }
+}
+
+/** Cards at the console: printed, and printed again as the follower edits them. */
+export function consoleChangeBoard(print: (text: string) => void): ChangeBoard {
+  let sequence = 0;
+  return {
+    async post(channel, card) {
+      print(renderBlocks(changeCardBlocks(card)));
+      return { channel, ts: String(++sequence) };
+    },
+    async update(_channel, _ts, card) {
+      print(renderBlocks(changeCardBlocks(card)));
+    },
+    async postApproval(channel, card) {
+      print(renderBlocks(approvalCardBlocks(card)));
+      return { channel, ts: String(++sequence) };
+    },
+    async updateApproval(_channel, _ts, card) {
+      print(renderBlocks(approvalCardBlocks(card)));
+    },
+    async tell(_channel, _userId, mrkdwn) {
+      print(renderBlocks(errorBlocks(mrkdwn)));
+    },
+  };
+}
