@@ -44,8 +44,9 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
         ...extra,
       }),
     });
+  let paletteRef: string | undefined;
   try {
-    await send(record.plan, palette);
+    paletteRef = await send(record.plan, palette);
   } catch (error) {
     const reason = describeForUser(error);
     const failed = await store.move(record.id, "executing", "failed", { reason });
@@ -54,12 +55,13 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
   } finally {
     if (acting.kind === "person") await acting.palette.close();
   }
-  const accepted = await store.move(record.id, "executing", "accepted");
+  const accepted = await store.move(record.id, "executing", "accepted", { paletteRef });
   await audit("granted", describe(record.plan));
   return { kind: "accepted", record: accepted ?? record, paletteUser: as.paletteUser };
 }
 
-async function send(plan: ChangePlan, palette: PaletteApi): Promise<void> {
+/** one Palette request; returns what Palette named the change when it names one */
+async function send(plan: ChangePlan, palette: PaletteApi): Promise<string | undefined> {
   const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
   switch (plan.verb) {
     case "scale": {
@@ -101,6 +103,21 @@ async function send(plan: ChangePlan, palette: PaletteApi): Promise<void> {
     case "resume":
       await palette.setLifecyclePause(plan.cluster.uid, plan.verb === "pause", scope);
       return;
+    case "backup":
+      // v1ClusterBackupConfig, with the location and settings of the cluster's own policy
+      return palette.backupNow(
+        plan.cluster.uid,
+        {
+          backupLocationUid: plan.location.uid,
+          backupLocationName: plan.location.name,
+          backupName: plan.backupName,
+          durationInHours: plan.ttlHours,
+          includeAllDisks: plan.includeAllDisks,
+          includeClusterResources: plan.includeClusterResources,
+          ...(plan.namespaces.length > 0 ? { namespaces: plan.namespaces } : {}),
+        },
+        scope,
+      );
   }
 }
 

@@ -63,7 +63,7 @@ export class ChangeFollower {
   private async follow(record: ChangeRecord): Promise<void> {
     const now = this.deps.clock.now();
     const since = record.acceptedAt ?? record.createdAt;
-    let progress = await readProgress(record.plan, this.deps.palette);
+    let progress = await readProgress(record.plan, this.deps.palette, record.paletteRef);
     if (progress.kind === "working" && now - since > (this.deps.maxFollowMs ?? 2 * 3_600_000)) {
       progress = {
         kind: "failed",

@@ -66,6 +66,29 @@ export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<P
       }
       return { kind: "plan", plan: { verb: "repave", cluster: base, reasons: repave.reasons } };
     }
+    case "backup": {
+      const backup = await ctx.palette.getBackup(base.uid, scope);
+      if (!backup.location) {
+        return refuse(
+          `${shown} has no backup location configured, so there is nowhere to back it up to.`,
+          "Set a backup policy with a location for it in the Palette console (cluster → Settings → Backups), then ask again.",
+        );
+      }
+      const stamp = new Date(ctx.clock.now()).toISOString().slice(0, 16).replace(/[-:T]/g, "");
+      return {
+        kind: "plan",
+        plan: {
+          verb: "backup",
+          cluster: base,
+          location: backup.location,
+          backupName: `chatops-${base.name}-${stamp}`.toLowerCase().slice(0, 63),
+          ttlHours: backup.ttlHours ?? DEFAULT_BACKUP_TTL_HOURS,
+          includeAllDisks: backup.includeAllDisks ?? false,
+          includeClusterResources: backup.includeClusterResources ?? true,
+          namespaces: backup.namespaces,
+        },
+      };
+    }
     case "pause":
     case "resume": {
       if (base.cloudType !== "virtual") {
@@ -144,6 +167,9 @@ async function planScale(
     },
   };
 }
+
+/** an on-demand backup is kept this long when the cluster's policy does not say (30 days) */
+const DEFAULT_BACKUP_TTL_HOURS = 720;
 
 /** Bounds the reads: clusters have a handful of pools. */
 const MAX_POOLS = 20;

@@ -1,4 +1,5 @@
 import {
+  backupProgress,
   type ChangePlan,
   type ChangeProgress,
   deleteProgress,
@@ -11,7 +12,11 @@ import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 
 /** How far a change Palette accepted has got, read from Palette (one or two reads). */
-export async function readProgress(plan: ChangePlan, palette: PaletteApi): Promise<ChangeProgress> {
+export async function readProgress(
+  plan: ChangePlan,
+  palette: PaletteApi,
+  paletteRef?: string,
+): Promise<ChangeProgress> {
   const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
   switch (plan.verb) {
     case "delete": {
@@ -55,6 +60,10 @@ export async function readProgress(plan: ChangePlan, palette: PaletteApi): Promi
     }
     case "repave":
       return repaveProgress((await palette.getRepaveStatus(plan.cluster.uid, scope)).state);
+    case "backup": {
+      const backup = await palette.getBackup(plan.cluster.uid, scope, paletteRef);
+      return backupProgress(plan, backup.requestState);
+    }
     case "pause":
     case "resume": {
       const cluster = await palette.getCluster(plan.cluster.uid, scope);

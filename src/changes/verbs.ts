@@ -131,6 +131,18 @@ export const repaveVerb: VerbSpec = {
   },
 };
 
+export const backupVerb: VerbSpec = {
+  name: "backup",
+  usage: "backup <cluster> [project:<uid>]",
+  summary: "back a cluster up now, to its backup policy's location (ALLOW_BACKUP)",
+  examples: ["/palette backup billing-prod"],
+  run: async (command, ctx) => {
+    if (command.args.length !== 1)
+      return usageReply(backupVerb, "Which cluster? Give one name or UID.");
+    return askChange({ verb: "backup", cluster: command.args[0]!, project: command.project }, ctx);
+  },
+};
+
 function lifecycleVerb(verb: "pause" | "resume"): VerbSpec {
   const spec: VerbSpec = {
     name: verb,
@@ -324,6 +336,7 @@ export const changeVerbs: VerbSpec[] = [
   repaveVerb,
   lifecycleVerb("pause"),
   lifecycleVerb("resume"),
+  backupVerb,
   deleteVerb,
   freezeVerb,
   unfreezeVerb,

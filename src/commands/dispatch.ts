@@ -71,6 +71,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   repave: [],
   pause: [],
   resume: [],
+  backup: [],
   delete: [],
   freeze: [],
   unfreeze: [],

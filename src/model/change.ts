@@ -11,6 +11,7 @@ export const CHANGE_VERB_NAMES = [
   "repave",
   "pause",
   "resume",
+  "backup",
 ] as const;
 export type ChangeVerb = (typeof CHANGE_VERB_NAMES)[number];
 
@@ -63,9 +64,29 @@ export interface PausePlan {
   cluster: ChangeCluster;
 }
 
-export type ChangePlan = ScalePlan | DeletePlan | MaintenancePlan | RepavePlan | PausePlan;
+/** An on-demand backup to the location the cluster's backup policy names. */
+export interface BackupPlan {
+  verb: "backup";
+  cluster: ChangeCluster;
+  location: { uid: string; name: string };
+  backupName: string;
+  /** how long the backup is kept, from the cluster's policy */
+  ttlHours: number;
+  includeAllDisks: boolean;
+  includeClusterResources: boolean;
+  /** empty: every namespace */
+  namespaces: string[];
+}
 
-type ChangePermission = "scale" | "delete" | "maintenance";
+export type ChangePlan =
+  | ScalePlan
+  | DeletePlan
+  | MaintenancePlan
+  | RepavePlan
+  | PausePlan
+  | BackupPlan;
+
+type ChangePermission = "scale" | "delete" | "maintenance" | "backup";
 
 /** Who may: each verb's ALLOW_* permission. */
 export const CHANGE_PERMISSION: Record<ChangeVerb, ChangePermission> = {
@@ -76,6 +97,7 @@ export const CHANGE_PERMISSION: Record<ChangeVerb, ChangePermission> = {
   repave: "maintenance",
   pause: "maintenance",
   resume: "maintenance",
+  backup: "backup",
 };
 
 /** These can't be undone by another click: the person types the cluster's name to confirm. */
@@ -169,6 +191,18 @@ export function pauseProgress(plan: PausePlan, virtualState: string | undefined)
   const wanted = plan.verb === "pause" ? "Paused" : "Running";
   if (virtualState === wanted) return { kind: "done", line: wanted };
   return { kind: "working", line: virtualState ?? "asked" };
+}
+
+/** an on-demand backup's state as Palette reports it (Completed, InProgress, Failed …) */
+export function backupProgress(plan: BackupPlan, state: string | undefined): ChangeProgress {
+  if (state && /^complete/i.test(state)) {
+    return {
+      kind: "done",
+      line: `\`${plan.backupName}\` in ${plan.location.name || "its location"}`,
+    };
+  }
+  if (state && /fail|error/i.test(state)) return { kind: "failed", line: `Palette says ${state}` };
+  return { kind: "working", line: state ?? "asked" };
 }
 
 /** `undefined` state: Palette no longer knows the cluster (404), which is what delete wants */

@@ -81,6 +81,18 @@ export interface PaletteIdentityApi {
   deleteApiKey(uid: string): Promise<void>;
 }
 
+/** What the bot reads of a cluster's backup feature. */
+export interface ClusterBackupInfo {
+  /** the policy's location; undefined: no backup location is configured */
+  location?: { uid: string; name: string };
+  ttlHours?: number;
+  includeAllDisks?: boolean;
+  includeClusterResources?: boolean;
+  namespaces: string[];
+  /** the state of the on-demand backup asked about, if any */
+  requestState?: string;
+}
+
 export interface PaletteApi {
   /** POST /v1/dashboard/spectroclusters/search: one page */
   searchClusters(query: ClusterSearch): Promise<Page<ClusterSummary>>;
@@ -144,6 +156,13 @@ export interface PaletteApi {
   getRepaveStatus(uid: string, scope: Scope): Promise<{ state?: string; reasons: string[] }>;
   /** PATCH /v1/spectroclusters/{uid}/repave/approve */
   approveRepave(uid: string, scope: Scope): Promise<void>;
+  /**
+   * GET /v1/spectroclusters/{uid}/features/backup: the backup policy's location and settings,
+   * and (with a request uid) that on-demand backup's state
+   */
+  getBackup(uid: string, scope: Scope, requestUid?: string): Promise<ClusterBackupInfo>;
+  /** POST /v1/spectroclusters/{uid}/features/backup/onDemand → the backup request's uid */
+  backupNow(uid: string, config: Record<string, unknown>, scope: Scope): Promise<string>;
   /** PATCH /v1/spectroclusters/{uid}/clusterConfig/lifecycleConfig (virtual clusters) */
   setLifecyclePause(uid: string, pause: boolean, scope: Scope): Promise<void>;
   /** PUT /v1/cloudconfigs/{kind}/{uid}/machinePools/{pool} (v1<Cloud>MachinePoolConfigEntity) */

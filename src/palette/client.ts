@@ -44,6 +44,7 @@ import {
   type ClusterSummary,
   cloudAccountsSchema,
   cloudConfigSchema,
+  clusterBackupSchema,
   clusterGroupsSchema,
   clusterOverviewSchema,
   clusterProfilesMetadataSchema,
@@ -641,6 +642,53 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
         state: result.status?.state ?? undefined,
         reasons: (result.spec?.reasons ?? []).map((reason) => reason.message ?? reason.code ?? ""),
       };
+    },
+
+    async getBackup(uid, scope, requestUid) {
+      const result = await call(
+        {
+          method: "GET",
+          path: `/v1/spectroclusters/${seg(uid)}/features/backup`,
+          query: { backupRequestUid: requestUid },
+          scope,
+        },
+        clusterBackupSchema,
+      );
+      const config = result.spec?.config;
+      const request = (result.status?.clusterBackupStatuses ?? []).find(
+        (entry) => requestUid !== undefined && entry.backupRequestUid === requestUid,
+      );
+      return {
+        location: config?.backupLocationUid
+          ? { uid: config.backupLocationUid, name: config.backupLocationName ?? "" }
+          : undefined,
+        ttlHours: config?.durationInHours ?? undefined,
+        includeAllDisks: config?.includeAllDisks ?? undefined,
+        includeClusterResources: config?.includeClusterResources ?? undefined,
+        namespaces: config?.namespaces ?? [],
+        requestState: request?.state ?? undefined,
+      };
+    },
+
+    async backupNow(uid, config, scope) {
+      try {
+        const response = await exchange({
+          method: "POST",
+          path: `/v1/spectroclusters/${seg(uid)}/features/backup/onDemand`,
+          scope,
+          body: config,
+          requestClass: "create",
+        });
+        const endpoint = describeEndpoint(
+          "POST",
+          "/v1/spectroclusters/{uid}/features/backup/onDemand",
+        );
+        return parseBody(uidSchema, parseJson(response.body.toString("utf8"), endpoint), endpoint)
+          .uid;
+      } catch (error) {
+        countFailure(error);
+        throw error;
+      }
     },
 
     approveRepave: (uid, scope) =>

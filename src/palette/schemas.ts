@@ -166,6 +166,29 @@ export const cloudConfigSchema = z.object({
 });
 export type CloudConfig = z.infer<typeof cloudConfigSchema>;
 
+/** v1ClusterBackup: GET /v1/spectroclusters/{uid}/features/backup */
+export const clusterBackupSchema = z.object({
+  spec: z
+    .object({
+      config: z
+        .object({
+          backupLocationUid: str,
+          backupLocationName: str,
+          durationInHours: z.number().nullish(),
+          includeAllDisks: bool,
+          includeClusterResources: bool,
+          namespaces: list(z.string()),
+        })
+        .nullish(),
+    })
+    .nullish(),
+  status: z
+    .object({
+      clusterBackupStatuses: list(z.object({ backupRequestUid: str, state: str })),
+    })
+    .nullish(),
+});
+
 /** v1SpectroClusterRepave: GET /v1/spectroclusters/{uid}/repave/status */
 export const repaveSchema = z.object({
   spec: z.object({ reasons: list(z.object({ code: str, message: str })) }).nullish(),

@@ -253,6 +253,58 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
       status: repave ? { state: repave.state, repaveTransitionTime: iso(repave.at) } : {},
     });
   });
+  router.add("GET", "/v1/spectroclusters/:uid/features/backup", (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    const backup = cluster.backup;
+    const wanted = ctx.query.get("backupRequestUid");
+    const requests = (backup?.requests ?? []).filter((r) => !wanted || r.uid === wanted);
+    return ok({
+      metadata: { uid: cluster.uid, name: cluster.name },
+      spec: {
+        clusterUid: cluster.uid,
+        config: backup?.location
+          ? {
+              backupLocationUid: backup.location.uid,
+              backupLocationName: backup.location.name,
+              durationInHours: 168,
+              includeAllDisks: false,
+              includeClusterResources: true,
+              namespaces: [],
+              schedule: { scheduledRunTime: "0 3 * * *" },
+            }
+          : {},
+      },
+      status: {
+        clusterBackupStatuses: requests.map((request) => ({
+          backupRequestUid: request.uid,
+          // a backup takes a while; then Palette reports it Completed
+          state: state.now() < request.at + state.resizeMs ? "InProgress" : "Completed",
+          backupStatusMeta: [{ backupName: request.name }],
+        })),
+      },
+    });
+  });
+  router.add("POST", "/v1/spectroclusters/:uid/features/backup/onDemand", async (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    const parsed = backupSchema.safeParse(await ctx.body());
+    if (!parsed.success)
+      throw badRequest("body must be v1ClusterBackupConfig with backupLocationUid and backupName");
+    if (
+      !cluster.backup?.location ||
+      parsed.data.backupLocationUid !== cluster.backup.location.uid
+    ) {
+      throw badRequest(
+        `cluster '${cluster.name}' has no backup location '${parsed.data.backupLocationUid}'`,
+      );
+    }
+    const request = {
+      uid: `br${cluster.uid.slice(0, 10)}${cluster.backup.requests.length}`,
+      name: parsed.data.backupName,
+      at: state.now(),
+    };
+    cluster.backup.requests.push(request);
+    return ok({ uid: request.uid }, 201);
+  });
   router.add("PATCH", "/v1/spectroclusters/:uid/repave/approve", (ctx) => {
     const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
     if (cluster.repave?.state !== "Pending") {
@@ -626,3 +678,11 @@ function validatePoolUpdate(raw: unknown): z.infer<typeof poolUpdateSchema> {
 
 const maintenanceSchema = z.object({ action: z.enum(["cordon", "uncordon"]) });
 const lifecycleSchema = z.object({ lifecycleConfig: z.object({ pause: z.boolean() }) });
+const backupSchema = z.object({
+  backupLocationUid: z.string().min(1),
+  backupName: z.string().min(1).max(63),
+  durationInHours: z.number().optional(),
+  includeAllDisks: z.boolean().optional(),
+  includeClusterResources: z.boolean().optional(),
+  namespaces: z.array(z.string()).optional(),
+});

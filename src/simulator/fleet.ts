@@ -57,6 +57,11 @@ export interface SimCluster {
   maintenance?: Map<string, { action: "cordon" | "uncordon"; at: number }>;
   /** day-2: a repave Palette holds for approval, and what became of it */
   repave?: { state: "Pending" | "Approved" | "Reverted"; reasons: string[]; at: number };
+  /** day-2: the backup policy's location, and the on-demand backups asked for */
+  backup?: {
+    location?: { uid: string; name: string };
+    requests: Array<{ uid: string; name: string; at: number }>;
+  };
   /** day-2: a virtual cluster's lifecycle pause (PATCH …/clusterConfig/lifecycleConfig) */
   pause?: { pause: boolean; at: number };
   stateOverride?: string;

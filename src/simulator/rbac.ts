@@ -27,6 +27,9 @@ function actionOf(method: string, path: string): Action {
   if (method === "PUT" && /^\/v1\/cloudconfigs\/.+\/machinePools\/[^/]+$/.test(path)) {
     return { verb: "update machine pools", write: true };
   }
+  if (method === "POST" && /\/features\/backup\/onDemand$/.test(path)) {
+    return { verb: "back up clusters", write: true };
+  }
   if (method === "PUT" && /\/machines\/[^/]+\/maintenance$/.test(path)) {
     return { verb: "cordon machines", write: true };
   }

@@ -212,6 +212,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     addCluster: (input) => state.view(state.addCluster(input)),
     addFault: (fault: Fault) => faults.add(fault),
     setRepavePending: (uid, reasons) => state.setRepavePending(uid, reasons),
+    setBackupLocation: (uid, name) => state.setBackupLocation(uid, name),
     clearFaults: () => faults.clear(),
     expireTokens: () => tokens.expireAll(),
     issueUserKey: (email, expiresAt) => {

@@ -134,6 +134,13 @@ export class SimState {
     return cluster;
   }
 
+  /** the cluster's backup policy names a location (a bucket registered in Palette) */
+  setBackupLocation(uid: string, name: string): void {
+    const cluster = this.requireCluster(uid);
+    const location = { uid: `bsl-${uid.slice(0, 12)}`, name };
+    cluster.backup = { location, requests: cluster.backup?.requests ?? [] };
+  }
+
   /** Palette found pack changes that repave the nodes and holds them for approval */
   setRepavePending(uid: string, reasons: string[]): void {
     this.requireCluster(uid).repave = { state: "Pending", reasons, at: this.now() };

@@ -106,6 +106,8 @@ export interface SimulatorControl {
     pools?: Array<{ name: string; size: number; isControlPlane: boolean; instanceType: string }>;
   }): FleetCluster;
   addFault(fault: Fault): void;
+  /** the cluster's backup policy names a location, so an on-demand backup has somewhere to go */
+  setBackupLocation(clusterUid: string, name: string): void;
   /** Palette holds a repave of this cluster for approval (GET …/repave/status says Pending) */
   setRepavePending(clusterUid: string, reasons: string[]): void;
   /** every issued token that is still live expires now; returns how many */

@@ -29,6 +29,8 @@ export interface ChangeRecord {
   createdAt: number;
   acceptedAt?: number;
   endedAt?: number;
+  /** what Palette named the change (an on-demand backup's request uid), for following it */
+  paletteRef?: string;
 }
 
 interface ChangeRow {
@@ -49,6 +51,7 @@ interface ChangeRow {
   created_at: number;
   accepted_at: number | null;
   ended_at: number | null;
+  palette_ref: string | null;
 }
 
 const optional = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
@@ -74,6 +77,7 @@ function toRecord(row: ChangeRow): ChangeRecord {
     createdAt: Number(row.created_at),
     acceptedAt: optionalNumber(row.accepted_at),
     endedAt: optionalNumber(row.ended_at),
+    paletteRef: optional(row.palette_ref ?? null),
   };
 }
 
@@ -165,16 +169,17 @@ export class ChangeStore {
     id: number,
     from: ChangeStatus,
     to: ChangeStatus,
-    fields: { reason?: string } = {},
+    fields: { reason?: string; paletteRef?: string } = {},
   ): Promise<ChangeRecord | undefined> {
     const now = this.clock.now();
     const ended = to === "done" || to === "failed" ? now : null;
     const accepted = to === "accepted" ? now : null;
     const row = await this.db.get<ChangeRow>(
       `UPDATE changes SET status = ?, reason = COALESCE(?, reason),
+         palette_ref = COALESCE(?, palette_ref),
          accepted_at = COALESCE(?, accepted_at), ended_at = COALESCE(?, ended_at), updated_at = ?
        WHERE id = ? AND status = ? RETURNING *`,
-      [to, fields.reason ?? null, accepted, ended, now, id, from],
+      [to, fields.reason ?? null, fields.paletteRef ?? null, accepted, ended, now, id, from],
     );
     return row ? toRecord(row) : undefined;
   }

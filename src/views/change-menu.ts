@@ -41,6 +41,7 @@ export function changeMenuOptions(cluster: MenuCluster): Array<{ label: string; 
     options.push({ label: "Cordon a node…", command: `cordon ${target}` });
     options.push({ label: "Approve a pending repave…", command: `repave approve ${target}` });
   }
+  if (running) options.push({ label: "Back up now…", command: `backup ${target}` });
   options.push({ label: "Delete…", command: `delete ${target}` });
   return options;
 }

@@ -28,6 +28,8 @@ export function changeSummary(plan: ChangePlan): string {
       return `${plan.verb} ${code(plan.machine.name)} of ${cluster}`;
     case "repave":
       return `approve the pending repave of ${cluster}`;
+    case "backup":
+      return `back up ${cluster} now`;
     default:
       return `${plan.verb} ${cluster}`;
   }
@@ -64,6 +66,11 @@ function effectLine(plan: ChangePlan): string[] {
       return ["*Pauses the virtual cluster*: its workloads stop until it is resumed."];
     case "resume":
       return ["*Resumes the virtual cluster*: its workloads start again."];
+    case "backup":
+      return [
+        `*Backs it up now* to ${bold(plan.location.name) || code(plan.location.uid)} as ${code(plan.backupName)}, kept ${plan.ttlHours} h`,
+        `${plan.namespaces.length > 0 ? `Namespaces ${plan.namespaces.map(code).join(", ")}` : "Every namespace"}${plan.includeClusterResources ? ", cluster resources" : ""}${plan.includeAllDisks ? ", all disks" : ""} (the cluster's backup policy)`,
+      ];
   }
 }
 
@@ -149,6 +156,7 @@ const VERB_LABEL: Record<ChangePlan["verb"], string> = {
   repave: "Approve repave",
   pause: "Pause",
   resume: "Resume",
+  backup: "Back up",
 };
 const DOING: Record<ChangePlan["verb"], string> = {
   scale: "Scaling",
@@ -158,6 +166,7 @@ const DOING: Record<ChangePlan["verb"], string> = {
   repave: "Approving the repave of",
   pause: "Pausing",
   resume: "Resuming",
+  backup: "Backing up",
 };
 const DONE: Record<ChangePlan["verb"], string> = {
   scale: "Scaled",
@@ -167,6 +176,7 @@ const DONE: Record<ChangePlan["verb"], string> = {
   repave: "Approved the repave of",
   pause: "Paused",
   resume: "Resumed",
+  backup: "Backed up",
 };
 
 function target(plan: ChangePlan): string {

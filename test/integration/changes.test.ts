@@ -40,7 +40,7 @@ interface Harness {
   palette: PaletteClient;
   clock: ManualClock;
   project: string;
-  /** every PUT, PATCH and DELETE the bot sent Palette, with its body */
+  /** every PUT, PATCH and DELETE (and feature POST) the bot sent Palette, with its body */
   writes: Array<{ method: string; path: string; body: unknown }>;
   close(): Promise<void>;
 }
@@ -73,7 +73,12 @@ async function start(
     retries: 0,
     transport: {
       send(request: WireRequest) {
-        if (request.method === "PUT" || request.method === "PATCH" || request.method === "DELETE") {
+        const change =
+          request.method === "PUT" ||
+          request.method === "PATCH" ||
+          request.method === "DELETE" ||
+          (request.method === "POST" && request.path.includes("/features/"));
+        if (change) {
           writes.push({
             method: request.method,
             path: request.path,
@@ -89,7 +94,12 @@ async function start(
   const policy = createAccessPolicy({
     allowLaunch: [ALICE],
     allowKubeconfig: [],
-    allowChanges: { scale: [ALICE, BOB], delete: [ALICE, BOB], maintenance: [ALICE, BOB] },
+    allowChanges: {
+      scale: [ALICE, BOB],
+      delete: [ALICE, BOB],
+      maintenance: [ALICE, BOB],
+      backup: [ALICE, BOB],
+    },
     client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
     clock,
     logger: silentLogger,
@@ -659,5 +669,46 @@ describe("day-2: the cards' Actions… menu", () => {
     const responseId = await pick(h, "palette_run:actions_card", `scale ${cluster.uid}`, CAROL);
     const [reply] = await h.bot.responses(responseId);
     expect(JSON.stringify(reply!.body)).toContain("not allowed to scale");
+  });
+});
+
+describe("day-2: backup now", () => {
+  it("only where a backup location is configured; one POST …/backup/onDemand with the policy's settings, followed to Completed", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "keep-safe");
+    const nowhere = await ask(h, "backup keep-safe");
+    expect(nowhere.reply).toContain("no backup location configured");
+    expect(nowhere.reply).toContain("backup policy");
+
+    h.sim.control.setBackupLocation(cluster.uid, "s3-backups");
+    const { view } = await ask(h, "backup keep-safe");
+    expect(JSON.stringify(view!.blocks)).toContain("s3-backups");
+    await confirm(h, view!);
+    await waitForCall(h, "chat.postMessage", "Backing up");
+    expect(h.writes).toHaveLength(1);
+    const write = h.writes[0]!;
+    expect(write).toMatchObject({
+      method: "POST",
+      path: `/v1/spectroclusters/${cluster.uid}/features/backup/onDemand`,
+      body: {
+        backupLocationName: "s3-backups",
+        durationInHours: 168,
+        includeClusterResources: true,
+      },
+    });
+    expect(
+      schemaErrors(
+        requestDefinition("post", "/v1/spectroclusters/{uid}/features/backup/onDemand"),
+        write.body,
+      ),
+    ).toEqual([]);
+    await tick(h);
+    await waitForCall(h, "chat.update", "InProgress");
+    h.clock.advance(RESIZE_MS + 1_000);
+    await tick(h);
+    const done = await waitForCall(h, "chat.update", "Backed up");
+    expect(done).toContain("s3-backups");
+    const [record] = await new ChangeStore(h.bot.db, h.clock).all();
+    expect(record).toMatchObject({ status: "done", paletteRef: expect.stringMatching(/^br/) });
   });
 });

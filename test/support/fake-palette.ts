@@ -365,6 +365,16 @@ export class FakePalette implements PaletteApi {
     this.enter("approveRepave", []);
   }
 
+  async getBackup(): Promise<{ namespaces: string[] }> {
+    this.enter("getBackup", []);
+    return { namespaces: [] };
+  }
+
+  async backupNow(): Promise<string> {
+    this.enter("backupNow", []);
+    return "backup-request";
+  }
+
   async setLifecyclePause(): Promise<void> {
     this.enter("setLifecyclePause", []);
   }

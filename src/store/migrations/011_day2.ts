@@ -56,4 +56,13 @@ export const day2: Migration[] = [
       CREATE INDEX freezes_until ON freezes (until_ms);
     `,
   },
+  {
+    id: 54,
+    name: "change_palette_ref",
+    // what Palette named the change when it accepted it (an on-demand backup's request uid),
+    // for the follower to ask about
+    up: `
+      ALTER TABLE changes ADD COLUMN palette_ref TEXT;
+    `,
+  },
 ];

@@ -400,6 +400,13 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 54,
+    name: "change_palette_ref",
+    up: `
+      ALTER TABLE changes ADD COLUMN palette_ref TEXT;
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted

@@ -10,6 +10,7 @@ describe("the Actions… menu", () => {
       "Scale a pool…",
       "Cordon a node…",
       "Approve a pending repave…",
+      "Back up now…",
       "Delete…",
     ]);
     expect(changeMenuOptions(running)[0]!.command).toBe("scale u1 project:p1");
@@ -22,9 +23,10 @@ describe("the Actions… menu", () => {
 
   it("pauses a running virtual cluster and resumes a paused one", () => {
     const virtual = { uid: "v1", state: "Running", provider: "virtual" };
-    expect(labels(changeMenuOptions(virtual))).toEqual(["Pause…", "Delete…"]);
+    expect(labels(changeMenuOptions(virtual))).toEqual(["Pause…", "Back up now…", "Delete…"]);
     expect(labels(changeMenuOptions({ ...virtual, virtualState: "Paused" }))).toEqual([
       "Resume…",
+      "Back up now…",
       "Delete…",
     ]);
   });
