@@ -14,4 +14,6 @@ export interface ChangeBoard {
   updateApproval(channel: string, ts: string, card: ApprovalCardInput): Promise<void>;
   /** a line only this person sees, where they asked */
   tell(channel: string, userId: string, mrkdwn: string, text: string): Promise<void>;
+  /** a file into this person's DM with the bot and nowhere else (fetched logs) */
+  sendFile(userId: string, fileName: string, content: Buffer): Promise<void>;
 }

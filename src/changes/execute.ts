@@ -103,6 +103,8 @@ async function send(plan: ChangePlan, palette: PaletteApi): Promise<string | und
     case "resume":
       await palette.setLifecyclePause(plan.cluster.uid, plan.verb === "pause", scope);
       return;
+    case "logs":
+      return palette.requestLogs(plan.cluster.uid, plan.lines, scope);
     case "backup":
       // v1ClusterBackupConfig, with the location and settings of the cluster's own policy
       return palette.backupNow(

@@ -82,7 +82,34 @@ export class ChangeFollower {
     // another replica ended it first: its card is theirs to finish
     if (!ended) return;
     this.lastLine.delete(record.id);
+    if (to === "done" && ended.plan.verb === "logs") {
+      await this.deliverLogs(ended, progress.line, formatTook(now - since));
+      return;
+    }
     await this.show(ended, to, progress.line, formatTook(now - since));
+  }
+
+  /** the collected logs, downloaded once (by whoever ended the change) into the requester's DM */
+  private async deliverLogs(record: ChangeRecord, fileName: string, took: string): Promise<void> {
+    const scope = record.plan.cluster.projectUid
+      ? { projectUid: record.plan.cluster.projectUid }
+      : {};
+    try {
+      const content = await this.deps.palette.downloadLogs(
+        record.paletteRef ?? "",
+        fileName,
+        scope,
+      );
+      await this.deps.board.sendFile(record.requester, fileName, content);
+      await this.show(record, "done", `${fileName} sent to your DMs`, took);
+    } catch (error) {
+      this.warn(error, "logs not delivered");
+      await this.show(
+        record,
+        "failed",
+        `Palette collected ${fileName}, but it could not be sent; fetch it in the Palette console`,
+      );
+    }
   }
 
   private async show(

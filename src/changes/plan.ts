@@ -66,6 +66,8 @@ export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<P
       }
       return { kind: "plan", plan: { verb: "repave", cluster: base, reasons: repave.reasons } };
     }
+    case "logs":
+      return { kind: "plan", plan: { verb: "logs", cluster: base, lines: LOG_LINES } };
     case "backup": {
       const backup = await ctx.palette.getBackup(base.uid, scope);
       if (!backup.location) {
@@ -167,6 +169,9 @@ async function planScale(
     },
   };
 }
+
+/** the last lines of each log a fetch collects (Palette's default) */
+const LOG_LINES = 1000;
 
 /** an on-demand backup is kept this long when the cluster's policy does not say (30 days) */
 const DEFAULT_BACKUP_TTL_HOURS = 720;

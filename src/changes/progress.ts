@@ -3,6 +3,7 @@ import {
   type ChangePlan,
   type ChangeProgress,
   deleteProgress,
+  logsProgress,
   maintenanceProgress,
   pauseProgress,
   repaveProgress,
@@ -60,6 +61,10 @@ export async function readProgress(
     }
     case "repave":
       return repaveProgress((await palette.getRepaveStatus(plan.cluster.uid, scope)).state);
+    case "logs":
+      return logsProgress(
+        paletteRef ? await palette.getLogRequest(plan.cluster.uid, paletteRef, scope) : {},
+      );
     case "backup": {
       const backup = await palette.getBackup(plan.cluster.uid, scope, paletteRef);
       return backupProgress(plan, backup.requestState);

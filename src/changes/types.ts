@@ -6,6 +6,10 @@ export type ChangeDeps = CommandDeps;
 /** What a person asked for, before Palette was read. */
 export type ChangeAsk =
   | { verb: "scale"; cluster: string; pool: string; size: number; project?: string }
-  | { verb: "delete" | "repave" | "pause" | "resume" | "backup"; cluster: string; project?: string }
+  | {
+      verb: "delete" | "repave" | "pause" | "resume" | "backup" | "logs";
+      cluster: string;
+      project?: string;
+    }
   /** `machine`: a machine's name (as `/palette nodes` shows it) or UID */
   | { verb: "cordon" | "uncordon"; cluster: string; machine: string; project?: string };

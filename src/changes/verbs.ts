@@ -143,6 +143,18 @@ export const backupVerb: VerbSpec = {
   },
 };
 
+export const logsVerb: VerbSpec = {
+  name: "logs",
+  usage: "logs <cluster> [project:<uid>]",
+  summary: "have Palette collect a cluster's logs; the file comes to your DMs (ALLOW_LOGS)",
+  examples: ["/palette logs billing-prod"],
+  run: async (command, ctx) => {
+    if (command.args.length !== 1)
+      return usageReply(logsVerb, "Which cluster? Give one name or UID.");
+    return askChange({ verb: "logs", cluster: command.args[0]!, project: command.project }, ctx);
+  },
+};
+
 function lifecycleVerb(verb: "pause" | "resume"): VerbSpec {
   const spec: VerbSpec = {
     name: verb,
@@ -337,6 +349,7 @@ export const changeVerbs: VerbSpec[] = [
   lifecycleVerb("pause"),
   lifecycleVerb("resume"),
   backupVerb,
+  logsVerb,
   deleteVerb,
   freezeVerb,
   unfreezeVerb,

@@ -72,6 +72,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   pause: [],
   resume: [],
   backup: [],
+  logs: [],
   delete: [],
   freeze: [],
   unfreeze: [],

@@ -103,6 +103,10 @@ export function consoleChangeBoard(print: (text: string) => void): ChangeBoard {
     async updateApproval(_channel, _ts, card) {
       print(renderBlocks(approvalCardBlocks(card)));
     },
+    async sendFile(_userId, fileName, content) {
+      // a log file may hold anything the cluster logged: not written where others could read it
+      print(`(in Slack ${fileName}, ${content.length} bytes, goes to your DMs)`);
+    },
     async tell(_channel, _userId, mrkdwn) {
       print(renderBlocks(errorBlocks(mrkdwn)));
     },

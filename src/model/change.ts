@@ -12,6 +12,7 @@ export const CHANGE_VERB_NAMES = [
   "pause",
   "resume",
   "backup",
+  "logs",
 ] as const;
 export type ChangeVerb = (typeof CHANGE_VERB_NAMES)[number];
 
@@ -78,15 +79,24 @@ export interface BackupPlan {
   namespaces: string[];
 }
 
+/** Palette collects the cluster's logs; the file goes to the requester's DMs. */
+export interface LogsPlan {
+  verb: "logs";
+  cluster: ChangeCluster;
+  /** the last lines of each log */
+  lines: number;
+}
+
 export type ChangePlan =
   | ScalePlan
   | DeletePlan
   | MaintenancePlan
   | RepavePlan
   | PausePlan
-  | BackupPlan;
+  | BackupPlan
+  | LogsPlan;
 
-type ChangePermission = "scale" | "delete" | "maintenance" | "backup";
+type ChangePermission = "scale" | "delete" | "maintenance" | "backup" | "logs";
 
 /** Who may: each verb's ALLOW_* permission. */
 export const CHANGE_PERMISSION: Record<ChangeVerb, ChangePermission> = {
@@ -98,6 +108,7 @@ export const CHANGE_PERMISSION: Record<ChangeVerb, ChangePermission> = {
   pause: "maintenance",
   resume: "maintenance",
   backup: "backup",
+  logs: "logs",
 };
 
 /** These can't be undone by another click: the person types the cluster's name to confirm. */
@@ -203,6 +214,17 @@ export function backupProgress(plan: BackupPlan, state: string | undefined): Cha
   }
   if (state && /fail|error/i.test(state)) return { kind: "failed", line: `Palette says ${state}` };
   return { kind: "working", line: state ?? "asked" };
+}
+
+/** Palette's log fetch: done once it names the file it collected */
+export function logsProgress(status: { state?: string; fileName?: string }): ChangeProgress {
+  if (status.state && /fail|error/i.test(status.state)) {
+    return { kind: "failed", line: `Palette says ${status.state}` };
+  }
+  if (status.fileName && (!status.state || /^complete/i.test(status.state))) {
+    return { kind: "done", line: status.fileName };
+  }
+  return { kind: "working", line: status.state ?? "asked" };
 }
 
 /** `undefined` state: Palette no longer knows the cluster (404), which is what delete wants */

@@ -163,6 +163,16 @@ export interface PaletteApi {
   getBackup(uid: string, scope: Scope, requestUid?: string): Promise<ClusterBackupInfo>;
   /** POST /v1/spectroclusters/{uid}/features/backup/onDemand → the backup request's uid */
   backupNow(uid: string, config: Record<string, unknown>, scope: Scope): Promise<string>;
+  /** POST /v1/spectroclusters/{uid}/features/logFetcher (v1ClusterLogFetcherRequest) → request uid */
+  requestLogs(uid: string, lines: number, scope: Scope): Promise<string>;
+  /** GET /v1/spectroclusters/{uid}/features/logFetcher?requestId=…: its state and file name */
+  getLogRequest(
+    uid: string,
+    requestUid: string,
+    scope: Scope,
+  ): Promise<{ state?: string; fileName?: string }>;
+  /** GET /v1/spectroclusters/features/logFetcher/{requestUid}/download?fileName=… as bytes */
+  downloadLogs(requestUid: string, fileName: string, scope: Scope): Promise<Buffer>;
   /** PATCH /v1/spectroclusters/{uid}/clusterConfig/lifecycleConfig (virtual clusters) */
   setLifecyclePause(uid: string, pause: boolean, scope: Scope): Promise<void>;
   /** PUT /v1/cloudconfigs/{kind}/{uid}/machinePools/{pool} (v1<Cloud>MachinePoolConfigEntity) */

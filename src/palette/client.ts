@@ -53,6 +53,7 @@ import {
   clustersSummarySchema,
   edgeHostsSchema,
   eventsSchema,
+  logFetcherSchema,
   machinesSchema,
   type PaletteEvent,
   type PaletteUserRecord,
@@ -125,6 +126,9 @@ interface CallSpec {
 }
 
 const seg = (value: string): string => encodeURIComponent(value);
+
+/** how far back a log fetch reaches (v1ClusterLogFetcherRequest.duration; Palette's default) */
+const LOG_HOURS = 10;
 
 function withQuery(path: string, query: CallSpec["query"]): string {
   const params = new URLSearchParams();
@@ -685,6 +689,56 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
         );
         return parseBody(uidSchema, parseJson(response.body.toString("utf8"), endpoint), endpoint)
           .uid;
+      } catch (error) {
+        countFailure(error);
+        throw error;
+      }
+    },
+
+    async requestLogs(uid, lines, scope) {
+      try {
+        const response = await exchange({
+          method: "POST",
+          path: `/v1/spectroclusters/${seg(uid)}/features/logFetcher`,
+          scope,
+          body: { mode: "cluster", noOfLines: lines, duration: LOG_HOURS },
+          requestClass: "create",
+        });
+        const endpoint = describeEndpoint("POST", "/v1/spectroclusters/{uid}/features/logFetcher");
+        return parseBody(uidSchema, parseJson(response.body.toString("utf8"), endpoint), endpoint)
+          .uid;
+      } catch (error) {
+        countFailure(error);
+        throw error;
+      }
+    },
+
+    async getLogRequest(uid, requestUid, scope) {
+      const result = await call(
+        {
+          method: "GET",
+          path: `/v1/spectroclusters/${seg(uid)}/features/logFetcher`,
+          query: { requestId: requestUid },
+          scope,
+        },
+        logFetcherSchema,
+      );
+      return {
+        state: result.status?.state ?? undefined,
+        fileName: result.spec?.log ?? undefined,
+      };
+    },
+
+    async downloadLogs(requestUid, fileName, scope) {
+      try {
+        const response = await exchange({
+          method: "GET",
+          path: `/v1/spectroclusters/features/logFetcher/${seg(requestUid)}/download`,
+          query: { fileName },
+          scope,
+          accept: "application/octet-stream",
+        });
+        return response.body;
       } catch (error) {
         countFailure(error);
         throw error;

@@ -166,6 +166,12 @@ export const cloudConfigSchema = z.object({
 });
 export type CloudConfig = z.infer<typeof cloudConfigSchema>;
 
+/** v1ClusterLogFetcher: GET /v1/spectroclusters/{uid}/features/logFetcher */
+export const logFetcherSchema = z.object({
+  spec: z.object({ log: str }).nullish(),
+  status: z.object({ state: str }).nullish(),
+});
+
 /** v1ClusterBackup: GET /v1/spectroclusters/{uid}/features/backup */
 export const clusterBackupSchema = z.object({
   spec: z

@@ -305,6 +305,43 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
     cluster.backup.requests.push(request);
     return ok({ uid: request.uid }, 201);
   });
+  router.add("POST", "/v1/spectroclusters/:uid/features/logFetcher", async (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    const parsed = logFetcherSchema.safeParse(await ctx.body());
+    if (!parsed.success) throw badRequest("body must be v1ClusterLogFetcherRequest");
+    cluster.logRequests ??= [];
+    const uid = `lf${cluster.uid.slice(0, 12)}${cluster.logRequests.length}`;
+    cluster.logRequests.push({ uid, at: state.now(), lines: parsed.data.noOfLines ?? 1000 });
+    return ok({ uid }, 201);
+  });
+  router.add("GET", "/v1/spectroclusters/:uid/features/logFetcher", (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    const request = cluster.logRequests?.find((r) => r.uid === ctx.query.get("requestId"));
+    if (!request) throw notFound(`Log fetcher request '${ctx.query.get("requestId")}'`);
+    const ready = state.now() >= request.at + state.resizeMs;
+    return ok({
+      metadata: { uid: request.uid },
+      spec: { clusterUid: cluster.uid, ...(ready ? { log: `${cluster.name}-logs.zip` } : {}) },
+      status: { state: ready ? "Completed" : "InProgress" },
+    });
+  });
+  router.add("GET", "/v1/spectroclusters/features/logFetcher/:requestUid/download", (ctx) => {
+    const requestUid = ctx.params.requestUid ?? "";
+    const cluster = state.fleet.clusters.find((c) =>
+      c.logRequests?.some((r) => r.uid === requestUid),
+    );
+    if (!cluster || (ctx.projectUid && cluster.projectUid !== ctx.projectUid)) {
+      throw notFound(`Log fetcher request '${requestUid}'`);
+    }
+    return {
+      status: 200,
+      raw: {
+        data: `simulated logs of ${cluster.name} (request ${requestUid})\n`,
+        contentType: "application/octet-stream",
+        filename: ctx.query.get("fileName") ?? `${cluster.name}-logs.zip`,
+      },
+    };
+  });
   router.add("PATCH", "/v1/spectroclusters/:uid/repave/approve", (ctx) => {
     const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
     if (cluster.repave?.state !== "Pending") {
@@ -685,4 +722,9 @@ const backupSchema = z.object({
   includeAllDisks: z.boolean().optional(),
   includeClusterResources: z.boolean().optional(),
   namespaces: z.array(z.string()).optional(),
+});
+const logFetcherSchema = z.object({
+  mode: z.enum(["cluster", "app"]).optional(),
+  noOfLines: z.number().int().positive().optional(),
+  duration: z.number().int().positive().optional(),
 });

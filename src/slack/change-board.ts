@@ -7,6 +7,7 @@ import {
   changeCardBlocks,
   changeCardText,
 } from "../views/change.ts";
+import { sendFileToDm } from "./file-upload.ts";
 
 /** A change's cards and private lines through the Slack Web API. */
 export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
@@ -25,6 +26,9 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
       post(channel, approvalCardText(card), approvalCardBlocks(card)),
     updateApproval: (channel, ts, card) =>
       update(channel, ts, approvalCardText(card), approvalCardBlocks(card)),
+    async sendFile(userId, fileName, content) {
+      await sendFileToDm(client, { userId, fileName, title: fileName, content });
+    },
     async tell(channel, userId, mrkdwn, text) {
       await client.chat.postEphemeral({
         channel,

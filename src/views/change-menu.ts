@@ -42,6 +42,10 @@ export function changeMenuOptions(cluster: MenuCluster): Array<{ label: string; 
     options.push({ label: "Approve a pending repave…", command: `repave approve ${target}` });
   }
   if (running) options.push({ label: "Back up now…", command: `backup ${target}` });
+  // a menu holds at most five options (Delete is the fifth): logs come along only when there is
+  // room; the cluster card has a Logs button of its own
+  if (running && options.length < 4)
+    options.push({ label: "Fetch logs…", command: `logs ${target}` });
   options.push({ label: "Delete…", command: `delete ${target}` });
   return options;
 }

@@ -30,6 +30,8 @@ export function changeSummary(plan: ChangePlan): string {
       return `approve the pending repave of ${cluster}`;
     case "backup":
       return `back up ${cluster} now`;
+    case "logs":
+      return `fetch the logs of ${cluster}`;
     default:
       return `${plan.verb} ${cluster}`;
   }
@@ -66,6 +68,10 @@ function effectLine(plan: ChangePlan): string[] {
       return ["*Pauses the virtual cluster*: its workloads stop until it is resumed."];
     case "resume":
       return ["*Resumes the virtual cluster*: its workloads start again."];
+    case "logs":
+      return [
+        `*Palette collects its logs* (the last ${plan.lines} lines of each, from the nodes and the Kubernetes system namespaces); the file comes to your DMs only.`,
+      ];
     case "backup":
       return [
         `*Backs it up now* to ${bold(plan.location.name) || code(plan.location.uid)} as ${code(plan.backupName)}, kept ${plan.ttlHours} h`,
@@ -157,6 +163,7 @@ const VERB_LABEL: Record<ChangePlan["verb"], string> = {
   pause: "Pause",
   resume: "Resume",
   backup: "Back up",
+  logs: "Fetch logs",
 };
 const DOING: Record<ChangePlan["verb"], string> = {
   scale: "Scaling",
@@ -167,6 +174,7 @@ const DOING: Record<ChangePlan["verb"], string> = {
   pause: "Pausing",
   resume: "Resuming",
   backup: "Backing up",
+  logs: "Fetching the logs of",
 };
 const DONE: Record<ChangePlan["verb"], string> = {
   scale: "Scaled",
@@ -177,6 +185,7 @@ const DONE: Record<ChangePlan["verb"], string> = {
   pause: "Paused",
   resume: "Resumed",
   backup: "Backed up",
+  logs: "Sent the logs of",
 };
 
 function target(plan: ChangePlan): string {

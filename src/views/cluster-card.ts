@@ -94,6 +94,7 @@ export function clusterCardBlocks(data: ClusterCardData, env: CardEnv): KnownBlo
     commandButton("Nodes", `nodes ${uid}${where}`, "nodes"),
     commandButton("Workloads", `workloads ${uid}${where}`, "workloads"),
     commandButton("Kubeconfig", `kubeconfig ${uid}${where}`, "kubeconfig"),
+    commandButton("Logs", `logs ${uid}${where}`, "logs"),
     urlButton(
       "Open in Palette",
       paletteClusterUrl(env.consoleUrl, data.uid, data.projectUid),

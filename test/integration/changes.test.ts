@@ -99,6 +99,7 @@ async function start(
       delete: [ALICE, BOB],
       maintenance: [ALICE, BOB],
       backup: [ALICE, BOB],
+      logs: [ALICE],
     },
     client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
     clock,
@@ -710,5 +711,38 @@ describe("day-2: backup now", () => {
     expect(done).toContain("s3-backups");
     const [record] = await new ChangeStore(h.bot.db, h.clock).all();
     expect(record).toMatchObject({ status: "done", paletteRef: expect.stringMatching(/^br/) });
+  });
+});
+
+describe("day-2: logs", () => {
+  it("one POST …/features/logFetcher; when Palette has the file, it goes to the requester's DM only", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "noisy");
+    const refused = await ask(h, "logs noisy", BOB);
+    expect(refused.reply).toContain("ALLOW_LOGS");
+    const { view } = await ask(h, "logs noisy");
+    expect(JSON.stringify(view!.blocks)).toContain("comes to your DMs only");
+    await confirm(h, view!);
+    await waitForCall(h, "chat.postMessage", "Fetching the logs of");
+    expect(h.writes).toHaveLength(1);
+    expect(h.writes[0]).toMatchObject({
+      method: "POST",
+      path: `/v1/spectroclusters/${cluster.uid}/features/logFetcher`,
+    });
+    expect(
+      schemaErrors(
+        requestDefinition("post", "/v1/spectroclusters/{uid}/features/logFetcher"),
+        h.writes[0]!.body,
+      ),
+    ).toEqual([]);
+    h.clock.advance(RESIZE_MS + 1_000);
+    await tick(h);
+    const done = await waitForCall(h, "chat.update", "sent to your DMs");
+    expect(done).toContain("noisy-logs.zip");
+    // the file went to Alice's DM (conversations.open with her), its bytes through the upload URL
+    const dm = h.bot.fake.callsTo("conversations.open");
+    expect(dm.map((call) => call.body.users)).toEqual([ALICE]);
+    const uploaded = [...h.bot.fake.uploads.values()].map((bytes) => bytes.toString("utf8"));
+    expect(uploaded).toEqual([expect.stringContaining("simulated logs of noisy")]);
   });
 });

@@ -375,6 +375,21 @@ export class FakePalette implements PaletteApi {
     return "backup-request";
   }
 
+  async requestLogs(): Promise<string> {
+    this.enter("requestLogs", []);
+    return "log-request";
+  }
+
+  async getLogRequest(): Promise<{ state?: string; fileName?: string }> {
+    this.enter("getLogRequest", []);
+    return {};
+  }
+
+  async downloadLogs(): Promise<Buffer> {
+    this.enter("downloadLogs", []);
+    return Buffer.alloc(0);
+  }
+
   async setLifecyclePause(): Promise<void> {
     this.enter("setLifecyclePause", []);
   }

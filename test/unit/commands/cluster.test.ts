@@ -37,6 +37,7 @@ describe("cluster", () => {
       `nodes ${uid} project:${PROJECT}`,
       `workloads ${uid} project:${PROJECT}`,
       `kubeconfig ${uid} project:${PROJECT}`,
+      `logs ${uid} project:${PROJECT}`,
     ]);
     expect(text).toContain(
       `https://console.example.com/projects/${PROJECT}/clusters/${uid}/overview`,

@@ -23,10 +23,17 @@ describe("the Actions… menu", () => {
 
   it("pauses a running virtual cluster and resumes a paused one", () => {
     const virtual = { uid: "v1", state: "Running", provider: "virtual" };
-    expect(labels(changeMenuOptions(virtual))).toEqual(["Pause…", "Back up now…", "Delete…"]);
+    expect(labels(changeMenuOptions(virtual))).toEqual([
+      "Pause…",
+      "Back up now…",
+      "Fetch logs…",
+      "Delete…",
+    ]);
+    // a paused virtual cluster is still Running to Palette: backup and logs stay on offer
     expect(labels(changeMenuOptions({ ...virtual, virtualState: "Paused" }))).toEqual([
       "Resume…",
       "Back up now…",
+      "Fetch logs…",
       "Delete…",
     ]);
   });
