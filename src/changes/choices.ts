@@ -1,6 +1,7 @@
 import { errorReply, messageReply } from "../commands/reply.ts";
 import { replayWith, resolveCluster } from "../commands/resolve.ts";
 import type { CommandContext, Reply } from "../commands/types.ts";
+import { newerVersion } from "../model/change.ts";
 import { quoteArg } from "../model/command-text.ts";
 import type { Scope } from "../palette/api.ts";
 import { canScale } from "../palette/machine-pool-body.ts";
@@ -135,5 +136,56 @@ export async function chooseMachine(
       },
     },
     `Pick a node of ${name} to ${verb}`,
+  );
+}
+
+export async function chooseUpgrade(
+  ref: string,
+  project: string | undefined,
+  ctx: CommandContext,
+): Promise<Reply> {
+  const lookup = await found("upgrade", ref, project, ctx);
+  if (lookup.kind === "reply") return lookup.reply;
+  const { resolution, cluster } = lookup;
+  const name = resolution.cluster.name;
+  const target = `${quoteArg(resolution.cluster.uid)}${scopeArg(resolution.cluster.projectUid)}`;
+  const choices: Array<{ label: string; command: string }> = [];
+  const lines: string[] = [];
+  for (const template of (cluster.spec?.clusterProfileTemplates ?? []).slice(0, MAX_POOLS)) {
+    if (!template.uid) continue;
+    const profile = await ctx.palette.getClusterProfile(template.uid, resolution.scope);
+    const running = profile.version ?? "";
+    const newer = profile.versions.filter((entry) => newerVersion(entry.version, running));
+    lines.push(
+      `${code(profile.name || template.uid)} ${escapeMrkdwn(running)}${newer.length === 0 ? " (newest)" : ""}`,
+    );
+    for (const entry of newer.slice(0, 5)) {
+      choices.push({
+        label: `${profile.name} → ${entry.version}`,
+        command: `upgrade ${target} ${quoteArg(template.uid)} ${quoteArg(entry.version)}`,
+      });
+    }
+  }
+  if (choices.length === 0) {
+    return messageReply(
+      {
+        screen: "notice",
+        data: {
+          mrkdwn: `${code(name)} runs the newest version of each of its profiles.${lines.length > 0 ? `\n${lines.join("\n")}` : ""}`,
+        },
+      },
+      `${name} is up to date`,
+    );
+  }
+  return messageReply(
+    {
+      screen: "changeChoice",
+      data: {
+        prompt: `Upgrade ${code(name)} to which version?\n${lines.join("\n")}`,
+        choices,
+        hint: "Each button opens the confirmation first: the packs that change, and the cluster's name to type.",
+      },
+    },
+    `Pick a profile version for ${name}`,
   );
 }

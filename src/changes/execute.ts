@@ -105,6 +105,13 @@ async function send(plan: ChangePlan, palette: PaletteApi): Promise<string | und
       return;
     case "logs":
       return palette.requestLogs(plan.cluster.uid, plan.lines, scope);
+    case "upgrade":
+      await palette.updateClusterProfiles(
+        plan.cluster.uid,
+        [{ uid: plan.profile.toUid, replaceWithProfile: plan.profile.fromUid }],
+        scope,
+      );
+      return;
     case "backup":
       // v1ClusterBackupConfig, with the location and settings of the cluster's own policy
       return palette.backupNow(
@@ -130,6 +137,12 @@ function describe(plan: ChangePlan): Record<string, unknown> {
     case "cordon":
     case "uncordon":
       return { pool: plan.pool, machine: plan.machine.name };
+    case "upgrade":
+      return {
+        profile: plan.profile.name,
+        from: plan.profile.fromVersion,
+        to: plan.profile.toVersion,
+      };
     default:
       return {};
   }

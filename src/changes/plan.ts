@@ -1,10 +1,11 @@
 import { errorReply } from "../commands/reply.ts";
 import { replayWith, resolveCluster } from "../commands/resolve.ts";
 import type { CommandContext, MessageReply } from "../commands/types.ts";
-import type { ChangeCluster, ChangePlan } from "../model/change.ts";
+import { type ChangeCluster, type ChangePlan, newerVersion, packChanges } from "../model/change.ts";
 import type { Scope } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import { autoscaleRange, canScale } from "../palette/machine-pool-body.ts";
+import type { Cluster } from "../palette/schemas.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import type { ChangeAsk } from "./types.ts";
 
@@ -27,7 +28,9 @@ export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<P
       ? [ask.pool, String(ask.size)]
       : ask.verb === "cordon" || ask.verb === "uncordon"
         ? [ask.machine]
-        : [];
+        : ask.verb === "upgrade"
+          ? [ask.profile, ask.version]
+          : [];
   const typed = ask.verb === "repave" ? "repave approve" : ask.verb;
   const found = await resolveCluster(ask.cluster, scopes, ctx, replayWith(typed, replayExtra));
   if (found.kind === "reply") return found;
@@ -68,6 +71,8 @@ export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<P
     }
     case "logs":
       return { kind: "plan", plan: { verb: "logs", cluster: base, lines: LOG_LINES } };
+    case "upgrade":
+      return planUpgrade(ask, base, cluster, scope, ctx);
     case "backup": {
       const backup = await ctx.palette.getBackup(base.uid, scope);
       if (!backup.location) {
@@ -170,6 +175,67 @@ async function planScale(
   };
 }
 
+async function planUpgrade(
+  ask: Extract<ChangeAsk, { verb: "upgrade" }>,
+  base: ChangeCluster,
+  cluster: Cluster,
+  scope: Scope,
+  ctx: CommandContext,
+): Promise<PlanOutcome> {
+  const shown = code(base.name);
+  if (base.state !== "Running") {
+    return refuse(`${shown} is ${escapeMrkdwn(base.state)}; upgrade it when it is Running.`);
+  }
+  const attached = (cluster.spec?.clusterProfileTemplates ?? []).flatMap((template) =>
+    template.uid ? [{ uid: template.uid, name: template.name ?? "" }] : [],
+  );
+  const wanted = ask.profile.toLowerCase();
+  const template = attached.find(
+    (entry) => entry.name.toLowerCase() === wanted || entry.uid === ask.profile,
+  );
+  if (!template) {
+    return refuse(
+      `${shown} has no profile ${code(ask.profile)} attached.`,
+      attached.length > 0
+        ? `Its profiles: ${attached.map((entry) => code(entry.name || entry.uid)).join(", ")}`
+        : undefined,
+    );
+  }
+  const current = await ctx.palette.getClusterProfile(template.uid, scope);
+  const fromVersion = current.version ?? "";
+  const target = current.versions.find((entry) => entry.version === ask.version);
+  if (!target) {
+    const newer = current.versions.filter((entry) => newerVersion(entry.version, fromVersion));
+    return refuse(
+      `${code(current.name || template.name)} has no version ${code(ask.version)}.`,
+      newer.length > 0
+        ? `Newer than ${escapeMrkdwn(fromVersion)}: ${newer.map((entry) => code(entry.version)).join(", ")}`
+        : `${escapeMrkdwn(fromVersion)} is its newest version.`,
+    );
+  }
+  if (!newerVersion(target.version, fromVersion)) {
+    return refuse(
+      `${code(ask.version)} is not newer than ${code(fromVersion)}, the version ${shown} runs; the bot only upgrades.`,
+    );
+  }
+  const next = await ctx.palette.getClusterProfile(target.uid, scope);
+  return {
+    kind: "plan",
+    plan: {
+      verb: "upgrade",
+      cluster: base,
+      profile: {
+        name: current.name || template.name,
+        fromUid: template.uid,
+        fromVersion,
+        toUid: target.uid,
+        toVersion: target.version,
+      },
+      packs: packChanges(current.packs, next.packs),
+    },
+  };
+}
+
 /** the last lines of each log a fetch collects (Palette's default) */
 const LOG_LINES = 1000;
 
@@ -241,6 +307,14 @@ export function askOf(plan: ChangePlan): ChangeAsk {
     case "cordon":
     case "uncordon":
       return { verb: plan.verb, cluster, machine: plan.machine.uid, project };
+    case "upgrade":
+      return {
+        verb: "upgrade",
+        cluster,
+        profile: plan.profile.fromUid,
+        version: plan.profile.toVersion,
+        project,
+      };
     default:
       return { verb: plan.verb, cluster, project };
   }

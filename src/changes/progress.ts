@@ -8,6 +8,7 @@ import {
   pauseProgress,
   repaveProgress,
   scaleProgress,
+  upgradeProgress,
 } from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
@@ -61,6 +62,13 @@ export async function readProgress(
     }
     case "repave":
       return repaveProgress((await palette.getRepaveStatus(plan.cluster.uid, scope)).state);
+    case "upgrade": {
+      const cluster = await palette.getCluster(plan.cluster.uid, scope);
+      const attached = (cluster.spec?.clusterProfileTemplates ?? []).flatMap((template) =>
+        template.uid ? [template.uid] : [],
+      );
+      return upgradeProgress(plan, attached);
+    }
     case "logs":
       return logsProgress(
         paletteRef ? await palette.getLogRequest(plan.cluster.uid, paletteRef, scope) : {},

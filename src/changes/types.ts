@@ -11,5 +11,7 @@ export type ChangeAsk =
       cluster: string;
       project?: string;
     }
+  /** `profile` (its name) and `version`: a newer version of a profile attached to the cluster */
+  | { verb: "upgrade"; cluster: string; profile: string; version: string; project?: string }
   /** `machine`: a machine's name (as `/palette nodes` shows it) or UID */
   | { verb: "cordon" | "uncordon"; cluster: string; machine: string; project?: string };

@@ -6,7 +6,7 @@ import { type FreezeScope, freezeUntil, sameScope } from "../model/freeze.ts";
 import { FreezeStore } from "../store/freezes.ts";
 import { freezeLines, freezeScopeLabel } from "../views/change.ts";
 import { code, escapeMrkdwn, slackDate } from "../views/mrkdwn.ts";
-import { chooseMachine, choosePool } from "./choices.ts";
+import { chooseMachine, choosePool, chooseUpgrade } from "./choices.ts";
 import { guardChange } from "./guard.ts";
 import { planChange } from "./plan.ts";
 import type { ChangeAsk } from "./types.ts";
@@ -140,6 +140,29 @@ export const backupVerb: VerbSpec = {
     if (command.args.length !== 1)
       return usageReply(backupVerb, "Which cluster? Give one name or UID.");
     return askChange({ verb: "backup", cluster: command.args[0]!, project: command.project }, ctx);
+  },
+};
+
+export const upgradeVerb: VerbSpec = {
+  name: "upgrade",
+  usage: "upgrade <cluster> [<profile> <version>] [project:<uid>]",
+  summary: "move an attached profile to a newer version (typed name to confirm; ALLOW_UPGRADE)",
+  examples: ["/palette upgrade billing-prod", "/palette upgrade billing-prod aws-base-k8s 1.1.0"],
+  run: async (command, ctx) => {
+    const [cluster, profile, version] = command.args;
+    if (cluster !== undefined && command.args.length === 1) {
+      const refused = await refusedEarly("upgrade", cluster, command.project, ctx);
+      return refused ?? chooseUpgrade(cluster, command.project, ctx);
+    }
+    if (
+      cluster === undefined ||
+      profile === undefined ||
+      version === undefined ||
+      command.args.length > 3
+    ) {
+      return usageReply(upgradeVerb, "Give the cluster, and the profile and version to move to.");
+    }
+    return askChange({ verb: "upgrade", cluster, profile, version, project: command.project }, ctx);
   },
 };
 
@@ -350,6 +373,7 @@ export const changeVerbs: VerbSpec[] = [
   lifecycleVerb("resume"),
   backupVerb,
   logsVerb,
+  upgradeVerb,
   deleteVerb,
   freezeVerb,
   unfreezeVerb,

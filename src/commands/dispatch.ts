@@ -73,6 +73,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   resume: [],
   backup: [],
   logs: [],
+  upgrade: [],
   delete: [],
   freeze: [],
   unfreeze: [],

@@ -13,6 +13,7 @@ export const CHANGE_VERB_NAMES = [
   "resume",
   "backup",
   "logs",
+  "upgrade",
 ] as const;
 export type ChangeVerb = (typeof CHANGE_VERB_NAMES)[number];
 
@@ -87,6 +88,15 @@ export interface LogsPlan {
   lines: number;
 }
 
+/** An attached cluster profile moved to a newer version of itself. */
+export interface UpgradePlan {
+  verb: "upgrade";
+  cluster: ChangeCluster;
+  profile: { name: string; fromUid: string; fromVersion: string; toUid: string; toVersion: string };
+  /** the packs whose version changes (absent on one side: added or removed) */
+  packs: Array<{ name: string; from?: string; to?: string }>;
+}
+
 export type ChangePlan =
   | ScalePlan
   | DeletePlan
@@ -94,9 +104,10 @@ export type ChangePlan =
   | RepavePlan
   | PausePlan
   | BackupPlan
-  | LogsPlan;
+  | LogsPlan
+  | UpgradePlan;
 
-type ChangePermission = "scale" | "delete" | "maintenance" | "backup" | "logs";
+type ChangePermission = "scale" | "delete" | "maintenance" | "backup" | "logs" | "upgrade";
 
 /** Who may: each verb's ALLOW_* permission. */
 export const CHANGE_PERMISSION: Record<ChangeVerb, ChangePermission> = {
@@ -109,11 +120,12 @@ export const CHANGE_PERMISSION: Record<ChangeVerb, ChangePermission> = {
   resume: "maintenance",
   backup: "backup",
   logs: "logs",
+  upgrade: "upgrade",
 };
 
 /** These can't be undone by another click: the person types the cluster's name to confirm. */
 export function requiresTypedName(verb: ChangeVerb): boolean {
-  return verb === "delete" || verb === "pause";
+  return verb === "delete" || verb === "pause" || verb === "upgrade";
 }
 
 /**
@@ -225,6 +237,51 @@ export function logsProgress(status: { state?: string; fileName?: string }): Cha
     return { kind: "done", line: status.fileName };
   }
   return { kind: "working", line: status.state ?? "asked" };
+}
+
+/** The packs whose tag differs between two versions of a profile, in the newer one's order. */
+export function packChanges(
+  from: ReadonlyArray<{ name: string; tag?: string }>,
+  to: ReadonlyArray<{ name: string; tag?: string }>,
+): Array<{ name: string; from?: string; to?: string }> {
+  const before = new Map(from.map((pack) => [pack.name, pack.tag]));
+  const changes: Array<{ name: string; from?: string; to?: string }> = [];
+  for (const pack of to) {
+    if (!before.has(pack.name)) changes.push({ name: pack.name, to: pack.tag });
+    else if (before.get(pack.name) !== pack.tag) {
+      changes.push({ name: pack.name, from: before.get(pack.name), to: pack.tag });
+    }
+  }
+  const after = new Set(to.map((pack) => pack.name));
+  for (const pack of from)
+    if (!after.has(pack.name)) changes.push({ name: pack.name, from: pack.tag });
+  return changes;
+}
+
+/** "1.10.0" > "1.9.2": versions compared number by number (a suffix compares as text) */
+export function newerVersion(a: string, b: string): boolean {
+  const left = a.split(/[.-]/);
+  const right = b.split(/[.-]/);
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const x = left[i] ?? "0";
+    const y = right[i] ?? "0";
+    const nx = Number(x);
+    const ny = Number(y);
+    if (!Number.isNaN(nx) && !Number.isNaN(ny)) {
+      if (nx !== ny) return nx > ny;
+    } else if (x !== y) return x > y;
+  }
+  return false;
+}
+
+export function upgradeProgress(
+  plan: UpgradePlan,
+  attachedUids: readonly string[],
+): ChangeProgress {
+  if (attachedUids.includes(plan.profile.toUid)) {
+    return { kind: "done", line: `${plan.profile.name} ${plan.profile.toVersion} applied` };
+  }
+  return { kind: "working", line: "Palette is applying the new version" };
 }
 
 /** `undefined` state: Palette no longer knows the cluster (404), which is what delete wants */

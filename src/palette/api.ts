@@ -81,6 +81,15 @@ export interface PaletteIdentityApi {
   deleteApiKey(uid: string): Promise<void>;
 }
 
+/** One version of a cluster profile, with its siblings. */
+export interface ClusterProfileInfo {
+  uid: string;
+  name: string;
+  version?: string;
+  versions: Array<{ uid: string; version: string }>;
+  packs: Array<{ name: string; tag?: string }>;
+}
+
 /** What the bot reads of a cluster's backup feature. */
 export interface ClusterBackupInfo {
   /** the policy's location; undefined: no backup location is configured */
@@ -173,6 +182,14 @@ export interface PaletteApi {
   ): Promise<{ state?: string; fileName?: string }>;
   /** GET /v1/spectroclusters/features/logFetcher/{requestUid}/download?fileName=… as bytes */
   downloadLogs(requestUid: string, fileName: string, scope: Scope): Promise<Buffer>;
+  /** GET /v1/clusterprofiles/{uid}: the version, every version of the profile, and its packs */
+  getClusterProfile(uid: string, scope: Scope): Promise<ClusterProfileInfo>;
+  /** PATCH /v1/spectroclusters/{uid}/profiles (v1SpectroClusterProfiles): profile versions swapped */
+  updateClusterProfiles(
+    uid: string,
+    profiles: Array<{ uid: string; replaceWithProfile: string }>,
+    scope: Scope,
+  ): Promise<void>;
   /** PATCH /v1/spectroclusters/{uid}/clusterConfig/lifecycleConfig (virtual clusters) */
   setLifecyclePause(uid: string, pause: boolean, scope: Scope): Promise<void>;
   /** PUT /v1/cloudconfigs/{kind}/{uid}/machinePools/{pool} (v1<Cloud>MachinePoolConfigEntity) */

@@ -47,6 +47,7 @@ import {
   clusterBackupSchema,
   clusterGroupsSchema,
   clusterOverviewSchema,
+  clusterProfileSchema,
   clusterProfilesMetadataSchema,
   clusterSchema,
   clusterStatusSchema,
@@ -744,6 +745,32 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
         throw error;
       }
     },
+
+    async getClusterProfile(uid, scope) {
+      const result = await call(
+        { method: "GET", path: `/v1/clusterprofiles/${seg(uid)}`, scope },
+        clusterProfileSchema,
+      );
+      return {
+        uid: result.metadata?.uid ?? uid,
+        name: result.metadata?.name ?? result.spec?.published?.name ?? "",
+        version: result.spec?.version ?? undefined,
+        versions: (result.spec?.versions ?? []).flatMap((entry) =>
+          entry.uid && entry.version ? [{ uid: entry.uid, version: entry.version }] : [],
+        ),
+        packs: (result.spec?.published?.packs ?? []).flatMap((pack) =>
+          pack.name ? [{ name: pack.name, tag: pack.tag ?? undefined }] : [],
+        ),
+      };
+    },
+
+    updateClusterProfiles: (uid, profiles, scope) =>
+      write({
+        method: "PATCH",
+        path: `/v1/spectroclusters/${seg(uid)}/profiles`,
+        scope,
+        body: { profiles },
+      }),
 
     approveRepave: (uid, scope) =>
       write({ method: "PATCH", path: `/v1/spectroclusters/${seg(uid)}/repave/approve`, scope }),

@@ -99,7 +99,9 @@ export const clusterSchema = z.object({
       cloudType: str,
       cloudConfigRef: objectRefSchema.nullish(),
       clusterType: str,
-      clusterProfileTemplates: list(z.object({ name: str, uid: str, cloudType: str, type: str })),
+      clusterProfileTemplates: list(
+        z.object({ name: str, uid: str, cloudType: str, type: str, profileVersion: str }),
+      ),
       clusterConfig: z.object({ lifecycleConfig: z.object({ pause: bool }).nullish() }).nullish(),
     })
     .nullish(),
@@ -165,6 +167,18 @@ export const cloudConfigSchema = z.object({
   status: z.object({ conditions: list(clusterConditionSchema) }).nullish(),
 });
 export type CloudConfig = z.infer<typeof cloudConfigSchema>;
+
+/** v1ClusterProfile: GET /v1/clusterprofiles/{uid} */
+export const clusterProfileSchema = z.object({
+  metadata: objectMetaSchema.nullish(),
+  spec: z
+    .object({
+      version: str,
+      versions: list(z.object({ uid: str, version: str })),
+      published: z.object({ name: str, packs: list(z.object({ name: str, tag: str })) }).nullish(),
+    })
+    .nullish(),
+});
 
 /** v1ClusterLogFetcher: GET /v1/spectroclusters/{uid}/features/logFetcher */
 export const logFetcherSchema = z.object({

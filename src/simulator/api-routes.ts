@@ -9,8 +9,15 @@ import type { UserDirectory } from "./identity.ts";
 import { addIdentityRoutes } from "./identity-routes.ts";
 import { clusterEvents } from "./lifecycle.ts";
 import { BadPageRequest, pageRequest, paginate } from "./paging.ts";
+import { attachedProfileUid, profileVersion, versionsOf } from "./profile-versions.ts";
 import { sees } from "./rbac.ts";
-import { clusterObject, clusterOverview, clusterSummary, iso } from "./render.ts";
+import {
+  clusterObject,
+  clusterOverview,
+  clusterSummary,
+  iso,
+  PROFILE_SETTLE_MS,
+} from "./render.ts";
 import { Router } from "./routes.ts";
 import {
   matchesSearch,
@@ -341,6 +348,50 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
         filename: ctx.query.get("fileName") ?? `${cluster.name}-logs.zip`,
       },
     };
+  });
+  router.add("GET", "/v1/clusterprofiles/:uid", (ctx) => {
+    const found = profileVersion(state.fleet, ctx.params.uid ?? "");
+    if (!found) throw notFound(`Cluster profile '${ctx.params.uid}'`);
+    const template = (version: typeof found) => ({
+      uid: version.uid,
+      name: version.profile.name,
+      cloudType: version.profile.cloudType,
+      type: "cluster",
+      version: 1,
+      profileVersion: version.version,
+      packs: version.packs.map((pack) => ({ ...pack, type: "spectro", values: "" })),
+    });
+    return ok({
+      metadata: { uid: found.uid, name: found.profile.name },
+      spec: {
+        version: found.version,
+        versions: versionsOf(found.profile).map((v) => ({ uid: v.uid, version: v.version })),
+        published: template(found),
+      },
+    });
+  });
+  router.add("PATCH", "/v1/spectroclusters/:uid/profiles", async (ctx) => {
+    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
+    const parsed = profilesSchema.safeParse(await ctx.body());
+    if (!parsed.success)
+      throw badRequest("body must be v1SpectroClusterProfiles {profiles: [...]}");
+    for (const entry of parsed.data.profiles) {
+      const target = profileVersion(state.fleet, entry.uid);
+      const current = attachedProfileUid(cluster, state.now(), PROFILE_SETTLE_MS);
+      if (!target) throw notFound(`Cluster profile '${entry.uid}'`);
+      if (entry.replaceWithProfile !== undefined && entry.replaceWithProfile !== current) {
+        throw badRequest(
+          `profile '${entry.replaceWithProfile}' is not attached to '${cluster.name}'`,
+        );
+      }
+      const from = profileVersion(state.fleet, current);
+      if (from && from.profile.uid !== target.profile.uid) {
+        throw badRequest(`'${entry.uid}' is not a version of '${from.profile.name}'`);
+      }
+      cluster.profileUid = current;
+      cluster.profileUpgrade = { to: target.uid, at: state.now() };
+    }
+    return { status: 204 };
   });
   router.add("PATCH", "/v1/spectroclusters/:uid/repave/approve", (ctx) => {
     const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
@@ -727,4 +778,15 @@ const logFetcherSchema = z.object({
   mode: z.enum(["cluster", "app"]).optional(),
   noOfLines: z.number().int().positive().optional(),
   duration: z.number().int().positive().optional(),
+});
+const profilesSchema = z.object({
+  profiles: z
+    .array(
+      z.object({
+        uid: z.string().min(1),
+        replaceWithProfile: z.string().optional(),
+        packValues: z.array(z.unknown()).optional(),
+      }),
+    )
+    .min(1),
 });

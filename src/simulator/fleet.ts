@@ -62,6 +62,8 @@ export interface SimCluster {
     location?: { uid: string; name: string };
     requests: Array<{ uid: string; name: string; at: number }>;
   };
+  /** day-2: a profile version asked for (PATCH …/profiles), in force once Palette applied it */
+  profileUpgrade?: { to: string; at: number };
   /** day-2: log fetches asked for (POST …/features/logFetcher) */
   logRequests?: Array<{ uid: string; at: number; lines: number }>;
   /** day-2: a virtual cluster's lifecycle pause (PATCH …/clusterConfig/lifecycleConfig) */

@@ -35,7 +35,9 @@ function actionOf(method: string, path: string): Action {
   }
   if (
     method === "PATCH" &&
-    /^\/v1\/spectroclusters\/[^/]+\/(repave\/approve|clusterConfig\/lifecycleConfig)$/.test(path)
+    /^\/v1\/spectroclusters\/[^/]+\/(repave\/approve|clusterConfig\/lifecycleConfig|profiles)$/.test(
+      path,
+    )
   ) {
     return { verb: "change clusters", write: true };
   }

@@ -1,5 +1,6 @@
 import type { Fleet, SimCluster } from "./fleet.ts";
 import type { ClusterCondition } from "./lifecycle.ts";
+import { attachedProfileUid, profileVersion } from "./profile-versions.ts";
 
 /**
  * Fleet records → the JSON shapes of the real API (definitions of openapi-subset.json named in
@@ -66,16 +67,21 @@ function healthStatus(cluster: SimCluster, condition: ClusterCondition, now: num
   };
 }
 
-function profileMeta(fleet: Fleet, cluster: SimCluster) {
-  const profile = fleet.profiles.find((p) => p.uid === cluster.profileUid);
+function profileMeta(fleet: Fleet, cluster: SimCluster, now: number, detailed = false) {
+  const uid = attachedProfileUid(cluster, now, PROFILE_SETTLE_MS);
+  const attached = profileVersion(fleet, uid);
   return {
-    uid: cluster.profileUid,
-    name: profile?.name ?? `${cluster.provider}-profile`,
+    uid,
+    name: attached?.profile.name ?? `${cluster.provider}-profile`,
     cloudType: cluster.provider,
     type: "cluster",
     version: 1,
+    ...(detailed && attached ? { profileVersion: attached.version } : {}),
   };
 }
+
+/** how long Palette takes to apply a new profile version to a cluster */
+export const PROFILE_SETTLE_MS = 4_000;
 
 function accountMeta(fleet: Fleet, cluster: SimCluster) {
   const account = fleet.cloudAccounts.find((a) => a.uid === cluster.cloudAccountUid);
@@ -133,7 +139,7 @@ export function clusterSummary(
         machinePools: machinePoolsMeta(cluster, condition),
       },
       projectMeta: projectMeta(fleet, cluster),
-      clusterProfileTemplate: profileMeta(fleet, cluster),
+      clusterProfileTemplate: profileMeta(fleet, cluster, now),
     },
     status: {
       state: condition.state,
@@ -176,7 +182,7 @@ export function clusterObject(
         uid: cluster.cloudConfigUid,
       },
       clusterType: "PureManage",
-      clusterProfileTemplates: [profileMeta(fleet, cluster)],
+      clusterProfileTemplates: [profileMeta(fleet, cluster, now, true)],
       ...(cluster.pause
         ? { clusterConfig: { lifecycleConfig: { pause: cluster.pause.pause } } }
         : {}),
@@ -209,7 +215,7 @@ export function clusterOverview(
         machinePools: machinePoolsMeta(cluster, condition),
       },
       ...(account ? { cloudaccount: account } : {}),
-      clusterProfileTemplate: profileMeta(fleet, cluster),
+      clusterProfileTemplate: profileMeta(fleet, cluster, now),
     },
     status: {
       state: condition.state,

@@ -86,8 +86,9 @@ export function createRunCommand(deps: {
     // a modal must open within 3 s of the trigger_id: `launch` and the change verbs (which
     // open a confirmation) never queue behind slow reads
     const urgent =
-      /^\s*(launch|scale|delete|cordon|uncordon|repave|pause|resume|backup|logs)\b/i.test(text) &&
-      target.triggerId !== undefined;
+      /^\s*(launch|scale|delete|cordon|uncordon|repave|pause|resume|backup|logs|upgrade)\b/i.test(
+        text,
+      ) && target.triggerId !== undefined;
     const task = (urgent ? run(text, target) : limit(() => run(text, target))).catch(
       (error: unknown) => {
         deps.logger.error({ err: String(error) }, "command delivery failed");

@@ -39,7 +39,8 @@ export function changeMenuOptions(cluster: MenuCluster): Array<{ label: string; 
       options.push({ label: "Scale a pool…", command: `scale ${target}` });
     }
     options.push({ label: "Cordon a node…", command: `cordon ${target}` });
-    options.push({ label: "Approve a pending repave…", command: `repave approve ${target}` });
+    // a pending repave is approved by name (`repave approve`): the card cannot know one is pending
+    options.push({ label: "Upgrade…", command: `upgrade ${target}` });
   }
   if (running) options.push({ label: "Back up now…", command: `backup ${target}` });
   // a menu holds at most five options (Delete is the fifth): logs come along only when there is

@@ -32,6 +32,8 @@ export function changeSummary(plan: ChangePlan): string {
       return `back up ${cluster} now`;
     case "logs":
       return `fetch the logs of ${cluster}`;
+    case "upgrade":
+      return `upgrade ${cluster}: ${code(plan.profile.name)} ${escapeMrkdwn(plan.profile.fromVersion)} → ${escapeMrkdwn(plan.profile.toVersion)}`;
     default:
       return `${plan.verb} ${cluster}`;
   }
@@ -68,6 +70,21 @@ function effectLine(plan: ChangePlan): string[] {
       return ["*Pauses the virtual cluster*: its workloads stop until it is resumed."];
     case "resume":
       return ["*Resumes the virtual cluster*: its workloads start again."];
+    case "upgrade":
+      return [
+        `*Profile* ${code(plan.profile.name)}: ${escapeMrkdwn(plan.profile.fromVersion)} → *${escapeMrkdwn(plan.profile.toVersion)}*`,
+        ...(plan.packs.length > 0
+          ? [
+              "*Packs that change*",
+              ...plan.packs
+                .slice(0, 15)
+                .map(
+                  (pack) =>
+                    `• ${code(pack.name)} ${pack.from ? escapeMrkdwn(pack.from) : "(new)"} → ${pack.to ? escapeMrkdwn(pack.to) : "(removed)"}`,
+                ),
+            ]
+          : ["No pack changes its version (values or manifests may)."]),
+      ];
     case "logs":
       return [
         `*Palette collects its logs* (the last ${plan.lines} lines of each, from the nodes and the Kubernetes system namespaces); the file comes to your DMs only.`,
@@ -164,6 +181,7 @@ const VERB_LABEL: Record<ChangePlan["verb"], string> = {
   resume: "Resume",
   backup: "Back up",
   logs: "Fetch logs",
+  upgrade: "Upgrade",
 };
 const DOING: Record<ChangePlan["verb"], string> = {
   scale: "Scaling",
@@ -175,6 +193,7 @@ const DOING: Record<ChangePlan["verb"], string> = {
   resume: "Resuming",
   backup: "Backing up",
   logs: "Fetching the logs of",
+  upgrade: "Upgrading",
 };
 const DONE: Record<ChangePlan["verb"], string> = {
   scale: "Scaled",
@@ -186,6 +205,7 @@ const DONE: Record<ChangePlan["verb"], string> = {
   resume: "Resumed",
   backup: "Backed up",
   logs: "Sent the logs of",
+  upgrade: "Upgraded",
 };
 
 function target(plan: ChangePlan): string {
@@ -195,6 +215,8 @@ function target(plan: ChangePlan): string {
     case "cordon":
     case "uncordon":
       return `${code(plan.machine.name)} of ${bold(plan.cluster.name)}`;
+    case "upgrade":
+      return `${bold(plan.cluster.name)} (${code(plan.profile.name)} ${escapeMrkdwn(plan.profile.fromVersion)} → ${escapeMrkdwn(plan.profile.toVersion)})`;
     default:
       return bold(plan.cluster.name);
   }

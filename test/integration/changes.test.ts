@@ -100,6 +100,7 @@ async function start(
       maintenance: [ALICE, BOB],
       backup: [ALICE, BOB],
       logs: [ALICE],
+      upgrade: [ALICE, BOB],
     },
     client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
     clock,
@@ -631,7 +632,7 @@ describe("day-2: the cards' Actions… menu", () => {
     for (const label of [
       "Scale a pool…",
       "Cordon a node…",
-      "Approve a pending repave…",
+      "Upgrade…",
       "Delete…",
     ]) {
       expect(blocks).toContain(label);
@@ -744,5 +745,45 @@ describe("day-2: logs", () => {
     expect(dm.map((call) => call.body.users)).toEqual([ALICE]);
     const uploaded = [...h.bot.fake.uploads.values()].map((bytes) => bytes.toString("utf8"));
     expect(uploaded).toEqual([expect.stringContaining("simulated logs of noisy")]);
+  });
+});
+
+describe("day-2: upgrade", () => {
+  it("offers the newer versions, shows the packs that change, wants the name typed, sends one PATCH …/profiles, followed until applied", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "old-k8s");
+    const offered = await ask(h, "upgrade old-k8s");
+    expect(offered.reply).toContain("aws-base-k8s → 1.1.0");
+    const older = await ask(h, "upgrade old-k8s aws-base-k8s 1.0.0");
+    expect(older.reply).toContain("not newer");
+
+    const { view } = await ask(h, "upgrade old-k8s aws-base-k8s 1.1.0");
+    const blocks = JSON.stringify(view!.blocks);
+    expect(blocks).toContain("1.0.0 → *1.1.0*");
+    expect(blocks).toContain("`kubernetes` 1.29.4 → 1.29.6");
+    expect(blocks).toContain("`cni-calico` 3.27.0 → 3.27.3");
+    expect(blocks).not.toContain("`ubuntu`");
+    const wrong = await confirm(h, view!, ALICE, "old");
+    expect(wrong.body.response_action).toBe("errors");
+    await confirm(h, view!, ALICE, "old-k8s");
+    await waitForCall(h, "chat.postMessage", "Upgrading");
+    expect(h.writes).toHaveLength(1);
+    const write = h.writes[0]!;
+    expect(write.method).toBe("PATCH");
+    expect(write.path).toBe(`/v1/spectroclusters/${cluster.uid}/profiles`);
+    expect(
+      schemaErrors(requestDefinition("patch", "/v1/spectroclusters/{uid}/profiles"), write.body),
+    ).toEqual([]);
+    const [swap] = (write.body as { profiles: Array<{ uid: string; replaceWithProfile: string }> })
+      .profiles;
+    expect(swap!.uid).not.toBe(swap!.replaceWithProfile);
+
+    await tick(h);
+    await waitForCall(h, "chat.update", "applying");
+    h.clock.advance(5_000);
+    await tick(h);
+    await waitForCall(h, "chat.update", "aws-base-k8s 1.1.0 applied");
+    const after = await ask(h, "upgrade old-k8s");
+    expect(after.reply).toContain("newest version");
   });
 });

@@ -390,6 +390,20 @@ export class FakePalette implements PaletteApi {
     return Buffer.alloc(0);
   }
 
+  async getClusterProfile(): Promise<{
+    uid: string;
+    name: string;
+    versions: Array<{ uid: string; version: string }>;
+    packs: Array<{ name: string; tag?: string }>;
+  }> {
+    this.enter("getClusterProfile", []);
+    return { uid: "", name: "", versions: [], packs: [] };
+  }
+
+  async updateClusterProfiles(): Promise<void> {
+    this.enter("updateClusterProfiles", []);
+  }
+
   async setLifecyclePause(): Promise<void> {
     this.enter("setLifecyclePause", []);
   }

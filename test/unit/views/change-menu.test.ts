@@ -9,7 +9,7 @@ describe("the Actions… menu", () => {
     expect(labels(changeMenuOptions(running))).toEqual([
       "Scale a pool…",
       "Cordon a node…",
-      "Approve a pending repave…",
+      "Upgrade…",
       "Back up now…",
       "Delete…",
     ]);
