@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { type ChangeProgress, formatTook } from "../model/change.ts";
+import { formatTook } from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import type { SqlDb } from "../store/sql.ts";

@@ -633,6 +633,7 @@ describe("day-2: the cards' Actions… menu", () => {
       "Scale a pool…",
       "Cordon a node…",
       "Upgrade…",
+      "Back up now…",
       "Delete…",
     ]) {
       expect(blocks).toContain(label);
