@@ -1,9 +1,8 @@
-import { errorReply, messageReply } from "../commands/reply.ts";
+import { errorReply, messageReply, readScopes } from "../commands/reply.ts";
 import { replayWith, resolveCluster } from "../commands/resolve.ts";
 import type { CommandContext, Reply } from "../commands/types.ts";
 import { newerVersion } from "../model/change.ts";
 import { quoteArg } from "../model/command-text.ts";
-import type { Scope } from "../palette/api.ts";
 import { canScale } from "../palette/machine-pool-body.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { scopeArg } from "../views/scope.ts";
@@ -18,11 +17,7 @@ const MAX_POOLS = 20;
 const MAX_MACHINES = 20;
 
 async function found(verb: string, ref: string, project: string | undefined, ctx: CommandContext) {
-  const scopes: Scope[] = project
-    ? [{ projectUid: project }]
-    : ctx.projects.length > 0
-      ? ctx.projects.map((projectUid) => ({ projectUid }))
-      : [{}];
+  const scopes = readScopes({ project }, ctx);
   const resolution = await resolveCluster(ref, scopes, ctx, replayWith(verb));
   if (resolution.kind === "reply") return resolution;
   const cluster =

@@ -1,4 +1,4 @@
-import { errorReply } from "../commands/reply.ts";
+import { errorReply, readScopes } from "../commands/reply.ts";
 import { replayWith, resolveCluster } from "../commands/resolve.ts";
 import type { CommandContext, MessageReply } from "../commands/types.ts";
 import { type ChangeCluster, type ChangePlan, newerVersion, packChanges } from "../model/change.ts";
@@ -18,11 +18,7 @@ export type PlanOutcome =
  * confirmation shows, and what a later confirmation is compared with. Nothing is written.
  */
 export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<PlanOutcome> {
-  const scopes: Scope[] = ask.project
-    ? [{ projectUid: ask.project }]
-    : ctx.projects.length > 0
-      ? ctx.projects.map((projectUid) => ({ projectUid }))
-      : [{}];
+  const scopes = readScopes({ project: ask.project }, ctx);
   const replayExtra =
     ask.verb === "scale"
       ? [ask.pool, String(ask.size)]

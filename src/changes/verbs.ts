@@ -1,4 +1,4 @@
-import { errorReply, messageReply, usageReply } from "../commands/reply.ts";
+import { errorReply, messageReply, readScopes, usageReply } from "../commands/reply.ts";
 import { replayWith, resolveCluster } from "../commands/resolve.ts";
 import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../commands/types.ts";
 
@@ -227,11 +227,7 @@ async function freezeScope(
   }
   const word = words[0]!;
   if (word.toLowerCase() === "all") return { kind: "scope", scope: { kind: "all" } };
-  const scopes = command.project
-    ? [{ projectUid: command.project }]
-    : ctx.projects.length > 0
-      ? ctx.projects.map((projectUid) => ({ projectUid }))
-      : [{}];
+  const scopes = readScopes({ project: command.project }, ctx);
   const found = await resolveCluster(word, scopes, ctx, replayWith(verb, []));
   if (found.kind === "reply") return found;
   return {

@@ -10,7 +10,10 @@ import type { CommandContext, MessageReply, ParsedCommand, VerbSpec, Visibility 
  * Where a read looks: `project:` narrows it to one project; without it a read covers every watched
  * project (PALETTE_PROJECTS), one scope each, or the tenant when none is set.
  */
-export function readScopes(command: ParsedCommand, ctx: CommandContext): Scope[] {
+export function readScopes(
+  command: Pick<ParsedCommand, "project">,
+  ctx: Pick<CommandContext, "projects">,
+): Scope[] {
   if (command.project) return [{ projectUid: command.project }];
   if (ctx.projects.length > 0) return ctx.projects.map((projectUid) => ({ projectUid }));
   return [{}];

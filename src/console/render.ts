@@ -138,7 +138,19 @@ export function renderBlocks(blocks: readonly KnownBlock[], options: RenderOptio
           const label = plain(object.text);
           const runs =
             typeof object.action_id !== "string" || object.action_id.startsWith(RUN_COMMAND_ACTION);
-          if (typeof object.value === "string" && runs) {
+          if (object.type === "overflow" && runs && Array.isArray(object.options)) {
+            // a card's "Actions…" menu: each option is a command, listed as a button's would be
+            for (const option of object.options as Json[]) {
+              if (typeof option.value !== "string") continue;
+              out.push(
+                style(
+                  options,
+                  "2",
+                  `  ${plain(option.text)}: /palette ${option.value.replace(CONTROL, "")}`,
+                ),
+              );
+            }
+          } else if (typeof object.value === "string" && runs) {
             out.push(
               style(options, "2", `  ${label}: /palette ${object.value.replace(CONTROL, "")}`),
             );
@@ -159,5 +171,6 @@ function button(element: unknown): string {
   const object = (element ?? {}) as Json;
   // a select shows its placeholder, as Slack draws it
   if (object.type === "static_select") return `[${plain(object.placeholder)} ▾]`;
+  if (object.type === "overflow") return "[Actions… ▾]";
   return `[${plain(object.text)}]`;
 }

@@ -722,6 +722,12 @@ describe("day-2: logs", () => {
     const cluster = awsCluster(h, "noisy");
     const refused = await ask(h, "logs noisy", BOB);
     expect(refused.reply).toContain("ALLOW_LOGS");
+    // a freeze stops changes, not reads: logs change nothing on the cluster
+    const froze = await h.bot.command("freeze all until 1h quiet week", {
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    await h.bot.responses(froze.responseId);
     const { view } = await ask(h, "logs noisy");
     expect(JSON.stringify(view!.blocks)).toContain("comes to your DMs only");
     await confirm(h, view!);

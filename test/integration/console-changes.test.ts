@@ -1,11 +1,8 @@
-import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConsoleSession, runConsoleOn } from "../../src/app/console.ts";
 import { ManualClock } from "../../src/clock.ts";
-import { silentLogger } from "../../src/log.ts";
-import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { consoleTranscript } from "../support/console-session.ts";
 
 /**
  * Day-2 at the console (as `npm run demo` runs it): the confirmation as a question, the card
@@ -25,28 +22,11 @@ beforeAll(async () => {
 });
 afterAll(async () => sim?.close());
 
-async function consoleRun(lines: string[], approvals?: string[]): Promise<string> {
-  const session = await openConsoleSession({
-    apiUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    projects: sim.control.projects(),
-    consoleUrl: "https://console.spectrocloud.com/",
-    stateDb: { kind: "sqlite", path: ":memory:" },
-    logger: silentLogger,
+function consoleRun(lines: string[], approvals?: string[]): Promise<string> {
+  return consoleTranscript(sim, lines, {
     clock,
     ...(approvals ? { approvals: { verbs: approvals, ttlMs: 30 * 60_000 } } : {}),
   });
-  const output = new PassThrough();
-  const chunks: string[] = [];
-  output.on("data", (chunk) => chunks.push(String(chunk)));
-  try {
-    await runConsoleOn(session, Readable.from([lines.join("\n")]), output, {
-      followSchedule: () => ({ stop() {} }),
-    });
-  } finally {
-    await session.close();
-  }
-  return chunks.join("");
 }
 
 function addAws(name: string) {

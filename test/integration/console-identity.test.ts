@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openConsoleSession, runConsoleOn } from "../../src/app/console.ts";
 import { buildIdentity } from "../../src/app/identity.ts";
 import { systemClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { consoleTranscript } from "../support/console-session.ts";
 import { uniqueRunningCluster } from "../support/palette-client-helpers.ts";
 
 /**
@@ -22,33 +21,19 @@ beforeAll(async () => {
 });
 afterAll(async () => sim?.close());
 
-async function consoleRun(lines: string[]): Promise<string> {
-  const session = await openConsoleSession({
-    apiUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    projects: sim.control.projects(),
-    consoleUrl: "https://console.spectrocloud.com/",
-    stateDb: { kind: "sqlite", path: ":memory:" },
-    logger: silentLogger,
-    clock: systemClock,
-  });
-  session.deps.identity = buildIdentity(
-    {
-      mode: "linked",
-      method: "key",
-      keys: { current: new Secret(randomBytes(32).toString("base64")) },
+function consoleRun(lines: string[]): Promise<string> {
+  return consoleTranscript(sim, lines, {
+    prepare: (session) => {
+      session.deps.identity = buildIdentity(
+        {
+          mode: "linked",
+          method: "key",
+          keys: { current: new Secret(randomBytes(32).toString("base64")) },
+        },
+        { db: session.db, clock: systemClock, logger: silentLogger, paletteApiUrl: sim.url },
+      );
     },
-    { db: session.db, clock: systemClock, logger: silentLogger, paletteApiUrl: sim.url },
-  );
-  const output = new PassThrough();
-  const chunks: string[] = [];
-  output.on("data", (chunk) => chunks.push(String(chunk)));
-  try {
-    await runConsoleOn(session, Readable.from([lines.join("\n")]), output);
-  } finally {
-    await session.close();
-  }
-  return chunks.join("");
+  });
 }
 
 describe("the console with IDENTITY=linked", () => {

@@ -22,7 +22,10 @@ describe("renderBlocks", () => {
     expect(text).toContain("web-prod\n========");
     expect(text).toContain("  State: 🟢 Running");
     expect(text).toContain("  Health: ✅ Healthy");
-    expect(text).toContain("[Nodes] [Workloads] [Kubeconfig] [Open in Palette]");
+    expect(text).toContain("[Nodes] [Workloads] [Kubeconfig] [Logs] [Open in Palette]");
+    // the Actions… menu: each change that fits, as the command it runs (confirmed when picked)
+    expect(text).toContain("[Actions… ▾]");
+    expect(text).toContain("Scale a pool…: /palette scale u1 project:p1");
     expect(text).toContain("Nodes: /palette nodes u1 project:p1");
     expect(text).toContain("https://c.test/projects/p1/clusters/u1/overview");
     expect(text).not.toContain("*");
