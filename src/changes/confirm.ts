@@ -25,6 +25,14 @@ export async function confirmChange(
   deps: ChangeDeps,
 ): Promise<Confirmation> {
   const { plan, requester } = input;
+  // PALETTE_PROJECTS is the boundary for changes as for reads (the plan came back through Slack)
+  if (deps.projects.length > 0 && !deps.projects.includes(plan.cluster.projectUid)) {
+    return {
+      kind: "refused",
+      mrkdwn: "That cluster is not in a project this bot watches (PALETTE_PROJECTS).",
+      text: "Not in a watched project.",
+    };
+  }
   const guard = await guardChange(deps, requester.userId, plan.verb, {
     clusterUid: plan.cluster.uid,
     projectUid: plan.cluster.projectUid || undefined,

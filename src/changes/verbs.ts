@@ -1,7 +1,6 @@
 import { errorReply, messageReply, readScopes, usageReply } from "../commands/reply.ts";
 import { replayWith, resolveCluster } from "../commands/resolve.ts";
 import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../commands/types.ts";
-
 import { type FreezeScope, freezeUntil, sameScope } from "../model/freeze.ts";
 import { FreezeStore } from "../store/freezes.ts";
 import { freezeLines, freezeScopeLabel } from "../views/change.ts";
@@ -12,7 +11,8 @@ import { planChange } from "./plan.ts";
 import type { ChangeAsk } from "./types.ts";
 
 /**
- * `/palette scale|delete …` (a change, confirmed in a modal) and `freeze|unfreeze|freezes`.
+ * The day-2 verbs (`scale`, `cordon`, `uncordon`, `repave approve`, `pause`, `resume`, `backup`,
+ * `logs`, `upgrade`, `delete`: each a change confirmed in a modal) and `freeze|unfreeze|freezes`.
  * A change verb checks who may and the freezes before it reads Palette, and answers with the
  * confirmation to open; nothing is sent to Palette until the person confirms.
  */

@@ -80,6 +80,7 @@ export function cardData(
     healthReasons: reasons,
     provider: cluster?.spec?.cloudType ?? summaryConfig?.cloudType ?? undefined,
     virtualState: cluster?.status?.virtual?.state ?? undefined,
+    repavePending: cluster?.status?.repave?.state === "Pending",
     kubernetesVersion: overview?.status?.kubeMeta?.kubernetesVersion ?? undefined,
     createdAt: meta?.creationTimestamp ?? undefined,
     apiEndpoint: endpoint?.host

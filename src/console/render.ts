@@ -42,6 +42,7 @@ const EMOJI: Record<string, string> = {
   sunny: "☀️",
   busts_in_silhouette: "👥",
   hourglass: "⌛",
+  arrows_counterclockwise: "🔄",
 };
 
 // everything but tab and newline

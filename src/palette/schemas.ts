@@ -111,6 +111,8 @@ export const clusterSchema = z.object({
       apiEndpoints: list(z.object({ host: str, port: int })),
       conditions: list(clusterConditionSchema),
       virtual: z.object({ state: str }).nullish(),
+      /** v1ClusterRepaveStatus: Pending while Palette holds a repave for approval */
+      repave: z.object({ state: str }).nullish(),
     })
     .nullish(),
 });

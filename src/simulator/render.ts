@@ -193,6 +193,7 @@ export function clusterObject(
       conditions: clusterConditions(condition, now),
       location: { regionName: cluster.region, regionCode: cluster.region },
       ...virtual,
+      ...(cluster.repave ? { repave: { state: cluster.repave.state } } : {}),
     },
   };
 }

@@ -33,6 +33,8 @@ export interface ClusterCardData {
   cloudConfig?: { kind: string; uid: string };
   /** a virtual cluster's own state (Paused, Running …) */
   virtualState?: string;
+  /** Palette holds a repave of it for approval (status.repave.state Pending) */
+  repavePending?: boolean;
   tags: readonly string[];
   /** where the lookup happened, said in the reply */
   scope: ScopeLabel;
@@ -90,7 +92,17 @@ export function clusterCardBlocks(data: ClusterCardData, env: CardEnv): KnownBlo
   );
   const where = scopeArg(data.projectUid);
   const uid = quoteArg(data.uid);
+  if (data.repavePending) {
+    blocks.push(
+      context(
+        ":arrows_counterclockwise: Palette holds a repave of this cluster (its nodes replaced for a pack change) until someone approves it.",
+      ),
+    );
+  }
   const rows = buttonRows([
+    data.repavePending
+      ? commandButton("Approve repave", `repave approve ${uid}${where}`, "repave")
+      : undefined,
     commandButton("Nodes", `nodes ${uid}${where}`, "nodes"),
     commandButton("Workloads", `workloads ${uid}${where}`, "workloads"),
     commandButton("Kubeconfig", `kubeconfig ${uid}${where}`, "kubeconfig"),

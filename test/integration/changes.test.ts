@@ -540,6 +540,15 @@ describe("day-2: maintenance (cordon, repave approval, pause)", () => {
     h.sim.control.setRepavePending(cluster.uid, [
       "kubernetes 1.29.4 → 1.29.6 changes the node image",
     ]);
+    // the cluster card says so and carries the button when it reads the cluster itself (a UID
+    // lookup; a name lookup stays at two Palette calls, search and overview, which do not say)
+    const card = await h.bot.command(`cluster ${cluster.uid}`, {
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    const [shown] = await h.bot.responses(card.responseId);
+    expect(JSON.stringify(shown!.body)).toContain("Palette holds a repave");
+    expect(JSON.stringify(shown!.body)).toContain(`repave approve ${cluster.uid}`);
     const { view } = await ask(h, "repave approve repave-me");
     expect(JSON.stringify(view!.blocks)).toContain("1.29.6 changes the node image");
     await confirm(h, view!);
@@ -792,5 +801,25 @@ describe("day-2: upgrade", () => {
     await waitForCall(h, "chat.update", "aws-base-k8s 1.1.0 applied");
     const after = await ask(h, "upgrade old-k8s");
     expect(after.reply).toContain("newest version");
+  });
+});
+
+describe("day-2: the confirmation's boundary", () => {
+  it("a confirmation whose plan names a project outside PALETTE_PROJECTS is refused, nothing sent", async () => {
+    const h = await start();
+    awsCluster(h, "edge-of-map");
+    const { view } = await ask(h, "delete edge-of-map");
+    const metadata = JSON.parse(view!.private_metadata) as {
+      plan: { cluster: { projectUid: string } };
+    };
+    metadata.plan.cluster.projectUid = h.sim.control.projects()[1]!;
+    await confirm(
+      h,
+      { ...view!, private_metadata: JSON.stringify(metadata) },
+      ALICE,
+      "edge-of-map",
+    );
+    await waitForCall(h, "chat.postEphemeral", "not in a project this bot watches");
+    expect(h.writes).toEqual([]);
   });
 });
