@@ -150,6 +150,8 @@ export async function startBotProcess(
   script: string,
   backends: Backends,
   dir: string,
+  /** more of the bot's environment (the day-2 bench grants ALLOW_SCALE) */
+  extraEnv: Record<string, string> = {},
 ): Promise<RunningSide> {
   const port = await freePort();
   const bot = spawnCli(
@@ -164,6 +166,7 @@ export async function startBotProcess(
       STATE_DB: join(dir, "ack.sqlite"),
       NODE_ENV: "production",
       NODE_OPTIONS: imageNodeOptions(),
+      ...extraEnv,
     },
     { script, nodeArgs: imageNodeFlags() },
   );

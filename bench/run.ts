@@ -8,6 +8,7 @@ import { arch, cpus, platform, totalmem } from "node:os";
 import { join } from "node:path";
 import { runAckBench } from "./ack.ts";
 import { runCardActionBench } from "./card-actions.ts";
+import { runChangeBench } from "./change.ts";
 import { runClientBench } from "./client.ts";
 import { runFailoverBench } from "./failover.ts";
 import { runMentionBench } from "./mention.ts";
@@ -21,6 +22,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["ack", runAckBench],
   ["actions", () => runCardActionBench()],
   ["mention", () => runMentionBench()],
+  ["change", () => runChangeBench()],
   ["poll", runPollBench],
   ["simulator", runSimulatorBench],
   // minutes, not seconds: run it alone with `npm run bench -- scale`
