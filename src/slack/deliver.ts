@@ -1,7 +1,9 @@
 import type { RespondArguments } from "@slack/bolt";
 import type { FileReply, MessageReply, Reply } from "../commands/types.ts";
 import type { Logger } from "../log.ts";
+import type { ChangePlan } from "../model/change.ts";
 import type { AuditLog } from "../store/audit.ts";
+import { reviewChangeData } from "../views/change.ts";
 import { replyBlocks } from "../views/reply.ts";
 import { sendFileToDm } from "./file-upload.ts";
 import { describeSlackError } from "./slack-errors.ts";
@@ -20,6 +22,15 @@ export function notice(text: string): MessageReply {
     visibility: "ephemeral",
     text,
     view: { screen: "notice", data: { mrkdwn: text } },
+  };
+}
+
+function reviewMessage(plan: ChangePlan, why: string): MessageReply {
+  return {
+    kind: "message",
+    visibility: "ephemeral",
+    text: `${why} Review the change and confirm it.`,
+    view: { screen: "changeChoice", data: reviewChangeData(plan, why) },
   };
 }
 
@@ -128,6 +139,15 @@ export async function deliverReply(
         await showMessage(notice(`The ${reply.modal} form is not available yet.`), target, deps);
         return;
       }
+      if (reply.modal === "change" && !target.triggerId) {
+        // a mention or DM brings no trigger_id: a button's click will bring one
+        await showMessage(
+          reviewMessage(reply.plan, "A confirmation opens from a button, not from a message."),
+          target,
+          deps,
+        );
+        return;
+      }
       if (!target.triggerId) {
         // a message (mention, DM) brings no trigger_id, and Slack opens a modal only with one
         await showMessage(
@@ -150,8 +170,12 @@ export async function deliverReply(
       } catch (error) {
         const failure = describeSlackError(error);
         deps.logger.warn({ slackError: failure.code }, "could not open a modal");
+        // a change's confirmation that could not open (Palette was slow and Slack's trigger_id,
+        // good for 3 s, ran out): the same change, one click away, with a fresh trigger
         await showMessage(
-          notice(`:warning: The form could not open. ${failure.message}`),
+          reply.modal === "change"
+            ? reviewMessage(reply.plan, ":hourglass: The confirmation could not open in time.")
+            : notice(`:warning: The form could not open. ${failure.message}`),
           target,
           deps,
         );

@@ -1,8 +1,10 @@
 import type { Button, KnownBlock, ModalView } from "@slack/types";
 import { type ChangePlan, type ChangeStatus, requiresTypedName } from "../model/change.ts";
+import { quoteArg } from "../model/command-text.ts";
 import type { Freeze } from "../model/freeze.ts";
 import { buttonRows, commandButton, context, header, section } from "./blocks.ts";
 import { bold, code, escapeMrkdwn, mention, slackDate } from "./mrkdwn.ts";
+import { scopeArg } from "./scope.ts";
 
 /**
  * Day-2 changes as Slack shows them: the confirmation modal, the card that follows a change to
@@ -376,4 +378,33 @@ export function changeChoiceBlocks(data: ChangeChoiceData): KnownBlock[] {
   );
   if (data.hint) blocks.push(context(data.hint));
   return blocks;
+}
+
+/** The command that asks for this change again (what a "Review and confirm…" button replays). */
+export function changeCommandText(plan: ChangePlan): string {
+  const target = `${quoteArg(plan.cluster.uid)}${scopeArg(plan.cluster.projectUid || undefined)}`;
+  switch (plan.verb) {
+    case "scale":
+      return `scale ${target} ${quoteArg(plan.pool)} ${plan.to}`;
+    case "cordon":
+    case "uncordon":
+      return `${plan.verb} ${target} ${quoteArg(plan.machine.uid)}`;
+    case "repave":
+      return `repave approve ${target}`;
+    case "upgrade":
+      return `upgrade ${target} ${quoteArg(plan.profile.fromUid)} ${quoteArg(plan.profile.toVersion)}`;
+    default:
+      return `${plan.verb} ${target}`;
+  }
+}
+
+/**
+ * When the confirmation cannot open where it was asked (a mention or DM brings no trigger_id;
+ * Slack's expires after 3 s): the change said in a line, and a button whose click opens it.
+ */
+export function reviewChangeData(plan: ChangePlan, why: string): ChangeChoiceData {
+  return {
+    prompt: `${why} To ${changeSummary(plan)}, review it first:`,
+    choices: [{ label: "Review and confirm…", command: changeCommandText(plan) }],
+  };
 }

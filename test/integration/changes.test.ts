@@ -823,3 +823,32 @@ describe("day-2: the confirmation's boundary", () => {
     expect(h.writes).toEqual([]);
   });
 });
+
+describe("day-2: when the confirmation cannot open", () => {
+  it("Slack's trigger ran out: the same change, one Review and confirm… click away", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "slow-open");
+    let refusals = 0;
+    h.bot.fake.on("views.open", (call) =>
+      refusals++ === 0
+        ? { body: { ok: false, error: "expired_trigger_id" } }
+        : { body: { ok: true, view: { ...(call.body.view as object), id: "VREVIEW", hash: "h" } } },
+    );
+    const sent = await h.bot.command("scale slow-open worker-pool 5", {
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    const [answer] = await h.bot.responses(sent.responseId);
+    const text = JSON.stringify(answer!.body);
+    expect(text).toContain("could not open in time");
+    expect(text).toContain("Review and confirm…");
+    const command = `scale ${cluster.uid} project:${h.project} worker-pool 5`;
+    expect(text).toContain(command);
+    expect(h.writes).toEqual([]);
+
+    const before = h.bot.fake.callsTo("views.open").length;
+    await h.bot.click("palette_run:choice_0", command);
+    const [opened] = (await h.bot.fake.waitFor("views.open", before + 1, 3_000)).slice(before);
+    expect(JSON.stringify(opened!.body.view)).toContain("3 → *5* nodes");
+  });
+});
