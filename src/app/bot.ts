@@ -29,6 +29,10 @@ import {
 } from "./instrument.ts";
 import { systemTimers, type Timers } from "./leader.ts";
 import { createLeadership } from "./leadership.ts";
+
+/** how often the leader reads the state of the day-2 changes Palette accepted */
+const CHANGE_FOLLOW_EVERY_MS = 10_000;
+
 import { paletteReadiness } from "./palette-readiness.ts";
 import { senderReadiness } from "./sender-readiness.ts";
 
@@ -232,6 +236,11 @@ export async function startBot(
     instrument: registerAckTiming(metrics),
     wakeSender: () => sender.wake(),
     launchFence: fence,
+    // day-2 changes are followed by the lease holder, like launches: one replica edits the cards
+    changeSchedule: (task) =>
+      intervalScheduler(CHANGE_FOLLOW_EVERY_MS)(async () => {
+        if (leadership.readiness().leading) await task();
+      }),
     home: {
       // with the Slack client, a user sees only the subscriptions of channels they are in
       ...homeSources({
