@@ -11,6 +11,7 @@ import {
 } from "../test/support/slack-request.ts";
 import { SIGNING_SECRET, startBotProcess } from "./ack.ts";
 import { buildBot } from "./compiled-bot.ts";
+import { percentiles } from "./percentiles.ts";
 
 /**
  * Day-2 changes against the bot as the image runs it (its own process: compiled, NODE_ENV
@@ -23,17 +24,6 @@ import { buildBot } from "./compiled-bot.ts";
 export interface ChangeBenchOptions {
   atOnce?: number;
   rounds?: number;
-}
-
-function percentiles(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? 0;
-  return {
-    p50Ms: Math.round(at(0.5)),
-    p99Ms: Math.round(at(0.99)),
-    maxMs: Math.round(sorted.at(-1) ?? 0),
-    count: sorted.length,
-  };
 }
 
 async function post(url: string, body: string, contentType?: string) {

@@ -7,6 +7,7 @@ import { readFixtureJson } from "../test/support/fixtures.ts";
 import { signedRequest } from "../test/support/slack-request.ts";
 import { SIGNING_SECRET, startBotProcess } from "./ack.ts";
 import { buildBot } from "./compiled-bot.ts";
+import { percentiles } from "./percentiles.ts";
 
 /**
  * `@Palette cluster <name>`, AT_ONCE mentions at a time, against the bot as the image runs it (its
@@ -21,16 +22,6 @@ export interface MentionBenchOptions {
   atOnce?: number;
   rounds?: number;
   clusters?: number;
-}
-
-function percentiles(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? 0;
-  return {
-    p50Ms: Math.round(at(0.5)),
-    p99Ms: Math.round(at(0.99)),
-    maxMs: Math.round(sorted.at(-1) ?? 0),
-  };
 }
 
 export async function runMentionBench(options: MentionBenchOptions = {}) {

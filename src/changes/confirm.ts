@@ -2,7 +2,7 @@ import type { Requester } from "../commands/types.ts";
 import { type ChangePlan, drift } from "../model/change.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import { type Execution, executeChange } from "./execute.ts";
-import { guardChange } from "./guard.ts";
+import { guardPlan } from "./guard.ts";
 import { askOf, planChange } from "./plan.ts";
 import type { ChangeDeps } from "./types.ts";
 
@@ -33,11 +33,7 @@ export async function confirmChange(
       text: "Not in a watched project.",
     };
   }
-  const guard = await guardChange(deps, requester.userId, plan.verb, {
-    clusterUid: plan.cluster.uid,
-    projectUid: plan.cluster.projectUid || undefined,
-    name: plan.cluster.name,
-  });
+  const guard = await guardPlan(deps, requester.userId, plan);
   if (!guard.allowed) return { kind: "refused", mrkdwn: guard.mrkdwn, text: guard.text };
   const stale = await staleness(plan, requester, deps);
   if (stale) return stale;

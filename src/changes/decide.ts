@@ -1,7 +1,7 @@
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import { staleness } from "./confirm.ts";
 import { type Execution, executeChange } from "./execute.ts";
-import { guardChange } from "./guard.ts";
+import { guardPlan } from "./guard.ts";
 import type { ChangeDeps } from "./types.ts";
 
 export type Decision =
@@ -54,11 +54,7 @@ export async function decideChange(
       text: "You cannot approve your own change.",
     };
   }
-  const guard = await guardChange(deps, approver.userId, plan.verb, {
-    clusterUid: plan.cluster.uid,
-    projectUid: plan.cluster.projectUid || undefined,
-    name: plan.cluster.name,
-  });
+  const guard = await guardPlan(deps, approver.userId, plan);
   if (!guard.allowed) return { kind: "refused", mrkdwn: guard.mrkdwn, text: guard.text };
   if (decision === "reject") {
     const rejected = await store.decide(id, approver.userId, "reject");

@@ -1,5 +1,5 @@
 import type { CommandDeps } from "../commands/types.ts";
-import { CHANGE_PERMISSION, type ChangeVerb } from "../model/change.ts";
+import { CHANGE_PERMISSION, type ChangePlan, type ChangeVerb } from "../model/change.ts";
 import { blockingFreeze, type Freeze, type FreezeTarget } from "../model/freeze.ts";
 import { FreezeStore } from "../store/freezes.ts";
 import { freezeRefusal } from "../views/change.ts";
@@ -54,4 +54,17 @@ export async function frozen(
 ): Promise<Freeze | undefined> {
   const freezes = await new FreezeStore(deps.db, deps.clock).active();
   return blockingFreeze(freezes, target, deps.clock.now());
+}
+
+/** The same two checks for a planned change: its verb, its cluster and that cluster's project. */
+export function guardPlan(
+  deps: Pick<CommandDeps, "policy" | "audit" | "db" | "clock">,
+  userId: string,
+  plan: ChangePlan,
+): Promise<Guard> {
+  return guardChange(deps, userId, plan.verb, {
+    clusterUid: plan.cluster.uid,
+    projectUid: plan.cluster.projectUid || undefined,
+    name: plan.cluster.name,
+  });
 }

@@ -6,7 +6,7 @@ import { FreezeStore } from "../store/freezes.ts";
 import { freezeLines, freezeScopeLabel } from "../views/change.ts";
 import { code, escapeMrkdwn, slackDate } from "../views/mrkdwn.ts";
 import { chooseMachine, choosePool, chooseUpgrade } from "./choices.ts";
-import { guardChange } from "./guard.ts";
+import { guardChange, guardPlan } from "./guard.ts";
 import { planChange } from "./plan.ts";
 import type { ChangeAsk } from "./types.ts";
 
@@ -39,11 +39,7 @@ async function askChange(ask: ChangeAsk, ctx: CommandContext): Promise<Reply> {
   const planned = await planChange(ask, ctx);
   if (planned.kind === "reply") return planned.reply;
   const { plan } = planned;
-  const guard = await guardChange(ctx, ctx.requester.userId, plan.verb, {
-    clusterUid: plan.cluster.uid,
-    projectUid: plan.cluster.projectUid || undefined,
-    name: plan.cluster.name,
-  });
+  const guard = await guardPlan(ctx, ctx.requester.userId, plan);
   if (!guard.allowed) return errorReply(guard.mrkdwn, guard.text);
   return {
     kind: "modal",

@@ -1,0 +1,11 @@
+/** p50, p99 and max of a run's samples, in whole ms, and how many there were. */
+export function percentiles(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? 0;
+  return {
+    p50Ms: Math.round(at(0.5)),
+    p99Ms: Math.round(at(0.99)),
+    maxMs: Math.round(sorted.at(-1) ?? 0),
+    count: sorted.length,
+  };
+}
