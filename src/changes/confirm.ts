@@ -25,6 +25,11 @@ export async function confirmChange(
   deps: ChangeDeps,
 ): Promise<Confirmation> {
   const { plan, requester } = input;
+  const store = new ChangeStore(deps.db, deps.clock);
+  // a Slack retry after the first delivery went through: Palette has moved (by this very change),
+  // so the checks below would call it stale; it is the same confirmation, already recorded
+  const earlier = await store.byKey(input.requestKey);
+  if (earlier) return { kind: "duplicate", record: earlier };
   // PALETTE_PROJECTS is the boundary for changes as for reads (the plan came back through Slack)
   if (deps.projects.length > 0 && !deps.projects.includes(plan.cluster.projectUid)) {
     return {
@@ -37,7 +42,6 @@ export async function confirmChange(
   if (!guard.allowed) return { kind: "refused", mrkdwn: guard.mrkdwn, text: guard.text };
   const stale = await staleness(plan, requester, deps);
   if (stale) return stale;
-  const store = new ChangeStore(deps.db, deps.clock);
   const needsApproval = deps.approvals?.verbs.includes(plan.verb) ?? false;
   const claim = await store.create({
     requestKey: input.requestKey,

@@ -124,10 +124,14 @@ export class ChangeStore {
       ],
     );
     if (inserted) return { kind: "created", record: toRecord(inserted) };
-    const existing = await this.db.get<ChangeRow>("SELECT * FROM changes WHERE request_key = ?", [
-      input.requestKey.slice(0, 200),
+    return { kind: "duplicate", record: (await this.byKey(input.requestKey))! };
+  }
+
+  async byKey(requestKey: string): Promise<ChangeRecord | undefined> {
+    const row = await this.db.get<ChangeRow>("SELECT * FROM changes WHERE request_key = ?", [
+      requestKey.slice(0, 200),
     ]);
-    return { kind: "duplicate", record: toRecord(existing!) };
+    return row ? toRecord(row) : undefined;
   }
 
   async get(id: number): Promise<ChangeRecord | undefined> {

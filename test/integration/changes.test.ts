@@ -365,6 +365,11 @@ describe("day-2: scale", () => {
     await settle(h);
     expect(h.writes).toHaveLength(1);
     expect(await new ChangeStore(h.bot.db, h.clock).all()).toHaveLength(1);
+    // a retry after the change went out is the same confirmation: no 'Not sent, it changed'
+    await confirm(h, view!);
+    await settle(h);
+    expect(h.writes).toHaveLength(1);
+    expect(texts(h.bot.fake.callsTo("chat.postEphemeral")).join("")).not.toContain("Not sent");
   });
 
   it("Palette refuses: the card says Palette's reason", async () => {
