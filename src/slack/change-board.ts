@@ -18,8 +18,24 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
   const update = async (channel: string, ts: string, text: string, blocks: KnownBlock[]) => {
     await client.chat.update({ channel, ts, text, blocks });
   };
+  // the bot may not be in the channel the change was asked in: its card and lines then go to the
+  // person's DM with the bot (posting to a user ID), as a launch card does
+  const orDm = async <T>(userId: string, inChannel: () => Promise<T>, inDm: () => Promise<T>) => {
+    try {
+      return await inChannel();
+    } catch (error) {
+      const code = (error as { data?: { error?: string } }).data?.error;
+      if (code !== "not_in_channel" && code !== "channel_not_found") throw error;
+      return inDm();
+    }
+  };
   return {
-    post: (channel, card) => post(channel, changeCardText(card), changeCardBlocks(card)),
+    post: (channel, card) =>
+      orDm(
+        card.requester,
+        () => post(channel, changeCardText(card), changeCardBlocks(card)),
+        () => post(card.requester, changeCardText(card), changeCardBlocks(card)),
+      ),
     update: (channel, ts, card) =>
       update(channel, ts, changeCardText(card), changeCardBlocks(card)),
     postApproval: (channel, card) =>
@@ -30,12 +46,14 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
       await sendFileToDm(client, { userId, fileName, title: fileName, content });
     },
     async tell(channel, userId, mrkdwn, text) {
-      await client.chat.postEphemeral({
-        channel,
-        user: userId,
-        text,
-        blocks: [{ type: "section", text: { type: "mrkdwn", text: mrkdwn.slice(0, 3000) } }],
-      });
+      const blocks: KnownBlock[] = [
+        { type: "section", text: { type: "mrkdwn", text: mrkdwn.slice(0, 3000) } },
+      ];
+      await orDm(
+        userId,
+        () => client.chat.postEphemeral({ channel, user: userId, text, blocks }),
+        () => client.chat.postMessage({ channel: userId, text, blocks }),
+      );
     },
   };
 }

@@ -857,3 +857,33 @@ describe("day-2: when the confirmation cannot open", () => {
     expect(JSON.stringify(opened!.body.view)).toContain("3 → *5* nodes");
   });
 });
+
+describe("day-2: the bot is not in the channel", () => {
+  it("the change's card and a refusal go to the person's DM with the bot", async () => {
+    const h = await start();
+    awsCluster(h, "lonely");
+    let posted = 0;
+    const notInChannel = { body: { ok: false, error: "not_in_channel" } };
+    h.bot.fake.on("chat.postEphemeral", () => notInChannel);
+    h.bot.fake.on("chat.postMessage", (call) =>
+      call.body.channel === CHANNEL
+        ? notInChannel
+        : {
+            body: { ok: true, channel: `D${call.body.channel}`, ts: `1700000100.00000${++posted}` },
+          },
+    );
+    const first = await ask(h, "scale lonely worker-pool 4");
+    const second = await ask(h, "scale lonely worker-pool 5");
+    const toAlice = () =>
+      texts(h.bot.fake.callsTo("chat.postMessage")).filter((text) =>
+        text.includes(`"channel":"${ALICE}"`),
+      );
+    await confirm(h, first.view!);
+    await waitForCall(h, "chat.postMessage", `"channel":"${ALICE}"`);
+    expect(toAlice().join("\n")).toContain("Scaling");
+    await confirm(h, second.view!);
+    await waitForCall(h, "chat.postMessage", "Not sent");
+    expect(toAlice().join("\n")).toContain("Not sent");
+    expect(h.writes).toHaveLength(1);
+  });
+});
