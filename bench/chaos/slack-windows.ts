@@ -45,14 +45,20 @@ export function installSlackWindows(fake: FakeSlack, windows: readonly SlackWind
     hang: 0,
   };
 
+  // A window is armed at `from` and opens at the first call it applies to, lasting `to - from`
+  // from then: a window planned where the bot happened to send nothing (seen in CI: all four fell
+  // between bursts, the run met no fault and its check that faults happened failed) still meets
+  // the bot's next calls, so every run has its faults whatever the timing.
+  const openedAt = new Map<SlackWindow, number>();
+  const appliesTo = (window: SlackWindow, call: RecordedCall) =>
+    window.kind !== "hang" || (call.method !== "auth.test" && call.body.channel === window.channel);
   const activeFor = (call: RecordedCall, now: number): SlackWindow | undefined =>
-    windows.find(
-      (window) =>
-        window.from <= now &&
-        now < window.to &&
-        (window.kind !== "hang" ||
-          (call.method !== "auth.test" && call.body.channel === window.channel)),
-    );
+    windows.find((window) => {
+      if (now < window.from || !appliesTo(window, call)) return false;
+      const opened = openedAt.get(window) ?? now;
+      openedAt.set(window, opened);
+      return now < opened + (window.to - window.from);
+    });
 
   for (const method of WINDOWED) {
     fake.on(method, async (call) => {
@@ -72,7 +78,9 @@ export function installSlackWindows(fake: FakeSlack, windows: readonly SlackWind
           return { body: { ok: false, error: "invalid_auth" } };
         case "hang":
           // no answer until the window ends; by then the bot has given up, and Slack posted nothing
-          await new Promise((resolve) => setTimeout(resolve, window.to - now));
+          await new Promise((resolve) =>
+            setTimeout(resolve, (openedAt.get(window) ?? now) + (window.to - window.from) - now),
+          );
           return { status: 503, body: { ok: false, error: "service_unavailable" } };
         default:
           if (method === "chat.postMessage") {
