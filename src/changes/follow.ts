@@ -4,7 +4,7 @@ import { formatTook } from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import type { SqlDb } from "../store/sql.ts";
-import type { ChangeBoard } from "./board.ts";
+import { type ChangeBoard, showApprovalRequest } from "./board.ts";
 import { readProgress } from "./progress.ts";
 
 export interface ChangeFollowerDeps {
@@ -43,17 +43,9 @@ export class ChangeFollower {
 
   private async round(): Promise<void> {
     for (const expired of await this.store.expireDue()) {
-      if (expired.requestChannel && expired.requestTs) {
-        await this.deps.board
-          .updateApproval(expired.requestChannel, expired.requestTs, {
-            id: expired.id,
-            plan: expired.plan,
-            requester: expired.requester,
-            status: "expired",
-            expiresAt: expired.expiresAt ?? 0,
-          })
-          .catch((error: unknown) => this.warn(error, "expired request card not updated"));
-      }
+      await showApprovalRequest(this.deps.board, expired).catch((error: unknown) =>
+        this.warn(error, "expired request card not updated"),
+      );
     }
     for (const record of await this.store.following()) {
       await this.follow(record).catch((error: unknown) => this.warn(error, "change not followed"));

@@ -1,5 +1,6 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
+import { showApprovalRequest } from "../../../changes/board.ts";
 import { decideChange } from "../../../changes/decide.ts";
 import type { ChangeRecord } from "../../../store/changes.ts";
 import { APPROVE_ACTION_ID, REJECT_ACTION_ID } from "../../../views/change.ts";
@@ -42,18 +43,8 @@ export function registerChangeApprovalActions(app: App, edge: SlackEdge): void {
         const deps = edge.commandDeps;
         const board = edge.changeBoard;
         const decided = await decideChange(id, { userId, channelId: channel }, decision, deps);
-        const showRequest = async (record: ChangeRecord, line?: string) => {
-          if (!record.requestChannel || !record.requestTs) return;
-          await board.updateApproval(record.requestChannel, record.requestTs, {
-            id: record.id,
-            plan: record.plan,
-            requester: record.requester,
-            status: record.status,
-            expiresAt: record.expiresAt ?? 0,
-            approver: record.approver,
-            line,
-          });
-        };
+        const showRequest = (record: ChangeRecord, line?: string) =>
+          showApprovalRequest(board, record, line);
         switch (decided.kind) {
           case "refused":
             await board.tell(channel, userId, decided.mrkdwn, decided.text);
