@@ -29,7 +29,7 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 FROM base AS runtime
 # V8's young generation in 4 MB semi-spaces (its default grows them to 16 MB): with the bot's
 # other settings this keeps its peak resident memory under 120 MB at 50,000 clusters. Smaller
-# ones doubled the ack's tail under a burst of commands (README, Docker: Memory).
+# ones doubled the ack's tail under a burst of commands (docs/operations.md, Docker: Memory).
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=4 \
     PORT=3000 \

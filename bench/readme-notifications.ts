@@ -1,5 +1,5 @@
 /**
- * Prints the README's "Notifications" example of a card before and after Acknowledge, and at
+ * Prints the "Notifications" example (docs/notifications.md) of a card before and after Acknowledge, and at
  * recovery, as the console renders it: the real sender and the real acknowledge use case over an
  * in-memory store, posting to the console's Slack port. `npx tsx bench/readme-notifications.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * Prints the README's benchmark section from bench/results.json, so the table is always one run's
+ * Prints the benchmark page (docs/benchmarks.md) from bench/results.json, so the table is always one run's
  * figures: `npx tsx bench/readme-table.ts` after `npm run bench`.
  */
 import { readFileSync } from "node:fs";
@@ -56,7 +56,7 @@ interface PollRun {
 const r = JSON.parse(readFileSync(join(import.meta.dirname, "results.json"), "utf8")) as Results;
 const n = (value: number) => value.toLocaleString("en-US");
 const lines = [
-  `One run of \`npm run bench\` (${r.at.slice(0, 10)}, ${r.machine.cpus}, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}; a shared, noisy machine: compare ratios within the run). Full JSON: [bench/results.json](bench/results.json). The simulator enforces Palette's documented rate limits in every run.`,
+  `One run of \`npm run bench\` (${r.at.slice(0, 10)}, ${r.machine.cpus}, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}; a shared, noisy machine: compare ratios within the run). Full JSON: [bench/results.json](../bench/results.json). The simulator enforces Palette's documented rate limits in every run.`,
   "",
   "**Full scan with the Palette client** (`bench/client.ts`): calls must equal pages; the floor is what 10 req/s on `/v1/dashboard` allows.",
   "",

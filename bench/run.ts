@@ -38,7 +38,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["failover", runFailoverBench],
 ];
 
-// a run of some figures keeps the others' last results, so the README table stays whole
+// a run of some figures keeps the others' last results, so the benchmarks table (docs/benchmarks.md) stays whole
 const resultsPath = join(import.meta.dirname, "results.json");
 const previous: Record<string, unknown> =
   only.length > 0 && existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, "utf8")) : {};

@@ -4,7 +4,7 @@ import { CHANGE_VERB_NAMES } from "./model/change.ts";
 import { Secret } from "./secret.ts";
 
 /**
- * Every environment variable the bot reads (the README's Configuration table), parsed once at start-up.
+ * Every environment variable the bot reads (the table in docs/configuration.md), parsed once at start-up.
  * A wrong or missing value stops the bot with one line naming the variable and what it wants.
  */
 
@@ -402,5 +402,5 @@ function paletteCredentials(raw: z.infer<typeof rawEnvSchema>): PaletteCredentia
   );
 }
 
-/** The variables, their meaning and default, for the README table (kept in step by a test). */
+/** The variables, their meaning and default, for the table in docs/configuration.md (kept in step by a test). */
 export const CONFIG_VARIABLES = Object.keys(rawEnvSchema.shape);

@@ -4,7 +4,7 @@ import { describeUnobservable, runChaos, SHORT_RUN } from "../../bench/chaos/sce
 /**
  * The short chaos run (under a minute): the bot as its own process under Palette faults, listing
  * gaps, Slack windows (429, 503, invalid_auth, a hanging channel), SIGKILLs and token expiries.
- * `npm run chaos` is the long one; its figures are in the README.
+ * `npm run chaos` is the long one; its figures are in docs/benchmarks.md.
  */
 describe("chaos, short run", () => {
   it("loses nothing, announces nothing false, keeps order, answers every command", async () => {

@@ -6,7 +6,7 @@ import { consoleTranscript } from "../support/console-session.ts";
 
 /**
  * Day-2 at the console (as `npm run demo` runs it): the confirmation as a question, the card
- * printed and followed, a freeze refusing; the renderings the README shows.
+ * printed and followed, a freeze refusing; the renderings docs/changes.md shows.
  */
 
 let sim: RunningSimulator;

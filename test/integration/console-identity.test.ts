@@ -11,7 +11,7 @@ import { uniqueRunningCluster } from "../support/palette-client-helpers.ts";
 
 /**
  * The console (as `npm run demo -- --linked` runs it) with IDENTITY=linked: `login` asks for the
- * key on the next line, and the answers read as the README shows them.
+ * key on the next line, and the answers read as docs/identity.md shows them.
  */
 
 let sim: RunningSimulator;
