@@ -20,7 +20,15 @@ const KEY_SHAPE = /^[A-Za-z0-9._~+/=-]{16,512}$/;
 export async function linkWithKey(
   slackUserId: string,
   apiKey: Secret,
-  deps: Pick<IdentityDeps, "store" | "paletteAs"> & { logger: Logger },
+  deps: Pick<IdentityDeps, "store" | "paletteAs"> & {
+    logger: Logger;
+    /**
+     * Asked once Palette has said whose the key is, just before it is stored: false when the
+     * person was already given an answer (the form's deadline passed), and then nothing is
+     * stored, so the outcome they were told is the only one. Absent: always store.
+     */
+    stillWanted?: () => boolean;
+  },
 ): Promise<LinkResult> {
   const key = apiKey.reveal().trim();
   if (!KEY_SHAPE.test(key)) {
@@ -36,6 +44,13 @@ export async function linkWithKey(
     const user = await palette
       .getUser(me.userUid)
       .catch(() => ({ uid: me.userUid, name: me.userUid }));
+    if (deps.stillWanted && !deps.stillWanted()) {
+      deps.logger.info("Palette vouched for a key after the login form's deadline; not linked");
+      return {
+        ok: false,
+        problem: "Palette answered after the form had closed; nothing was linked. Try again.",
+      };
+    }
     const link = await deps.store.put({
       slackUserId,
       paletteUserUid: me.userUid,

@@ -37,17 +37,32 @@ export function registerLoginSubmit(app: App, edge: SlackEdge): void {
       return;
     }
     const userId = body.user.id;
+    // The outcome is decided once: either Palette vouched for the key before the deadline and
+    // the link is stored (then the form waits for the store), or the form says "slow" and a late
+    // answer from Palette stores nothing.
+    let outcome: "pending" | "late" | "storing" = "pending";
     const checking = linkWithKey(userId, new Secret(raw.trim()), {
       store: identity.store,
       paletteAs: identity.paletteAs,
       logger: edge.logger,
+      stillWanted: () => {
+        if (outcome === "late") return false;
+        outcome = "storing";
+        return true;
+      },
     });
-    const late = new Promise<"late">((resolve) =>
-      setTimeout(() => resolve("late"), CHECK_BUDGET_MS),
-    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => {
+        if (outcome !== "pending") return;
+        outcome = "late";
+        resolve("late");
+      }, CHECK_BUDGET_MS);
+    });
     const result = await Promise.race([checking, late]);
+    clearTimeout(timer);
     if (result === "late") {
-      await fieldError("Palette is slow to answer; try again in a minute.");
+      await fieldError("Palette is slow to answer; nothing was linked. Try again in a minute.");
       return;
     }
     if (!result.ok) {
