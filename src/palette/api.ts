@@ -1,4 +1,5 @@
 import type { Secret } from "../secret.ts";
+import type { AuditQuery, PaletteAudit } from "./history.ts";
 import type { CloudAccountKind, Provider } from "./providers-list.ts";
 import type {
   AlertComponent,
@@ -127,6 +128,10 @@ export interface PaletteApi {
   listAlertComponents(scope: Scope): Promise<AlertComponent[]>;
   /** GET /v1/events/components/spectrocluster/{uid}: newest first, at most `limit` */
   listClusterEvents(uid: string, scope: Scope, limit?: number): Promise<PaletteEvent[]>;
+  /** the same, one page of 50 newest first (`orderBy`), for a reader that pages by time */
+  clusterEventsPage(uid: string, scope: Scope, continueToken?: string): Promise<Page<PaletteEvent>>;
+  /** GET /v1/audits: one page of Palette's audit log with these filters (src/palette/history.ts) */
+  listAudits(query: AuditQuery, scope: Scope): Promise<Page<PaletteAudit>>;
   /** GET /v1/cloudaccounts/{kind}, every page */
   listCloudAccounts(kind: CloudAccountKind, scope: Scope): Promise<CloudAccount[]>;
   /** GET /v1/dashboard/clusterprofiles/metadata */

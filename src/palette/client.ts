@@ -15,6 +15,7 @@ import { TokenKeeper } from "./auth.ts";
 import { cloudConfigPath, machinesPath } from "./cloud-config-path.ts";
 import { describeEndpoint, errorFromException, errorFromResponse } from "./error-map.ts";
 import { PaletteError, PaletteSchemaError } from "./errors.ts";
+import { auditPage, auditsQuery, auditsSchema, clusterEventsQuery, eventPage } from "./history.ts";
 import {
   createUndiciTransport,
   type Transport,
@@ -524,6 +525,17 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
         .sort((a, b) => b.at - a.at || a.index - b.index)
         .slice(0, wanted)
         .map(({ event }) => event);
+    },
+
+    async clusterEventsPage(uid, scope, continueToken) {
+      const path = `/v1/events/components/spectrocluster/${seg(uid)}`;
+      const query = clusterEventsQuery(continueToken);
+      return eventPage(await call({ method: "GET", path, query, scope }, eventsSchema));
+    },
+
+    async listAudits(query, scope) {
+      const spec = { method: "GET" as const, path: "/v1/audits", query: auditsQuery(query), scope };
+      return auditPage(await call(spec, auditsSchema));
     },
 
     listCloudAccounts: (kind: CloudAccountKind, scope) =>

@@ -5,7 +5,7 @@ import { ApiError, type Reply } from "./http-util.ts";
 import type { UserDirectory } from "./identity.ts";
 import { Router } from "./routes.ts";
 import type { SimState } from "./state.ts";
-import type { RecordedRequest } from "./types.ts";
+import type { RecordedRequest, SimulatorControl } from "./types.ts";
 
 /** `/__sim/...`: the `control` API over HTTP, for the CLI, the demo and out-of-process tests. */
 
@@ -20,6 +20,7 @@ export interface ControlDeps {
   faults: FaultBook;
   requests: RecordedRequest[];
   users: UserDirectory;
+  addAudit: SimulatorControl["addAudit"];
 }
 
 const faultSchema = z.object({
@@ -37,6 +38,17 @@ const newClusterSchema = z.object({
   projectUid: z.string().min(1),
   provider: z.enum(PROVIDERS),
   labels: z.record(z.string(), z.string()).optional(),
+});
+
+/** an entry in Palette's audit by another user, the system or a service (tests, the demo) */
+const auditSchema = z.object({
+  clusterUid: z.string().min(1),
+  actionType: z.enum(["create", "update", "delete", "publish", "deploy", "activity", "action"]),
+  actionMsg: z.string(),
+  email: z.string().min(1).optional(),
+  actorType: z.enum(["user", "system", "service"]).optional(),
+  serviceName: z.string().optional(),
+  at: z.number().optional(),
 });
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -94,6 +106,16 @@ export function buildControlRouter(deps: ControlDeps): Router<ControlHandler> {
       body,
     );
     state.addEvent(known(params.uid ?? ""), input);
+    return { status: 201, body: { ok: true } };
+  });
+  router.add("POST", "/__sim/audits", (_params, body) => {
+    const input = parse(auditSchema, body);
+    known(input.clusterUid);
+    try {
+      deps.addAudit(input);
+    } catch (error) {
+      throw new ApiError(400, "InvalidRequest", (error as Error).message);
+    }
     return { status: 201, body: { ok: true } };
   });
   router.add("GET", "/__sim/faults", () => ({ status: 200, body: { faults: faults.list() } }));

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { systemClock } from "../clock.ts";
 import { type ApiContext, buildApiRouter } from "./api-routes.ts";
+import { AuditBook, addAuditEntry, addAuditRoutes, auditWrite } from "./audit.ts";
 import { authenticate, TokenStore } from "./auth.ts";
 import { buildControlRouter } from "./control-routes.ts";
 import { FaultBook, RateLimitEnforcer } from "./faults.ts";
@@ -74,7 +75,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     tenantAdmin: true,
   });
   const api = buildApiRouter({ state, tokens, credentials, users });
-  const controlRouter = buildControlRouter({ state, faults, requests, users });
+  // Palette's audit log: writes through the API are entered with their caller (src/simulator/audit.ts)
+  const audits = new AuditBook();
+  addAuditRoutes(api, { book: audits, state });
+  const addAudit: SimulatorControl["addAudit"] = (input) => {
+    addAuditEntry(audits, state, (email) => users.byEmail(email), input);
+  };
+  const controlRouter = buildControlRouter({ state, faults, requests, users, addAudit });
   let refCounter = 0;
 
   const handleApi = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
@@ -156,7 +163,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
           return bodyPromise;
         },
       };
-      reply(await match.handler(ctx));
+      const answer = await match.handler(ctx);
+      auditWrite(audits, state, caller, method, path, answer);
+      reply(answer);
     } catch (error) {
       reply(errorReply(toApiError(error), ref));
     }
@@ -209,6 +218,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setState: (uid, next) => state.setState(uid, next),
     setHealth: (uid, health, reason) => state.setHealth(uid, health, reason),
     addEvent: (uid, event) => state.addEvent(uid, event),
+    addAudit,
+    auditCount: () => audits.size(),
     addCluster: (input) => state.view(state.addCluster(input)),
     addFault: (fault: Fault) => faults.add(fault),
     setRepavePending: (uid, reasons) => state.setRepavePending(uid, reasons),

@@ -96,6 +96,21 @@ export interface SimulatorControl {
   setState(clusterUid: string, state: string): void;
   setHealth(clusterUid: string, health: string, reason?: string): void;
   addEvent(clusterUid: string, event: { reason: string; message: string; severity?: string }): void;
+  /**
+   * An entry in Palette's audit log (GET /v1/audits) for the cluster, as if another Palette user
+   * (`email`, actorType user), the system or a service (`serviceName`) did it; `at` default now
+   */
+  addAudit(entry: {
+    clusterUid: string;
+    actionType: "create" | "update" | "delete" | "publish" | "deploy" | "activity" | "action";
+    actionMsg: string;
+    email?: string;
+    actorType?: "user" | "system" | "service";
+    serviceName?: string;
+    at?: number;
+  }): void;
+  /** entries in Palette's audit log, the API's own writes included */
+  auditCount(): number;
   /** add a cluster directly (not through the API) and return it */
   addCluster(input: {
     name: string;

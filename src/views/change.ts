@@ -259,7 +259,8 @@ export function changeCardBlocks(input: ChangeCardInput): KnownBlock[] {
 
 export function changeCardText(input: ChangeCardInput): string {
   const { plan } = input;
-  const what = plainTarget(plan);
+  // the fallback is parsed as mrkdwn too (notifications, clients without blocks)
+  const what = escapeMrkdwn(plainTarget(plan));
   if (input.status === "done") return `${DONE[plan.verb]} ${what}`;
   if (input.status === "failed") return `${DOING[plan.verb]} ${what} failed`;
   return `${DOING[plan.verb]} ${what}`;
@@ -326,7 +327,7 @@ export function approvalCardBlocks(input: ApprovalCardInput): KnownBlock[] {
 }
 
 export function approvalCardText(input: ApprovalCardInput): string {
-  return `Change needs approval: ${input.plan.verb} ${input.plan.cluster.name}`;
+  return `Change needs approval: ${input.plan.verb} ${escapeMrkdwn(input.plan.cluster.name)}`;
 }
 
 export function freezeScopeLabel(freeze: Freeze): string {

@@ -4,6 +4,7 @@ import type { CommandContext } from "../../src/commands/types.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { ClusterSearch, Page, PaletteApi, Scope } from "../../src/palette/api.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
+import type { AuditQuery, PaletteAudit } from "../../src/palette/history.ts";
 import type {
   AlertComponent,
   CloudConfig,
@@ -307,6 +308,19 @@ export class FakePalette implements PaletteApi {
   async listClusterEvents(uid: string, scope: Scope): Promise<PaletteEvent[]> {
     this.enter("listClusterEvents", [uid, scope]);
     return this.events[uid] ?? [];
+  }
+
+  async clusterEventsPage(uid: string, scope: Scope): Promise<Page<PaletteEvent>> {
+    this.enter("clusterEventsPage", [uid, scope]);
+    return { items: this.events[uid] ?? [] };
+  }
+
+  /** what listAudits answers, by resource UID (one page) */
+  audits: Record<string, PaletteAudit[]> = {};
+
+  async listAudits(query: AuditQuery, scope: Scope): Promise<Page<PaletteAudit>> {
+    this.enter("listAudits", [query, scope]);
+    return { items: this.audits[query.resourceUid ?? ""] ?? [] };
   }
 
   async listCloudAccounts(): Promise<never[]> {

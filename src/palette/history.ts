@@ -1,0 +1,135 @@
+import { z } from "zod";
+import {
+  type eventsSchema,
+  listMetaSchema,
+  objectMetaSchema,
+  type PaletteEvent,
+} from "./schemas.ts";
+
+/**
+ * What Palette remembers of a cluster: its audit log (`GET /v1/audits`, v1Audits) and its events
+ * (`GET /v1/events/components/spectrocluster/{uid}`, v1Events), one page of 50 at a time. The
+ * schemas follow the spec's definitions (v1Audit, v1AuditSpec, v1AuditActor,
+ * v1AuditResourceReference, v1UserMeta, v1ProjectMeta): unknown fields are dropped, never
+ * rejected, and every field may be missing or null. The client (src/palette/client.ts) sends
+ * the request; this module says what the request is and what the answer means.
+ */
+
+const str = z.string().nullish();
+
+/** v1AuditActor: who did it; `actorType` user, system or service */
+const auditActorSchema = z.object({
+  actorType: str,
+  serviceName: str,
+  project: z.object({ name: str, uid: str }).nullish(),
+  user: z.object({ emailId: str, firstName: str, lastName: str, org: str, uid: str }).nullish(),
+});
+
+/** v1Audit: metadata and v1AuditSpec */
+export const auditSchema = z.object({
+  metadata: objectMetaSchema.nullish(),
+  spec: z
+    .object({
+      actionMsg: str,
+      actionType: str,
+      actor: auditActorSchema.nullish(),
+      contentMsg: str,
+      resource: z.object({ kind: str, label: str, name: str, uid: str }).nullish(),
+      userMsg: str,
+    })
+    .nullish(),
+});
+export type PaletteAudit = z.infer<typeof auditSchema>;
+
+/** v1Audits */
+export const auditsSchema = z.object({
+  items: z.array(auditSchema).nullish(),
+  listmeta: listMetaSchema.nullish(),
+});
+
+/** The `actionType` query values the spec lists for GET /v1/audits. */
+export const AUDIT_ACTION_TYPES = [
+  "create",
+  "update",
+  "delete",
+  "publish",
+  "deploy",
+  "activity",
+  "action",
+] as const;
+export type AuditActionType = (typeof AUDIT_ACTION_TYPES)[number];
+
+/** The filters of GET /v1/audits the bot uses (names as the spec's query parameters). */
+export interface AuditQuery {
+  resourceUid?: string;
+  projectUid?: string;
+  userUid?: string;
+  actionType?: AuditActionType;
+  /** epoch ms; sent as RFC 3339 */
+  startTime?: number;
+  endTime?: number;
+  continue?: string;
+  /** at most 50 (Palette's maximum) */
+  limit?: number;
+}
+
+export const HISTORY_PAGE = 50;
+
+const rfc3339 = (ms: number | undefined): string | undefined =>
+  ms === undefined || !Number.isFinite(ms) ? undefined : new Date(ms).toISOString();
+
+/** The query string of GET /v1/audits for these filters. */
+export function auditsQuery(query: AuditQuery): Record<string, string | number | undefined> {
+  return {
+    resourceUid: query.resourceUid,
+    projectUid: query.projectUid,
+    userUid: query.userUid,
+    actionType: query.actionType,
+    startTime: rfc3339(query.startTime),
+    endTime: rfc3339(query.endTime),
+    limit: Math.max(1, Math.min(HISTORY_PAGE, Math.floor(query.limit ?? HISTORY_PAGE))),
+    continue: query.continue,
+  };
+}
+
+/**
+ * The query string of one page of a cluster's events: newest first (the spec's `orderBy`), so a
+ * reader that wants a time range stops at the first page that reaches past its start.
+ */
+export function clusterEventsQuery(
+  continueToken: string | undefined,
+  limit = HISTORY_PAGE,
+): Record<string, string | number | undefined> {
+  return {
+    orderBy: "metadata.creationTimestamp=-1",
+    limit: Math.max(1, Math.min(HISTORY_PAGE, Math.floor(limit))),
+    continue: continueToken,
+  };
+}
+
+/** one page, as PaletteApi's `Page` (not imported: api.ts imports this module) */
+interface HistoryPage<T> {
+  items: T[];
+  continue?: string;
+  total?: number;
+}
+
+const token = (value: string | null | undefined): string | undefined => (value ? value : undefined);
+
+export function auditPage(body: z.infer<typeof auditsSchema>): HistoryPage<PaletteAudit> {
+  const total = body.listmeta?.count ?? undefined;
+  return {
+    items: body.items ?? [],
+    ...(token(body.listmeta?.continue) ? { continue: token(body.listmeta?.continue) } : {}),
+    ...(typeof total === "number" ? { total } : {}),
+  };
+}
+
+export function eventPage(body: z.infer<typeof eventsSchema>): HistoryPage<PaletteEvent> {
+  const total = body.listmeta?.count ?? undefined;
+  return {
+    items: body.items,
+    ...(token(body.listmeta?.continue) ? { continue: token(body.listmeta?.continue) } : {}),
+    ...(typeof total === "number" ? { total } : {}),
+  };
+}
