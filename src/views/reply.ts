@@ -13,7 +13,7 @@ import {
   clusterGroupsBlocks,
   clusterListBlocks,
 } from "./cluster-list.ts";
-import { type HelpEntry, helpBlocks } from "./help.ts";
+import { type HelpEntry, type HelpGroup, helpBlocks, helpOverviewBlocks } from "./help.ts";
 import { type HoldEntry, holdListBlocks } from "./holds.ts";
 import { errorBlocks, noticeBlocks, usageBlocks } from "./message.ts";
 import { type NodeTableData, nodeTableBlocks } from "./node-table.ts";
@@ -38,6 +38,10 @@ const SCREENS = {
   help: (data: { entries: readonly HelpEntry[]; preface?: string }) => [
     ...(data.preface ? noticeBlocks(data.preface) : []),
     ...helpBlocks(data.entries),
+  ],
+  helpOverview: (data: { groups: readonly HelpGroup[]; preface?: string }) => [
+    ...(data.preface ? noticeBlocks(data.preface) : []),
+    ...helpOverviewBlocks(data.groups),
   ],
   subscriptions: (data: {
     subscriptions: readonly Subscription[];

@@ -116,6 +116,30 @@ describe("every verb", () => {
     }
   });
 
+  it("help is one screen grouped by what people do, and help <verb> gives its examples", async () => {
+    const overview = await ask("help");
+    expect(overview.body.response_type).toBe("ephemeral");
+    const sections = blocksOf(overview)
+      .filter((block) => block.type === "section")
+      .map((block) => block.text?.text ?? "");
+    expect(sections.map((text) => text.split("\n")[0]!.split(" ")[0])).toEqual([
+      "*Ask*",
+      "*Hear*",
+      "*Act*",
+      "*You*",
+    ]);
+    const verbLines = sections.flatMap((text) => text.split("\n").slice(1));
+    expect(verbLines.length).toBeLessThanOrEqual(40);
+    for (const line of verbLines) expect(line).toMatch(/^`\/palette [a-z]+` [^\n]{1,70}$/);
+    expect(allText(overview)).not.toContain("/palette scale web-prod worker-pool 5");
+
+    const scale = await ask("help scale");
+    expect(scale.body.response_type).toBe("ephemeral");
+    expect(allText(scale)).toContain("/palette scale web-prod worker-pool 5");
+    expect(allText(scale)).toContain("/palette scale &lt;cluster&gt;");
+    expect(allText(scale)).not.toContain("/palette clusters");
+  });
+
   it("clusters lists the fleet", async () => {
     const answer = await ask("clusters");
     expect(allText(answer)).toContain(running.name);
