@@ -9,6 +9,8 @@ import { conversation } from "./008_conversation.ts";
 import { identityLinks } from "./009_identity_links.ts";
 import { launchPaletteUser } from "./010_launch_palette_user.ts";
 import { day2 } from "./011_day2.ts";
+import { auditColumns } from "./012_audit_columns.ts";
+import { changePlans } from "./013_change_plans.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -23,4 +25,6 @@ export const MIGRATIONS: Migration[] = [
   ...identityLinks,
   ...launchPaletteUser,
   ...day2,
+  changePlans,
+  auditColumns,
 ];

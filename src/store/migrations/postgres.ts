@@ -407,6 +407,37 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 60,
+    name: "audit_change_columns",
+    // change_id BIGINT: the changes table's id is a BIGINT identity here
+    up: `
+      ALTER TABLE audit ADD COLUMN step TEXT;
+      ALTER TABLE audit ADD COLUMN change_id BIGINT;
+      ALTER TABLE audit ADD COLUMN cluster_uid TEXT;
+      ALTER TABLE audit ADD COLUMN project_uid TEXT;
+      ALTER TABLE audit ADD COLUMN requester TEXT;
+      ALTER TABLE audit ADD COLUMN approver TEXT;
+      ALTER TABLE audit ADD COLUMN palette_user TEXT;
+      CREATE INDEX audit_cluster_uid ON audit (cluster_uid);
+    `,
+  },
+  {
+    id: 70,
+    name: "change_plans",
+    // src/store/change-plans.ts: an open confirmation's plan, its id in the modal's private_metadata
+    up: `
+      CREATE TABLE change_plans (
+        id TEXT PRIMARY KEY,
+        plan TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        requester TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX change_plans_expires_at ON change_plans (expires_at);
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted
