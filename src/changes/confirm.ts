@@ -4,6 +4,7 @@ import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import { type Execution, executeChange } from "./execute.ts";
 import { guardPlan } from "./guard.ts";
 import { askOf, planChange } from "./plan.ts";
+import { readsAs, refusalLines } from "./reads-as.ts";
 import type { ChangeDeps } from "./types.ts";
 
 export type Confirmation =
@@ -65,14 +66,27 @@ export async function confirmChange(
 
 /**
  * Palette read again: the same cluster in the same state (and the same pool size) as the modal
- * showed, or a refusal that says what changed.
+ * showed, or a refusal that says what changed (or that the requester cannot act in Palette now).
  */
 export async function staleness(
   plan: ChangePlan,
   requester: Requester,
   deps: ChangeDeps,
 ): Promise<{ kind: "refused"; mrkdwn: string; text: string } | undefined> {
-  const fresh = await planChange(askOf(plan), { ...deps, requester });
+  // under IDENTITY=linked|strict: someone who can no longer act is refused before the read, and
+  // under strict Palette is read with the requester's key (src/changes/reads-as.ts)
+  const reads = await readsAs(
+    {
+      requester,
+      verb: plan.verb,
+      cluster: plan.cluster.name,
+      project: plan.cluster.projectUid || undefined,
+    },
+    deps,
+    (readDeps) => planChange(askOf(plan), { ...readDeps, requester }),
+  );
+  if (reads.kind === "refused") return { kind: "refused", ...refusalLines(reads.reply) };
+  const fresh = reads.value;
   const lines = fresh.kind === "plan" ? drift(plan, fresh.plan) : [fresh.reply.text];
   if (lines.length === 0) return undefined;
   const text = `Not sent: the cluster changed since the confirmation opened. ${lines.join(" ")}`;

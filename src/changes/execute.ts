@@ -1,10 +1,11 @@
-import { actingDetail, actingFor } from "../identity/acting.ts";
+import { actingDetail, actingFor, personalRefusalLines } from "../identity/acting.ts";
 import type { ChangePlan } from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { describeForUser } from "../palette/errors.ts";
 import { machinePoolUpdateBody } from "../palette/machine-pool-body.ts";
 import type { Provider } from "../palette/providers-list.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
+import { CHANGE_ACTION } from "./reads-as.ts";
 import type { ChangeDeps } from "./types.ts";
 
 export type Execution =
@@ -48,7 +49,19 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
   try {
     paletteRef = await send(record.plan, palette);
   } catch (error) {
-    const reason = describeForUser(error);
+    // a refusal of the person's own key is theirs, in their name (a 401 unlinks it), never a
+    // hint to widen the bot's role or to check PALETTE_API_KEY
+    const personal =
+      acting.kind === "person" && deps.identity
+        ? await personalRefusalLines(
+            error,
+            acting.link,
+            CHANGE_ACTION[record.verb],
+            record.plan.cluster.projectUid || undefined,
+            deps.identity,
+          )
+        : undefined;
+    const reason = personal?.plain ?? describeForUser(error);
     const failed = await store.move(record.id, "executing", "failed", { reason });
     await audit("failed", { reason });
     return { kind: "failed", record: failed ?? record, reason, paletteUser: as.paletteUser };

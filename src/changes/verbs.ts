@@ -8,6 +8,7 @@ import { code, escapeMrkdwn, slackDate } from "../views/mrkdwn.ts";
 import { chooseMachine, choosePool, chooseUpgrade } from "./choices.ts";
 import { guardChange, guardPlan } from "./guard.ts";
 import { planChange } from "./plan.ts";
+import { readsAs } from "./reads-as.ts";
 import type { ChangeAsk } from "./types.ts";
 
 /**
@@ -33,9 +34,33 @@ async function refusedEarly(
   return early.allowed ? undefined : errorReply(early.mrkdwn, early.text);
 }
 
-async function askChange(ask: ChangeAsk, ctx: CommandContext): Promise<Reply> {
-  const refused = await refusedEarly(ask.verb, ask.cluster, ask.project, ctx);
+/**
+ * The permission and freeze checks, then the Palette reads of `read` as the person who asked
+ * (src/changes/reads-as.ts): under IDENTITY=linked|strict someone who cannot act in Palette is
+ * told so privately before anything is read; under strict the reads use their own key.
+ */
+async function whenAllowed(
+  verb: ChangeAsk["verb"],
+  cluster: string,
+  project: string | undefined,
+  ctx: CommandContext,
+  read: (ctx: CommandContext) => Promise<Reply>,
+): Promise<Reply> {
+  const refused = await refusedEarly(verb, cluster, project, ctx);
   if (refused) return refused;
+  const reads = await readsAs({ requester: ctx.requester, verb, cluster, project }, ctx, (deps) =>
+    read({ ...deps, requester: ctx.requester }),
+  );
+  return reads.kind === "read" ? reads.value : reads.reply;
+}
+
+function askChange(ask: ChangeAsk, ctx: CommandContext): Promise<Reply> {
+  return whenAllowed(ask.verb, ask.cluster, ask.project, ctx, (readCtx) =>
+    planAndOpen(ask, readCtx),
+  );
+}
+
+async function planAndOpen(ask: ChangeAsk, ctx: CommandContext): Promise<Reply> {
   const planned = await planChange(ask, ctx);
   if (planned.kind === "reply") return planned.reply;
   const { plan } = planned;
@@ -56,8 +81,10 @@ export const scaleVerb: VerbSpec = {
   examples: ["/palette scale web-prod worker-pool 5"],
   run: async (command, ctx) => {
     if (command.args.length === 1) {
-      const refused = await refusedEarly("scale", command.args[0]!, command.project, ctx);
-      return refused ?? choosePool(command.args[0]!, command.project, ctx);
+      const [cluster] = command.args as [string];
+      return whenAllowed("scale", cluster, command.project, ctx, (readCtx) =>
+        choosePool(cluster, command.project, readCtx),
+      );
     }
     if (command.args.length !== 3) {
       return usageReply(scaleVerb, "Give the cluster, the pool and the new size.");
@@ -98,8 +125,10 @@ function machineVerb(verb: "cordon" | "uncordon"): VerbSpec {
     examples: [`/palette ${verb} web-prod web-prod-worker-pool-3f9a1`],
     run: async (command, ctx) => {
       if (command.args.length === 1) {
-        const refused = await refusedEarly(verb, command.args[0]!, command.project, ctx);
-        return refused ?? chooseMachine(verb, command.args[0]!, command.project, ctx);
+        const [cluster] = command.args as [string];
+        return whenAllowed(verb, cluster, command.project, ctx, (readCtx) =>
+          chooseMachine(verb, cluster, command.project, readCtx),
+        );
       }
       if (command.args.length !== 2) {
         return usageReply(
@@ -147,8 +176,9 @@ export const upgradeVerb: VerbSpec = {
   run: async (command, ctx) => {
     const [cluster, profile, version] = command.args;
     if (cluster !== undefined && command.args.length === 1) {
-      const refused = await refusedEarly("upgrade", cluster, command.project, ctx);
-      return refused ?? chooseUpgrade(cluster, command.project, ctx);
+      return whenAllowed("upgrade", cluster, command.project, ctx, (readCtx) =>
+        chooseUpgrade(cluster, command.project, readCtx),
+      );
     }
     if (
       cluster === undefined ||

@@ -1,5 +1,6 @@
 import { errorReply } from "../commands/reply.ts";
 import type { MessageReply } from "../commands/types.ts";
+import type { PaletteIdentityApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { IdentityLink } from "../store/identities.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
@@ -12,17 +13,25 @@ export type Minted =
   | { kind: "person"; link: IdentityLink; palette: PersonalPalette }
   | { kind: "refused"; reply: MessageReply };
 
-const refused = (mrkdwn: string, plain: string, hint?: string): Minted => ({
+const refused = (
+  mrkdwn: string,
+  plain: string,
+  hint?: string,
+): { kind: "refused"; reply: MessageReply } => ({
   kind: "refused",
   reply: errorReply(mrkdwn, plain, hint),
 });
 
+/** The Palette user with the person's verified Slack e-mail (LINK_METHOD=email), or why not. */
+export type ByEmail =
+  | { kind: "found"; user: { uid: string; name: string }; service: PaletteIdentityApi }
+  | { kind: "refused"; reply: MessageReply };
+
 /**
- * LINK_METHOD=email: the person's verified Slack e-mail finds their Palette user, and the bot's
- * own account mints a short-lived API key for them (`POST /v1/apiKeys`), used for this one
- * command and deleted when it closes. No key passes through Slack or rests in the store.
+ * Finds the person's Palette user by their Slack e-mail, with the bot's own account. Asked before
+ * a change is planned (nothing minted yet) and again when a key is minted for a command.
  */
-export async function mintFor(slackUserId: string, identity: IdentityDeps): Promise<Minted> {
+export async function personByEmail(slackUserId: string, identity: IdentityDeps): Promise<ByEmail> {
   const service = identity.service;
   const email = await identity.emailOf?.(slackUserId).catch(() => undefined);
   if (!service || !email) {
@@ -41,6 +50,31 @@ export async function mintFor(slackUserId: string, identity: IdentityDeps): Prom
         "Ask a Palette admin to invite that address, or to use LINK_METHOD=key.",
       );
     }
+    return { kind: "found", user, service };
+  } catch (error) {
+    if (error instanceof PaletteError && error.kind === "forbidden") return serviceForbidden();
+    throw error;
+  }
+}
+
+function serviceForbidden(): { kind: "refused"; reply: MessageReply } {
+  return refused(
+    ":no_entry: The bot's Palette account may not find users or create API keys for them, which LINK_METHOD=email needs.",
+    "The bot's Palette account may not create API keys for users.",
+    "Give the bot's account a role that may list users and create API keys for them (a tenant admin), or use LINK_METHOD=key.",
+  );
+}
+
+/**
+ * LINK_METHOD=email: the person's verified Slack e-mail finds their Palette user, and the bot's
+ * own account mints a short-lived API key for them (`POST /v1/apiKeys`), used for this one
+ * command and deleted when it closes. No key passes through Slack or rests in the store.
+ */
+export async function mintFor(slackUserId: string, identity: IdentityDeps): Promise<Minted> {
+  const found = await personByEmail(slackUserId, identity);
+  if (found.kind === "refused") return found;
+  const { user, service } = found;
+  try {
     const minted = await service.createApiKey(
       user.uid,
       new Date(identity.now() + MINTED_KEY_LIFETIME_MS),
@@ -68,13 +102,7 @@ export async function mintFor(slackUserId: string, identity: IdentityDeps): Prom
       },
     };
   } catch (error) {
-    if (error instanceof PaletteError && error.kind === "forbidden") {
-      return refused(
-        ":no_entry: The bot's Palette account may not find users or create API keys for them, which LINK_METHOD=email needs.",
-        "The bot's Palette account may not create API keys for users.",
-        "Give the bot's account a role that may list users and create API keys for them (a tenant admin), or use LINK_METHOD=key.",
-      );
-    }
+    if (error instanceof PaletteError && error.kind === "forbidden") return serviceForbidden();
     throw error;
   }
 }

@@ -1,0 +1,332 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createAccessPolicy } from "../../src/access/policy.ts";
+import { buildIdentity } from "../../src/app/identity.ts";
+import { ManualClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
+import { Secret } from "../../src/secret.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { ChangeStore } from "../../src/store/changes.ts";
+import type { RecordedCall } from "../support/fake-slack.ts";
+import { type BotHarness, startBot } from "../support/slack-harness.ts";
+import { interactiveBody, loadPayload } from "../support/slack-request.ts";
+
+/**
+ * Day-2 changes under IDENTITY=linked|strict, end to end: signed Slack requests into the bot, the
+ * real Palette client, the simulator (Palette's RBAC per user key) and the fake Slack. A person's
+ * refusal is told in their name and privately; under strict, every read of a change is theirs.
+ */
+
+const CHANNEL = "C777";
+/** on ALLOW_SCALE and ALLOW_MAINTENANCE: the bot's own lists let everyone below ask */
+const PERSON = "W701";
+
+interface Harness {
+  bot: BotHarness;
+  sim: RunningSimulator;
+  palette: PaletteClient;
+  clock: ManualClock;
+  close(): Promise<void>;
+}
+
+const opened: Harness[] = [];
+
+afterEach(async () => {
+  for (const harness of opened.splice(0)) await harness.close();
+});
+
+async function start(mode: "linked" | "strict", projects: "first" | "none"): Promise<Harness> {
+  const clock = new ManualClock(Date.UTC(2026, 10, 26, 9));
+  const sim = await startSimulator({ clock, clusters: 8, seed: 25 });
+  const palette = createPaletteClient({
+    baseUrl: sim.url,
+    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
+    logger: silentLogger,
+    rateLimit: false,
+    retries: 0,
+  });
+  const policy = createAccessPolicy({
+    allowLaunch: [],
+    allowKubeconfig: [],
+    allowChanges: {
+      scale: [PERSON],
+      delete: [PERSON],
+      maintenance: [PERSON],
+      backup: [PERSON],
+      logs: [PERSON],
+      upgrade: [PERSON],
+    },
+    client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
+    clock,
+    logger: silentLogger,
+  });
+  const bot = await startBot({
+    palette,
+    clock,
+    policy,
+    projects: projects === "first" ? [sim.control.projects()[0]!] : [],
+    changeSchedule: () => ({ stop() {} }),
+    identity: (db) =>
+      buildIdentity(
+        {
+          mode,
+          method: "key",
+          keys: { current: new Secret(Buffer.alloc(32, 25).toString("base64")) },
+        },
+        { db, clock, logger: silentLogger, paletteApiUrl: sim.url },
+      ),
+  });
+  const harness: Harness = {
+    bot,
+    sim,
+    palette,
+    clock,
+    async close() {
+      await bot.close();
+      await palette.close();
+      await sim.close();
+    },
+  };
+  opened.push(harness);
+  return harness;
+}
+
+/** links PERSON to the simulator's user with that e-mail, with a key of their own */
+async function link(h: Harness, email: string, name: string): Promise<string> {
+  const apiKey = h.sim.control.issueUserKey(email);
+  await h.bot.bot.edge.commandDeps.identity!.store.put({
+    slackUserId: PERSON,
+    paletteUserUid: email,
+    paletteUserName: name,
+    method: "key",
+    apiKey: new Secret(apiKey),
+  });
+  return apiKey;
+}
+
+function awsCluster(h: Harness, name: string, projectUid: string) {
+  return h.sim.control.addCluster({
+    name,
+    projectUid,
+    provider: "aws",
+    pools: [
+      { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
+      { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
+    ],
+  });
+}
+
+interface OpenedView {
+  id: string;
+  callback_id: string;
+  private_metadata: string;
+  blocks: unknown[];
+}
+
+let viewSequence = 0;
+
+/** `/palette <text>`: the confirmation Slack was asked to open, or the reply at the response_url */
+async function ask(h: Harness, text: string) {
+  const before = h.bot.fake.callsTo("views.open").length;
+  const answer = await h.bot.command(text, { userId: PERSON, channelId: CHANNEL });
+  const reply = () =>
+    h.bot.fake.callsTo("response").find((call) => call.body._responseId === answer.responseId);
+  const deadline = Date.now() + 5_000;
+  while (h.bot.fake.callsTo("views.open").length === before && !reply()) {
+    if (Date.now() > deadline) throw new Error(`no answer to /palette ${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const call = h.bot.fake.callsTo("views.open")[before];
+  if (call) {
+    const view = call.body.view as OpenedView;
+    return { view: { ...view, id: `VI${++viewSequence}` }, reply: undefined, answer: undefined };
+  }
+  const body = reply()!.body;
+  return { view: undefined, reply: JSON.stringify(body), answer: body };
+}
+
+async function confirm(h: Harness, view: OpenedView) {
+  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
+  const submission = {
+    ...payload,
+    user: { ...(payload.user as object), id: PERSON },
+    view: {
+      ...(payload.view as object),
+      id: view.id,
+      callback_id: view.callback_id,
+      private_metadata: view.private_metadata,
+      blocks: view.blocks,
+      state: { values: {} },
+    },
+    response_urls: [],
+  };
+  const answer = await h.bot.post(interactiveBody(submission));
+  expect(answer.status).toBe(200);
+}
+
+function texts(calls: RecordedCall[]): string[] {
+  return calls.map((call) => JSON.stringify(call.body));
+}
+
+async function waitForCall(h: Harness, method: string, match: string, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = texts(h.bot.fake.callsTo(method)).find((text) => text.includes(match));
+    if (found) return found;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `no ${method} with ${match}; saw ${texts(h.bot.fake.callsTo(method)).join("\n")}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** what no person's refusal may say: it is not the bot's account that was refused */
+const BOT_BLAME = ["bot's Palette account", "grant its role", "PALETTE_API_KEY"];
+
+describe("IDENTITY=linked: a change refused by Palette is told in the person's name", () => {
+  it("a viewer's scale: Palette's 403 is Vera Viewer's, never the bot's role or PALETTE_API_KEY", async () => {
+    const h = await start("linked", "first");
+    const project = h.sim.control.projects()[0]!;
+    awsCluster(h, "viewer-scale", project);
+    await link(h, "viewer@example.com", "Vera Viewer");
+    const { view } = await ask(h, "scale viewer-scale worker-pool 4");
+    expect(view).toBeDefined();
+    h.sim.control.clearRequests();
+    await confirm(h, view!);
+    const card = await waitForCall(h, "chat.postMessage", "failed");
+    expect(card).toContain("Palette does not allow Vera Viewer to scale");
+    expect(card).toContain(project);
+    for (const blame of BOT_BLAME) expect(card).not.toContain(blame);
+    // the PUT went with the viewer's key, and Palette refused it
+    const put = h.sim.control.requests().filter((r) => r.method === "PUT");
+    expect(put).toEqual([expect.objectContaining({ status: 403, caller: "viewer@example.com" })]);
+    const [record] = await new ChangeStore(h.bot.db, h.clock).all();
+    expect(record!.status).toBe("failed");
+    expect(record!.reason).toContain("Vera Viewer");
+    // still linked: a 403 is the person's role speaking, not a dead key
+    expect(await h.bot.bot.edge.commandDeps.identity!.store.get(PERSON)).toBeDefined();
+  });
+
+  it("a 401 on the person's write unlinks their key, and nothing tells them to check PALETTE_API_KEY", async () => {
+    const h = await start("linked", "first");
+    const project = h.sim.control.projects()[0]!;
+    awsCluster(h, "editor-scale", project);
+    await link(h, "editor@example.com", "Eddie Editor");
+    const { view } = await ask(h, "scale editor-scale worker-pool 4");
+    expect(view).toBeDefined();
+    // Palette answers the write 401: the key was revoked between the confirmation and the PUT
+    h.sim.control.addFault({
+      pathPrefix: "/v1/cloudconfigs",
+      method: "PUT",
+      kind: "status",
+      status: 401,
+    });
+    await confirm(h, view!);
+    const card = await waitForCall(h, "chat.postMessage", "failed");
+    expect(card).toContain("/palette login");
+    for (const blame of BOT_BLAME) expect(card).not.toContain(blame);
+    expect(await h.bot.bot.edge.commandDeps.identity!.store.get(PERSON)).toBeUndefined();
+  });
+
+  it("an unlinked person's scale is refused privately before any confirmation, Palette asked nothing", async () => {
+    const h = await start("linked", "first");
+    awsCluster(h, "unlinked-scale", h.sim.control.projects()[0]!);
+    h.sim.control.clearRequests();
+    const { view, reply, answer } = await ask(h, "scale unlinked-scale worker-pool 4");
+    expect(view).toBeUndefined();
+    expect(reply).toContain("/palette login");
+    expect(answer).toMatchObject({ response_type: "ephemeral" });
+    expect(h.bot.fake.callsTo("views.open")).toEqual([]);
+    expect(h.bot.fake.callsTo("chat.postMessage")).toEqual([]);
+    expect(h.sim.control.requests()).toEqual([]);
+    // the pool picker too: no pool is read for someone who cannot act
+    const picker = await ask(h, "scale unlinked-scale");
+    expect(picker.reply).toContain("/palette login");
+    expect(h.sim.control.requests()).toEqual([]);
+    expect(await new ChangeStore(h.bot.db, h.clock).all()).toEqual([]);
+  });
+});
+
+describe("IDENTITY=linked: unlinked after the confirmation opened", () => {
+  it("the confirmation is refused to that person alone, before the claim; nothing in the channel, nothing sent", async () => {
+    const h = await start("linked", "first");
+    awsCluster(h, "gone-link", h.sim.control.projects()[0]!);
+    await link(h, "editor@example.com", "Eddie Editor");
+    const { view } = await ask(h, "scale gone-link worker-pool 5");
+    expect(view).toBeDefined();
+    await h.bot.bot.edge.commandDeps.identity!.store.remove(PERSON);
+    h.sim.control.clearRequests();
+    await confirm(h, view!);
+    const told = await waitForCall(h, "chat.postEphemeral", "/palette login");
+    expect(told).toContain(PERSON);
+    expect(h.bot.fake.callsTo("chat.postMessage")).toEqual([]);
+    expect(h.sim.control.requests()).toEqual([]);
+    expect(await new ChangeStore(h.bot.db, h.clock).all()).toEqual([]);
+  });
+});
+
+describe("IDENTITY=strict: a change's reads are the person's", () => {
+  it("cordon <cluster> outside the person's roles lists no node; inside, every read is theirs", async () => {
+    const h = await start("strict", "none");
+    const [first, second] = h.sim.control.projects() as [string, string];
+    const outside = awsCluster(h, "not-solos", second);
+    const inside = awsCluster(h, "solos-own", first);
+    await link(h, "solo@example.com", "Sol One-Project");
+    const machineNames = async (clusterUid: string, projectUid: string) => {
+      const cluster = await h.palette.getCluster(clusterUid, { projectUid });
+      const ref = cluster.spec!.cloudConfigRef!;
+      const names: string[] = [];
+      for (const pool of ["cp-pool", "worker-pool"]) {
+        const machines = await h.palette.listMachines(ref.kind!, ref.uid!, pool, { projectUid });
+        names.push(...machines.map((m) => m.metadata!.name!));
+      }
+      return names;
+    };
+    const hidden = await machineNames(outside.uid, second);
+    expect(hidden.length).toBeGreaterThan(0);
+
+    // by name the person's search does not find it; by UID or in its project Palette refuses them
+    const told = [
+      ["not-solos", "No cluster named"],
+      [outside.uid, "Palette does not allow Sol One-Project to see this cluster"],
+      [
+        `not-solos project:${second}`,
+        `Palette does not allow Sol One-Project to see this cluster in project`,
+      ],
+    ] as const;
+    for (const [ref, answer] of told) {
+      h.sim.control.clearRequests();
+      const { view, reply } = await ask(h, `cordon ${ref}`);
+      expect(reply).toContain(answer);
+      expect(view).toBeUndefined();
+      for (const name of hidden) expect(reply).not.toContain(name);
+      for (const blame of BOT_BLAME) expect(reply).not.toContain(blame);
+      const callers = new Set(h.sim.control.requests().map((r) => r.caller ?? "refused"));
+      expect([...callers].every((c) => c === "solo@example.com" || c === "refused")).toBe(true);
+    }
+    const named = await ask(h, `cordon not-solos ${hidden[hidden.length - 1]!}`);
+    expect(named.view).toBeUndefined();
+    for (const name of hidden.slice(0, -1)) expect(named.reply).not.toContain(name);
+
+    // a cluster the person's roles reach: the nodes are listed, read with their key alone
+    const visible = await machineNames(inside.uid, first);
+    h.sim.control.clearRequests();
+    const own = await ask(h, "cordon solos-own");
+    expect(own.reply).toContain(visible.find((n) => n.includes("worker")) ?? visible[0]!);
+    const callers = new Set(h.sim.control.requests().map((r) => r.caller));
+    expect(callers).toEqual(new Set(["solo@example.com"]));
+  });
+
+  it("an unlinked person's cordon is refused before any Palette read", async () => {
+    const h = await start("strict", "none");
+    awsCluster(h, "strict-unlinked", h.sim.control.projects()[0]!);
+    h.sim.control.clearRequests();
+    const { view, reply } = await ask(h, "cordon strict-unlinked");
+    expect(view).toBeUndefined();
+    expect(reply).toContain("/palette login");
+    expect(h.sim.control.requests()).toEqual([]);
+  });
+});
