@@ -320,6 +320,31 @@ describe("IDENTITY=strict: a change's reads are the person's", () => {
     expect(callers).toEqual(new Set(["solo@example.com"]));
   });
 
+  it("a node picked by its button is confirmed and sent with the person's key alone, re-read included", async () => {
+    const h = await start("strict", "none");
+    const [first] = h.sim.control.projects() as [string];
+    awsCluster(h, "solos-pick", first);
+    await link(h, "solo@example.com", "Sol One-Project");
+    h.sim.control.clearRequests();
+    const picker = await ask(h, "cordon solos-pick");
+    const buttons = (picker.answer!.blocks as Array<{ type: string; elements?: unknown[] }>)
+      .flatMap((block) => (block.type === "actions" ? (block.elements ?? []) : []))
+      .map((element) => element as { action_id: string; value: string });
+    const button = buttons.find((b) => b.value.includes("worker-pool"))!;
+    expect(button).toBeDefined();
+    const before = h.bot.fake.callsTo("views.open").length;
+    await h.bot.click(button.action_id, button.value, { userId: PERSON });
+    const [opened] = (await h.bot.fake.waitFor("views.open", before + 1)).slice(before);
+    const view = { ...(opened!.body.view as OpenedView), id: `VI${++viewSequence}` };
+    await confirm(h, view);
+    await waitForCall(h, "chat.postMessage", "Cordoning");
+    const requests = h.sim.control.requests();
+    expect(requests.filter((r) => r.method === "PUT")).toEqual([
+      expect.objectContaining({ status: 204, caller: "solo@example.com" }),
+    ]);
+    expect(new Set(requests.map((r) => r.caller))).toEqual(new Set(["solo@example.com"]));
+  });
+
   it("an unlinked person's cordon is refused before any Palette read", async () => {
     const h = await start("strict", "none");
     awsCluster(h, "strict-unlinked", h.sim.control.projects()[0]!);
