@@ -8,10 +8,14 @@ export interface ChangeBoard {
     card: ChangeCardInput,
   ): Promise<{ channel: string; ts: string } | undefined>;
   update(channel: string, ts: string, card: ChangeCardInput): Promise<void>;
+  /**
+   * the request a second person approves; when the channel refuses it (the bot is not in it, or
+   * it is gone) it goes to the requester's DM with the bot instead, and `inDm` says so
+   */
   postApproval(
     channel: string,
     card: ApprovalCardInput,
-  ): Promise<{ channel: string; ts: string } | undefined>;
+  ): Promise<{ channel: string; ts: string; inDm?: boolean } | undefined>;
   updateApproval(channel: string, ts: string, card: ApprovalCardInput): Promise<void>;
   /** a line only this person sees, where they asked */
   tell(channel: string, userId: string, mrkdwn: string, text: string): Promise<void>;

@@ -6,6 +6,7 @@ import { quoteArg } from "../model/command-text.ts";
 import { canScale } from "../palette/machine-pool-body.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { scopeArg } from "../views/scope.ts";
+import { guardChange } from "./guard.ts";
 
 /**
  * `scale <cluster>` and `cordon <cluster>` without the rest (also what the cards' "Actions…"
@@ -16,10 +17,23 @@ import { scopeArg } from "../views/scope.ts";
 const MAX_POOLS = 20;
 const MAX_MACHINES = 20;
 
-async function found(verb: string, ref: string, project: string | undefined, ctx: CommandContext) {
+async function found(
+  verb: "scale" | "cordon" | "uncordon" | "upgrade",
+  ref: string,
+  project: string | undefined,
+  ctx: CommandContext,
+) {
   const scopes = readScopes({ project }, ctx);
   const resolution = await resolveCluster(ref, scopes, ctx, replayWith(verb));
   if (resolution.kind === "reply") return resolution;
+  // a cluster named by UID shows its project only now: a freeze of it refuses before any choice
+  const guard = await guardChange(ctx, ctx.requester.userId, verb, {
+    clusterUid: resolution.cluster.uid,
+    projectUid: resolution.cluster.projectUid,
+    name: resolution.cluster.name,
+  });
+  if (!guard.allowed)
+    return { kind: "reply" as const, reply: errorReply(guard.mrkdwn, guard.text) };
   const cluster =
     resolution.cluster.cluster ??
     (await ctx.palette.getCluster(resolution.cluster.uid, resolution.scope));

@@ -58,7 +58,12 @@ export async function confirmChange(
     action: "change",
     target: `${plan.verb} ${plan.cluster.name}`,
     outcome: "created",
-    detail: JSON.stringify({ changeId: claim.record.id, needsApproval }),
+    detail: JSON.stringify({
+      changeId: claim.record.id,
+      clusterUid: plan.cluster.uid,
+      projectUid: plan.cluster.projectUid || undefined,
+      needsApproval,
+    }),
   });
   if (needsApproval) return { kind: "awaiting", record: claim.record };
   return executeChange(claim.record, deps);

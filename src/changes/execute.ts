@@ -5,6 +5,8 @@ import { describeForUser } from "../palette/errors.ts";
 import { machinePoolUpdateBody } from "../palette/machine-pool-body.ts";
 import type { Provider } from "../palette/providers-list.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
+import { freezeRefusal } from "../views/change.ts";
+import { frozen } from "./guard.ts";
 import { CHANGE_ACTION } from "./reads-as.ts";
 import type { ChangeDeps } from "./types.ts";
 
@@ -19,6 +21,8 @@ export type Execution =
  */
 export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Promise<Execution> {
   const store = new ChangeStore(deps.db, deps.clock);
+  const frozenOut = await notSentWhenFrozen(record, store, deps);
+  if (frozenOut) return frozenOut;
   const acting = await actingFor(
     { userId: record.requester, channelId: record.channel },
     deps.identity,
@@ -71,6 +75,43 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
   const accepted = await store.move(record.id, "executing", "accepted", { paletteRef });
   await audit("granted", describe(record.plan));
   return { kind: "accepted", record: accepted ?? record, paletteUser: as.paletteUser };
+}
+
+/**
+ * The last freeze check, before anything is asked of Palette for this change (a linked
+ * person's key included): a freeze set after the confirmation's or the approval's checks (the
+ * re-read of Palette takes a while) still stops it. The change ends where the requester sees
+ * it, failed with "Not sent: frozen", never left executing. Logs change nothing on the cluster
+ * and go on during a freeze, as at the other checks.
+ */
+async function notSentWhenFrozen(
+  record: ChangeRecord,
+  store: ChangeStore,
+  deps: ChangeDeps,
+): Promise<Execution | undefined> {
+  if (record.plan.verb === "logs") return undefined;
+  const freeze = await frozen(deps, {
+    clusterUid: record.plan.cluster.uid,
+    projectUid: record.plan.cluster.projectUid || undefined,
+  });
+  if (!freeze) return undefined;
+  const reason = `Not sent: frozen. ${freezeRefusal(freeze).text}`;
+  const failed = await store.move(record.id, "executing", "failed", { reason });
+  await deps.audit.record({
+    userId: record.requester,
+    action: "change",
+    target: `${record.verb} ${record.plan.cluster.name}`,
+    outcome: "denied",
+    detail: JSON.stringify({
+      reason: "frozen",
+      freezeId: freeze.id,
+      changeId: record.id,
+      clusterUid: record.plan.cluster.uid,
+      projectUid: record.plan.cluster.projectUid || undefined,
+      approver: record.approver,
+    }),
+  });
+  return { kind: "failed", record: failed ?? record, reason };
 }
 
 /** one Palette request; returns what Palette named the change when it names one */

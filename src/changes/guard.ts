@@ -39,7 +39,12 @@ export async function guardChange(
       action: "change",
       target: `${verb} ${target.name}`,
       outcome: "denied",
-      detail: JSON.stringify({ reason: "frozen", freezeId: freeze.id }),
+      detail: JSON.stringify({
+        reason: "frozen",
+        freezeId: freeze.id,
+        clusterUid: target.clusterUid,
+        projectUid: target.projectUid,
+      }),
     });
     const refusal = freezeRefusal(freeze);
     return { allowed: false, ...refusal };

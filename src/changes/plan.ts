@@ -3,6 +3,7 @@ import { replayWith, resolveCluster } from "../commands/resolve.ts";
 import type { CommandContext, MessageReply } from "../commands/types.ts";
 import { type ChangeCluster, type ChangePlan, newerVersion, packChanges } from "../model/change.ts";
 import type { Scope } from "../palette/api.ts";
+import { clusterProjectUid } from "../palette/cluster-project.ts";
 import { PaletteError } from "../palette/errors.ts";
 import { autoscaleRange, canScale } from "../palette/machine-pool-body.ts";
 import type { Cluster } from "../palette/schemas.ts";
@@ -40,7 +41,8 @@ export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<P
   const base: ChangeCluster = {
     uid: found.cluster.uid,
     name: found.cluster.name,
-    projectUid: found.cluster.projectUid ?? scope.projectUid ?? "",
+    // as Palette reports it: a freeze of the project and PALETTE_PROJECTS apply by it
+    projectUid: found.cluster.projectUid ?? clusterProjectUid(cluster) ?? scope.projectUid ?? "",
     cloudType: ref?.kind ?? cluster.spec?.cloudType ?? "",
     state: state ?? "Unknown",
   };

@@ -1,5 +1,6 @@
 import { quoteArg } from "../model/command-text.ts";
 import type { Scope } from "../palette/api.ts";
+import { clusterProjectUid } from "../palette/cluster-project.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { Cluster, ClusterSummary } from "../palette/schemas.ts";
 import { code } from "../views/mrkdwn.ts";
@@ -12,7 +13,10 @@ import type { CommandContext, MessageReply } from "./types.ts";
 export interface ResolvedCluster {
   uid: string;
   name: string;
-  /** the project it lives in (from the search result, or the scope it was found in) */
+  /**
+   * the project it lives in, as Palette reports it (the search result's projectMeta, the
+   * object's `metadata.annotations.projectUid`), else the project scope it was found in
+   */
   projectUid?: string;
   projectName?: string;
   summary?: ClusterSummary;
@@ -66,7 +70,7 @@ export async function resolveCluster(
   const scope: Scope = scopes.length === 1 ? scopes[0]! : {};
   if (matches.length === 1) {
     const summary = matches[0]!;
-    const projectUid = summary.specSummary?.projectMeta?.uid ?? scope.projectUid ?? undefined;
+    const projectUid = clusterProjectUid(summary) ?? scope.projectUid ?? undefined;
     return {
       kind: "found",
       scope: projectUid ? { projectUid } : scope,
@@ -105,13 +109,16 @@ async function clusterByUid(
 ): Promise<Resolution | undefined> {
   try {
     const cluster = await ctx.palette.getCluster(uid, scope);
+    // found in the tenant scope (PALETTE_PROJECTS empty), only Palette's annotation says which
+    // project it is in: its freezes, the boundary and the cards' commands depend on it
+    const projectUid = clusterProjectUid(cluster) ?? scope.projectUid ?? undefined;
     return {
       kind: "found",
-      scope,
+      scope: projectUid ? { projectUid } : scope,
       cluster: {
         uid: cluster.metadata?.uid ?? uid,
         name: cluster.metadata?.name ?? uid,
-        projectUid: scope.projectUid,
+        projectUid,
         cluster,
       },
     };

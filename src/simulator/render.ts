@@ -14,7 +14,9 @@ export function objectMeta(cluster: SimCluster, now: number) {
     uid: cluster.uid,
     name: cluster.name,
     labels: { ...cluster.labels },
-    annotations: { ...cluster.annotations },
+    // Palette's own annotations on every project cluster: what scope it lives in and which
+    // project (clients fetching it by UID in the tenant scope learn its project from these)
+    annotations: { ...cluster.annotations, scope: "project", projectUid: cluster.projectUid },
     creationTimestamp: iso(cluster.createdAt),
     lastModifiedTimestamp: iso(Math.max(cluster.createdAt, lastEventAt(cluster, now))),
     ...(cluster.deleteRequestedAt !== undefined

@@ -39,7 +39,18 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
     update: (channel, ts, card) =>
       update(channel, ts, changeCardText(card), changeCardBlocks(card)),
     postApproval: (channel, card) =>
-      post(channel, approvalCardText(card), approvalCardBlocks(card)),
+      orDm(
+        card.requester,
+        () => post(channel, approvalCardText(card), approvalCardBlocks(card)),
+        async () => {
+          const posted = await post(
+            card.requester,
+            approvalCardText(card),
+            approvalCardBlocks(card),
+          );
+          return posted ? { ...posted, inDm: true } : undefined;
+        },
+      ),
     updateApproval: (channel, ts, card) =>
       update(channel, ts, approvalCardText(card), approvalCardBlocks(card)),
     async sendFile(userId, fileName, content) {

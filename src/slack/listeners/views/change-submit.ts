@@ -4,6 +4,7 @@ import { confirmChange } from "../../../changes/confirm.ts";
 import type { ChangePlan } from "../../../model/change.ts";
 import { CHANGE_VERB_NAMES, requiresTypedName } from "../../../model/change.ts";
 import { ChangeStore } from "../../../store/changes.ts";
+import { approvalPlacedLine } from "../../../views/approval-request.ts";
 import { CHANGE_CALLBACK_ID, CONFIRM_NAME_FIELD } from "../../../views/change.ts";
 import { postChangeCard } from "../../change-outcome.ts";
 import type { SlackEdge } from "../../types.ts";
@@ -70,28 +71,42 @@ export function registerChangeSubmit(app: App, edge: SlackEdge): void {
             return;
           case "awaiting": {
             const target = deps.approvals?.channel ?? channel;
-            const where = await board.postApproval(target, {
-              id: outcome.record.id,
-              plan,
-              requester: requester.userId,
-              status: "awaiting_approval",
-              expiresAt: outcome.record.expiresAt ?? 0,
+            const expiresAt = outcome.record.expiresAt ?? 0;
+            const store = new ChangeStore(deps.db, deps.clock);
+            let error: string | undefined;
+            // the channel refusing it sends it to the requester's DM (the board does that); a
+            // request that reaches nobody ends here rather than waiting unseen until it expires
+            const where = await board
+              .postApproval(target, {
+                id: outcome.record.id,
+                plan,
+                requester: requester.userId,
+                status: "awaiting_approval",
+                expiresAt,
+              })
+              .catch((cause: unknown) => {
+                error = slackError(cause);
+                edge.logger.warn(
+                  { changeId: outcome.record.id, err: error },
+                  "approval request not posted",
+                );
+                return undefined;
+              });
+            if (where) await store.setRequestCard(outcome.record.id, where.channel, where.ts);
+            else {
+              await store.move(outcome.record.id, "awaiting_approval", "failed", {
+                reason: "the approval request could not be posted",
+              });
+            }
+            const placed = approvalPlacedLine({
+              target,
+              askedIn: channel,
+              approvalsChannel: deps.approvals?.channel !== undefined,
+              placed: !where ? "nowhere" : where.inDm ? "dm" : "channel",
+              expiresAt,
+              error,
             });
-            if (where) {
-              await new ChangeStore(deps.db, deps.clock).setRequestCard(
-                outcome.record.id,
-                where.channel,
-                where.ts,
-              );
-            }
-            if (target !== channel) {
-              await board.tell(
-                channel,
-                requester.userId,
-                `:busts_in_silhouette: Asked for approval in <#${target}>; the change runs when someone else approves it.`,
-                "Asked for approval.",
-              );
-            }
+            if (placed) await board.tell(channel, requester.userId, placed.mrkdwn, placed.text);
             return;
           }
           default:
@@ -114,4 +129,11 @@ function safeJson(text: string | undefined): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Slack's error code (not_in_channel, ratelimited …) or the message; never a token */
+function slackError(error: unknown): string {
+  const code = (error as { data?: { error?: unknown } }).data?.error;
+  if (typeof code === "string") return code;
+  return error instanceof Error ? error.message : String(error);
 }
