@@ -7,6 +7,7 @@ import type { SlackConfig } from "../config.ts";
 import { type RunningHttpServer, startHttpServer } from "../http/server.ts";
 import { intervalScheduler } from "../launch/watch.ts";
 import type { Logger } from "../log.ts";
+import { ChangePlanStore } from "../store/change-plans.ts";
 import { changeModal } from "../views/change.ts";
 import { loginModal } from "../views/login-modal.ts";
 import { createAnswerGate, watchRequests } from "./answer-gate.ts";
@@ -189,10 +190,18 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
       deps.onModal ??
       (async (reply, ctx) => {
         if (reply.modal === "change") {
+          // the plan stays here; the modal carries its id (private_metadata holds 3,000 chars)
+          const plans = new ChangePlanStore(deps.commandDeps.db, deps.commandDeps.clock);
+          const planId = await plans.put({
+            plan: reply.plan,
+            channel: ctx.requester.channelId,
+            requester: ctx.requester.userId,
+          });
           await ctx.client.views.open({
             trigger_id: ctx.triggerId,
             view: changeModal({
               plan: reply.plan,
+              planId,
               channel: ctx.requester.channelId,
               needsApproval: reply.needsApproval,
             }),

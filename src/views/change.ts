@@ -111,6 +111,11 @@ export interface ChangeModalInput {
   plan: ChangePlan;
   /** the channel the change was asked in; its card goes there */
   channel: string;
+  /**
+   * the plan's id in the store (src/store/change-plans.ts): the modal carries the id, not the
+   * plan, which can pass Slack's 3,000-character private_metadata (many packs, many reasons)
+   */
+  planId: string;
   /** APPROVAL_REQUIRED names this verb */
   needsApproval: boolean;
 }
@@ -155,8 +160,25 @@ export function changeModal(input: ChangeModalInput): ModalView {
     title: plain(`${verb} cluster`),
     submit: plain(input.needsApproval ? "Request approval" : verb),
     close: plain("Cancel"),
-    private_metadata: JSON.stringify({ plan, channel: input.channel }),
+    private_metadata: JSON.stringify({ planId: input.planId, channel: input.channel }),
     blocks,
+  };
+}
+
+/**
+ * What a confirmation's submit shows when its plan is no longer kept (open past the store's
+ * time, src/store/change-plans.ts): nothing was sent.
+ */
+export function planGoneModal(): ModalView {
+  return {
+    type: "modal",
+    title: plain("Not sent"),
+    close: plain("Close"),
+    blocks: [
+      section(
+        ":hourglass: This confirmation was open too long and its plan is no longer kept. *Nothing was sent.* Ask again to see Palette's state now.",
+      ),
+    ],
   };
 }
 

@@ -3,14 +3,18 @@ import { z } from "zod";
 import { confirmChange } from "../../../changes/confirm.ts";
 import type { ChangePlan } from "../../../model/change.ts";
 import { CHANGE_VERB_NAMES, requiresTypedName } from "../../../model/change.ts";
+import { ChangePlanStore } from "../../../store/change-plans.ts";
 import { ChangeStore } from "../../../store/changes.ts";
 import { approvalPlacedLine } from "../../../views/approval-request.ts";
-import { CHANGE_CALLBACK_ID, CONFIRM_NAME_FIELD } from "../../../views/change.ts";
+import { CHANGE_CALLBACK_ID, CONFIRM_NAME_FIELD, planGoneModal } from "../../../views/change.ts";
 import { postChangeCard } from "../../change-outcome.ts";
 import type { SlackEdge } from "../../types.ts";
 
-/** what the confirmation carried (our own JSON, back through Slack: checked, not trusted) */
-const metadataSchema = z.object({
+/**
+ * what a confirmation opened before plans were kept in the store carried (our own JSON, back
+ * through Slack: checked, not trusted); such a modal may still be open across an upgrade
+ */
+const inlineMetadataSchema = z.object({
   channel: z.string().min(1).max(40),
   plan: z
     .object({
@@ -26,6 +30,44 @@ const metadataSchema = z.object({
     .passthrough(),
 });
 
+/** what a confirmation carries: its plan's id in the store (src/store/change-plans.ts) */
+const metadataSchema = z.object({
+  channel: z.string().min(1).max(40),
+  planId: z.string().min(1).max(64),
+});
+
+type Carried =
+  | { kind: "plan"; plan: ChangePlan; channel: string }
+  | { kind: "gone"; channel: string }
+  | { kind: "foreign" };
+
+/** the plan a confirmation names, read back from the store (or carried inline, before) */
+async function carriedPlan(
+  privateMetadata: string | undefined,
+  userId: string,
+  plans: ChangePlanStore,
+): Promise<Carried> {
+  const json = safeJson(privateMetadata);
+  const byId = metadataSchema.safeParse(json);
+  if (byId.success) {
+    const pending = await plans.get(byId.data.planId);
+    // past its time, or kept for another person (not this person's to confirm)
+    if (!pending || pending.requester !== userId) {
+      return { kind: "gone", channel: byId.data.channel };
+    }
+    return { kind: "plan", plan: pending.plan, channel: pending.channel };
+  }
+  const inline = inlineMetadataSchema.safeParse(json);
+  if (inline.success) {
+    return {
+      kind: "plan",
+      plan: inline.data.plan as unknown as ChangePlan,
+      channel: inline.data.channel,
+    };
+  }
+  return { kind: "foreign" };
+}
+
 /**
  * The confirmation's submit. A typed name that does not match stays in the modal; anything else
  * closes it at once (Slack allows 3 s) and the change goes on: refusals come back as a line only
@@ -36,15 +78,23 @@ export function registerChangeSubmit(app: App, edge: SlackEdge): void {
   app.view(
     CHANGE_CALLBACK_ID,
     async ({ ack, body, view }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
-      const parsed = metadataSchema.safeParse(safeJson(view.private_metadata));
-      if (!parsed.success) {
+      const carried = await carriedPlan(
+        view.private_metadata,
+        body.user.id,
+        new ChangePlanStore(deps.db, deps.clock),
+      );
+      if (carried.kind === "foreign") {
         // not a confirmation this bot opened: close it; nothing is changed
         await ack();
         edge.logger.warn({ viewId: view.id }, "change confirmation without its plan; ignored");
         return;
       }
-      const plan = parsed.data.plan as unknown as ChangePlan;
-      const channel = parsed.data.channel;
+      if (carried.kind === "gone") {
+        // kept 12 h (or pruned): nothing is sent, and the person hears why
+        await ack({ response_action: "update", view: planGoneModal() });
+        return;
+      }
+      const { plan, channel } = carried;
       if (requiresTypedName(plan.verb)) {
         const typed = view.state.values[CONFIRM_NAME_FIELD]?.[CONFIRM_NAME_FIELD]?.value ?? "";
         if (typed.trim() !== plan.cluster.name) {
