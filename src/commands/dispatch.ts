@@ -6,6 +6,7 @@ import type { AuditAction } from "../store/audit.ts";
 import { checkSlackLimits } from "../views/limits.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { replyBlocks } from "../views/reply.ts";
+import { whyVerb } from "../why/verb.ts";
 import { alertsVerb } from "./alerts.ts";
 import { clusterVerb } from "./cluster.ts";
 import { clustersVerb } from "./clusters.ts";
@@ -36,6 +37,7 @@ export const VERBS: VerbSpec[] = [
   ...muteVerbs,
   ...identityVerbs,
   ...changeVerbs,
+  whyVerb,
 ];
 
 /** Short forms people type anyway. */
@@ -48,6 +50,7 @@ const ALIASES: Record<string, string> = {
   alert: "alerts",
   node: "nodes",
   workload: "workloads",
+  timeline: "why",
 };
 
 /** Flags these verbs understand; launch and the subscribe verbs check their own. */
@@ -78,6 +81,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   freeze: [],
   unfreeze: [],
   freezes: [],
+  why: ["share", "page", "until"],
 };
 
 export function findVerb(name: string): VerbSpec | undefined {
@@ -129,7 +133,7 @@ export async function dispatch(text: string, ctx: CommandContext): Promise<Reply
 }
 
 /** IDENTITY=strict: the verbs that read Palette run with the person's own key too. */
-const STRICT_READS = new Set(["clusters", "cluster", "nodes", "workloads", "alerts"]);
+const STRICT_READS = new Set(["clusters", "cluster", "nodes", "workloads", "alerts", "why"]);
 
 /**
  * A read verb under IDENTITY=strict: as the linked person, so Palette shows them only what their

@@ -51,6 +51,11 @@ export interface CommandDeps {
    * the card shows it at its next change, the summary goes out with the next poll.
    */
   onHoldChange?: (change: HoldChange) => Promise<void>;
+  /**
+   * The reader's time zone (Slack: users.info `tz`) for answers that show times (`why`); absent
+   * (the console, tests): UTC
+   */
+  readerTimeZone?: (userId: string) => Promise<string>;
   /** APPROVAL_REQUIRED and friends (src/changes/); absent: no change needs a second person */
   approvals?: ApprovalConfig;
 }

@@ -11,7 +11,7 @@ import { quoteArg } from "../model/command-text.ts";
 /** verbs whose one argument is the cluster: filled in only when none was given */
 const CLUSTER_ONLY = new Set(["cluster", "nodes", "node", "kubeconfig", "kubectl", "kc", "unmute"]);
 /** verbs whose cluster comes before other words (namespaces; a length and a reason) */
-const CLUSTER_FIRST = new Set(["workloads", "workload", "mute"]);
+const CLUSTER_FIRST = new Set(["workloads", "workload", "mute", "why", "timeline"]);
 
 export function withThreadCluster(
   text: string,

@@ -22,6 +22,7 @@ import { openLaunchModal } from "./open-launch-modal.ts";
 import { createRunCommand } from "./run-command.ts";
 import { describeSlackError } from "./slack-errors.ts";
 import type { SlackAppDeps, SlackEdge, SlackHooks } from "./types.ts";
+import { userTimeZone } from "./user-time-zone.ts";
 
 export type { SlackAppDeps, SlackEdge } from "./types.ts";
 
@@ -167,6 +168,10 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
   // the sender for a queued end summary), unless the wiring brought its own follow-up
   const commandDeps = {
     ...deps.commandDeps,
+    // times in answers (`why`) on the reader's wall clock, from their Slack profile
+    readerTimeZone:
+      deps.commandDeps.readerTimeZone ??
+      (async (userId: string) => (await userTimeZone(app.client, userId, logger)).name),
     onHoldChange:
       deps.commandDeps.onHoldChange ??
       holdFollowUp(

@@ -112,6 +112,8 @@ export function clusterCardBlocks(data: ClusterCardData, env: CardEnv): KnownBlo
       paletteClusterUrl(env.consoleUrl, data.uid, data.projectUid),
       "open",
     ),
+    // the cluster's story and its likely cause, answered privately (/palette why)
+    commandButton("Why?", `why ${uid}${where}`, "why"),
   ]);
   const menu = changeMenu(
     {

@@ -162,6 +162,8 @@ function cardActions(payload: CardPayload, links: CardLinks, status: CardStatus)
   elements.push(
     commandButton("Workloads", `workloads ${quoteArg(c.uid)}${where}`, "card_workloads"),
   );
+  // what changed before it and who did it, answered to the clicker only (/palette why)
+  elements.push(commandButton("Why?", `why ${quoteArg(c.uid)}${where}`, "card_why"));
   if (links.consoleUrl) {
     elements.push(
       urlButton(

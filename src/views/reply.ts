@@ -18,6 +18,7 @@ import { type HoldEntry, holdListBlocks } from "./holds.ts";
 import { errorBlocks, noticeBlocks, usageBlocks } from "./message.ts";
 import { type NodeTableData, nodeTableBlocks } from "./node-table.ts";
 import { subscriptionListBlocks } from "./notification-subscriptions.ts";
+import { type WhyData, whyBlocks } from "./why.ts";
 import { type WorkloadsData, workloadsBlocks } from "./workloads.ts";
 
 /**
@@ -55,6 +56,7 @@ const SCREENS = {
   channelDigest: (data: ChannelDigestPayload) => channelDigestBlocks(data),
   holdList: (data: { holds: readonly HoldEntry[] }) => holdListBlocks(data),
   changeChoice: (data: ChangeChoiceData) => changeChoiceBlocks(data),
+  why: (data: WhyData) => whyBlocks(data),
   error: (data: { mrkdwn: string; hint?: string }) => errorBlocks(data.mrkdwn, data.hint),
   notice: (data: { mrkdwn: string; hint?: string }) => noticeBlocks(data.mrkdwn, data.hint),
   usage: (data: { problem: string; usage: string; suggestion?: string }) =>

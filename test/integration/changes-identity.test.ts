@@ -1,3 +1,4 @@
+import { webApi } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAccessPolicy } from "../../src/access/policy.ts";
 import { buildIdentity } from "../../src/app/identity.ts";
@@ -7,8 +8,10 @@ import { createPaletteClient, type PaletteClient } from "../../src/palette/clien
 import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { slackClientOptions } from "../../src/slack/app.ts";
+import { slackEmailOf } from "../../src/slack/user-email.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
-import type { RecordedCall } from "../support/fake-slack.ts";
+import { type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
 import { interactiveBody, loadPayload } from "../support/slack-request.ts";
 
@@ -36,7 +39,12 @@ afterEach(async () => {
   for (const harness of opened.splice(0)) await harness.close();
 });
 
-async function start(mode: "linked" | "strict", projects: "first" | "none"): Promise<Harness> {
+async function start(
+  mode: "linked" | "strict",
+  projects: "first" | "none",
+  /** LINK_METHOD=email: PERSON's Slack e-mail (users.info on the fake Slack) */
+  email?: string,
+): Promise<Harness> {
   const clock = new ManualClock(Date.UTC(2026, 10, 26, 9));
   const sim = await startSimulator({ clock, clusters: 8, seed: 25 });
   const palette = createPaletteClient({
@@ -61,20 +69,32 @@ async function start(mode: "linked" | "strict", projects: "first" | "none"): Pro
     clock,
     logger: silentLogger,
   });
+  const fake = await startFakeSlack();
+  fake.on("users.info", (call) => ({
+    body: { ok: true, user: { id: call.body.user, profile: { email } } },
+  }));
+  const slack = new webApi.WebClient("xoxb-test", slackClientOptions(fake.apiUrl));
   const bot = await startBot({
     palette,
     clock,
     policy,
+    fake,
     projects: projects === "first" ? [sim.control.projects()[0]!] : [],
     changeSchedule: () => ({ stop() {} }),
     identity: (db) =>
       buildIdentity(
         {
           mode,
-          method: "key",
+          method: email ? "email" : "key",
           keys: { current: new Secret(Buffer.alloc(32, 25).toString("base64")) },
         },
-        { db, clock, logger: silentLogger, paletteApiUrl: sim.url },
+        {
+          db,
+          clock,
+          logger: silentLogger,
+          paletteApiUrl: sim.url,
+          ...(email ? { service: palette, emailOf: slackEmailOf(slack) } : {}),
+        },
       ),
   });
   const harness: Harness = {
@@ -84,6 +104,7 @@ async function start(mode: "linked" | "strict", projects: "first" | "none"): Pro
     clock,
     async close() {
       await bot.close();
+      await fake.close();
       await palette.close();
       await sim.close();
     },
@@ -247,6 +268,37 @@ describe("IDENTITY=linked: a change refused by Palette is told in the person's n
     expect(picker.reply).toContain("/palette login");
     expect(h.sim.control.requests()).toEqual([]);
     expect(await new ChangeStore(h.bot.db, h.clock).all()).toEqual([]);
+  });
+});
+
+describe("IDENTITY=linked, LINK_METHOD=email", () => {
+  it("no Palette user with the person's e-mail: refused privately before any cluster read; no key minted", async () => {
+    const h = await start("linked", "first", "nobody@example.com");
+    awsCluster(h, "mail-none", h.sim.control.projects()[0]!);
+    h.sim.control.clearRequests();
+    const { view, reply, answer } = await ask(h, "scale mail-none worker-pool 4");
+    expect(view).toBeUndefined();
+    expect(reply).toContain("No Palette user has your Slack e-mail address");
+    expect(answer).toMatchObject({ response_type: "ephemeral" });
+    expect(h.bot.fake.callsTo("chat.postMessage")).toEqual([]);
+    // only the look-up of the user by e-mail: no cluster read, no key minted
+    const paths = h.sim.control.requests().map((r) => `${r.method} ${r.path}`);
+    expect(paths.every((path) => path.startsWith("POST /v1/users"))).toBe(true);
+    expect(paths.length).toBeGreaterThan(0);
+  });
+
+  it("a viewer found by e-mail: Palette's 403 to the minted key is Vera Viewer's; the key is deleted", async () => {
+    const h = await start("linked", "first", "viewer@example.com");
+    awsCluster(h, "mail-viewer", h.sim.control.projects()[0]!);
+    const { view } = await ask(h, "scale mail-viewer worker-pool 4");
+    expect(view).toBeDefined();
+    h.sim.control.clearRequests();
+    await confirm(h, view!);
+    const card = await waitForCall(h, "chat.postMessage", "failed");
+    expect(card).toContain("Palette does not allow Vera Viewer to scale");
+    for (const blame of BOT_BLAME) expect(card).not.toContain(blame);
+    const keys = h.sim.control.requests().filter((r) => r.path.startsWith("/v1/apiKeys"));
+    expect(keys.map((r) => r.method)).toEqual(["POST", "DELETE"]);
   });
 });
 

@@ -104,7 +104,7 @@ describe("the card's on-call status and buttons", () => {
       .flatMap((block) => (block as { elements: Array<{ action_id?: string }> }).elements)
       .map((element) => element.action_id);
 
-  it("offers Acknowledge, Snooze, Mute, Nodes, Workloads and the Actions… menu while nobody acted", () => {
+  it("offers Acknowledge, Snooze, Mute, Nodes, Workloads, Why? and the Actions… menu while nobody acted", () => {
     const view = notificationCard(card);
     expect(checkSlackLimits(view.blocks)).toEqual([]);
     expect(ids(view.blocks)).toEqual([
@@ -113,9 +113,11 @@ describe("the card's on-call status and buttons", () => {
       "notify_card:mute",
       "palette_run:card_nodes",
       "palette_run:card_workloads",
+      "palette_run:card_why",
       "palette_run:actions_notify",
     ]);
     expect(json(view.blocks)).toContain("nodes u1 project:p1");
+    expect(json(view.blocks)).toContain('"value":"why u1 project:p1"');
     // the menu's options are the change commands for this cluster, each confirmed when picked
     expect(json(view.blocks)).toContain("delete u1 project:p1");
   });
@@ -150,6 +152,7 @@ describe("the card's on-call status and buttons", () => {
       "notify_card:unmute",
       "palette_run:card_nodes",
       "palette_run:card_workloads",
+      "palette_run:card_why",
       "palette_run:actions_notify",
     ]);
   });

@@ -1,0 +1,115 @@
+import type { PaletteApi, Scope } from "../palette/api.ts";
+import { describeForUser } from "../palette/errors.ts";
+import { readClusterRecord } from "../store/cluster-record.ts";
+import type { SqlExecutor } from "../store/sql.ts";
+import {
+  auditEntry,
+  botEntries,
+  eventEntry,
+  mergeTimeline,
+  type TimelineEntry,
+} from "./timeline.ts";
+
+/**
+ * The reads behind `/palette why`: Palette's audit of the cluster (GET /v1/audits narrowed to the
+ * cluster and the range, pages of 50), its events (pages of 50, newest first, until one reaches
+ * past the range's start) and the bot's own record. The two Palette streams run side by side;
+ * each stops at `maxPages` and says so. A stream that fails is named in the answer, the rest
+ * still answers.
+ */
+
+export const WHY_MAX_PAGES = 20;
+
+export interface WhyReads {
+  palette: Pick<PaletteApi, "listAudits" | "clusterEventsPage">;
+  db: SqlExecutor;
+}
+
+export interface Story {
+  entries: TimelineEntry[];
+  /** Palette calls made */
+  calls: number;
+  /** a stream stopped at its page bound before the range's start */
+  stoppedEarly: Array<"audit" | "events">;
+  /** streams that could not be read, in words fit for the reader */
+  unavailable: Array<{ source: "audit" | "events"; why: string }>;
+}
+
+export async function gatherStory(
+  reads: WhyReads,
+  cluster: { uid: string; projectUid?: string },
+  range: { sinceMs: number; untilMs: number },
+  maxPages = WHY_MAX_PAGES,
+): Promise<Story> {
+  const scope: Scope = cluster.projectUid ? { projectUid: cluster.projectUid } : {};
+  const story: Story = { entries: [], calls: 0, stoppedEarly: [], unavailable: [] };
+  const inRange = (entry: TimelineEntry | undefined): entry is TimelineEntry =>
+    entry !== undefined && entry.at >= range.sinceMs && entry.at <= range.untilMs;
+
+  const audits = async (): Promise<TimelineEntry[]> => {
+    const out: TimelineEntry[] = [];
+    let next: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page >= maxPages) {
+        story.stoppedEarly.push("audit");
+        break;
+      }
+      story.calls += 1;
+      const answer = await reads.palette.listAudits(
+        {
+          resourceUid: cluster.uid,
+          ...(cluster.projectUid ? { projectUid: cluster.projectUid } : {}),
+          startTime: range.sinceMs,
+          endTime: range.untilMs,
+          ...(next ? { continue: next } : {}),
+        },
+        scope,
+      );
+      out.push(...answer.items.map(auditEntry).filter(inRange));
+      if (!answer.continue || answer.continue === next) break;
+      next = answer.continue;
+    }
+    return out;
+  };
+
+  const events = async (): Promise<TimelineEntry[]> => {
+    const out: TimelineEntry[] = [];
+    let next: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page >= maxPages) {
+        story.stoppedEarly.push("events");
+        break;
+      }
+      story.calls += 1;
+      const answer = await reads.palette.clusterEventsPage(cluster.uid, scope, next);
+      const entries = answer.items.map(eventEntry).filter((e) => e !== undefined);
+      out.push(...entries.filter(inRange));
+      // newest first: a page that reaches past the start is the last one needed
+      const oldest = Math.min(...entries.map((entry) => entry.at));
+      if (entries.length > 0 && oldest < range.sinceMs) break;
+      if (!answer.continue || answer.continue === next) break;
+      next = answer.continue;
+    }
+    return out;
+  };
+
+  const settle = async (
+    source: "audit" | "events",
+    read: () => Promise<TimelineEntry[]>,
+  ): Promise<TimelineEntry[]> => {
+    try {
+      return await read();
+    } catch (error) {
+      story.unavailable.push({ source, why: describeForUser(error) });
+      return [];
+    }
+  };
+
+  const [fromAudit, fromEvents, record] = await Promise.all([
+    settle("audit", audits),
+    settle("events", events),
+    readClusterRecord(reads.db, cluster, range),
+  ]);
+  story.entries = mergeTimeline(fromAudit, fromEvents, botEntries(record));
+  return story;
+}
