@@ -1,6 +1,8 @@
 import type { Requester } from "../commands/types.ts";
 import { type ChangePlan, drift } from "../model/change.ts";
+import { describeForUser } from "../palette/errors.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
+import { escapeMrkdwn } from "../views/mrkdwn.ts";
 import { type Execution, executeChange } from "./execute.ts";
 import { guardPlan } from "./guard.ts";
 import { askOf, planChange } from "./plan.ts";
@@ -41,7 +43,13 @@ export async function confirmChange(
   }
   const guard = await guardPlan(deps, requester.userId, plan);
   if (!guard.allowed) return { kind: "refused", mrkdwn: guard.mrkdwn, text: guard.text };
-  const stale = await staleness(plan, requester, deps);
+  let stale: Awaited<ReturnType<typeof staleness>>;
+  try {
+    stale = await staleness(plan, requester, deps);
+  } catch (error) {
+    // the modal has closed: the person is told here, not only the log
+    return unreadRefusal(error);
+  }
   if (stale) return stale;
   const needsApproval = deps.approvals?.verbs.includes(plan.verb) ?? false;
   const claim = await store.create({
@@ -67,6 +75,16 @@ export async function confirmChange(
   });
   if (needsApproval) return { kind: "awaiting", record: claim.record };
   return executeChange(claim.record, deps);
+}
+
+/** Palette could not be read to check the plan again: not sent, and the person hears why */
+export function unreadRefusal(error: unknown): { kind: "refused"; mrkdwn: string; text: string } {
+  const why = describeForUser(error);
+  return {
+    kind: "refused",
+    mrkdwn: `:warning: Not sent: Palette could not be read to check the change again. ${escapeMrkdwn(why)}\nAsk again once Palette answers.`,
+    text: `Not sent: Palette could not be read to check the change again. ${why}`,
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
-import { staleness } from "./confirm.ts";
+import { staleness, unreadRefusal } from "./confirm.ts";
 import { type Execution, executeChange } from "./execute.ts";
 import { guardPlan } from "./guard.ts";
 import type { ChangeDeps } from "./types.ts";
@@ -9,8 +9,8 @@ export type Decision =
   /** decided before (by someone else, or the same click again), or expired: what it is now */
   | { kind: "settled"; record: ChangeRecord }
   | { kind: "rejected"; record: ChangeRecord }
-  /** approved, but Palette no longer matches: it did not run */
-  | { kind: "stale"; record: ChangeRecord; mrkdwn: string }
+  /** approved, but Palette no longer matches (or could not be read to check): it did not run */
+  | { kind: "stale"; record: ChangeRecord; mrkdwn: string; text: string }
   | ({ approved: true } & Execution);
 
 /**
@@ -77,14 +77,16 @@ export async function decideChange(
     outcome: "granted",
     detail: JSON.stringify({ changeId: id, requester: record.requester }),
   });
-  const stale = await staleness(
-    plan,
-    { userId: record.requester, channelId: record.channel },
-    deps,
-  );
+  let stale: Awaited<ReturnType<typeof staleness>>;
+  try {
+    stale = await staleness(plan, { userId: record.requester, channelId: record.channel }, deps);
+  } catch (error) {
+    // claimed but not checked: it ends here, not sent, rather than waiting in `executing`
+    stale = unreadRefusal(error);
+  }
   if (stale) {
     const failed = await store.move(id, "executing", "failed", { reason: stale.text });
-    return { kind: "stale", record: failed ?? claimed, mrkdwn: stale.mrkdwn };
+    return { kind: "stale", record: failed ?? claimed, mrkdwn: stale.mrkdwn, text: stale.text };
   }
   return { approved: true, ...(await executeChange(claimed, deps)) };
 }

@@ -1,7 +1,7 @@
 import { actingDetail, actingFor, personalRefusalLines } from "../identity/acting.ts";
 import type { ChangePlan } from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
-import { describeForUser } from "../palette/errors.ts";
+import { describeForUser, PaletteError } from "../palette/errors.ts";
 import { machinePoolUpdateBody } from "../palette/machine-pool-body.ts";
 import type { Provider } from "../palette/providers-list.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
@@ -12,7 +12,13 @@ import type { ChangeDeps } from "./types.ts";
 
 export type Execution =
   | { kind: "accepted"; record: ChangeRecord; paletteUser?: string }
-  | { kind: "failed"; record: ChangeRecord; reason: string; paletteUser?: string };
+  | { kind: "failed"; record: ChangeRecord; reason: string; paletteUser?: string }
+  /** the request went out, Palette's answer did not come back: the follower finds out */
+  | { kind: "unconfirmed"; record: ChangeRecord; reason: string; paletteUser?: string };
+
+/** what the requester reads while the follower checks Palette for an unanswered request */
+export const UNCONFIRMED_LINE =
+  "Palette did not answer, so it may have happened: checking Palette (it is not sent again)";
 
 /**
  * Sends a claimed change (status `executing`, held by this caller alone) to Palette: once, as
@@ -23,10 +29,19 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
   const store = new ChangeStore(deps.db, deps.clock);
   const frozenOut = await notSentWhenFrozen(record, store, deps);
   if (frozenOut) return frozenOut;
-  const acting = await actingFor(
-    { userId: record.requester, channelId: record.channel },
-    deps.identity,
-  );
+  let acting: Awaited<ReturnType<typeof actingFor>>;
+  try {
+    acting = await actingFor(
+      { userId: record.requester, channelId: record.channel },
+      deps.identity,
+    );
+  } catch (error) {
+    // the person's key could not be had (LINK_METHOD=email minting it failed): nothing was sent
+    const reason = `Not sent: your Palette key could not be had. ${describeForUser(error)}`;
+    deps.logger.warn({ err: String(error), changeId: record.id }, "change not sent: no key");
+    const failed = await store.move(record.id, "executing", "failed", { reason });
+    return { kind: "failed", record: failed ?? record, reason };
+  }
   if (acting.kind === "refused") {
     const reason = acting.reply.text;
     const failed = await store.move(record.id, "executing", "failed", { reason });
@@ -50,9 +65,26 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
       }),
     });
   let paletteRef: string | undefined;
+  const wire = { sent: false };
   try {
-    paletteRef = await send(record.plan, palette);
+    paletteRef = await send(record.plan, palette, wire);
   } catch (error) {
+    if (wire.sent && answerMissing(error)) {
+      // it may have happened: never "failed", never sent again; the follower reads Palette
+      const reason = UNCONFIRMED_LINE;
+      deps.logger.warn(
+        { err: String(error), changeId: record.id },
+        "change outcome unknown: Palette's answer to the write did not arrive",
+      );
+      const unconfirmed = await store.move(record.id, "executing", "unconfirmed", { reason });
+      await audit("granted", { ...describe(record.plan), step: "unconfirmed" });
+      return {
+        kind: "unconfirmed",
+        record: unconfirmed ?? record,
+        reason,
+        paletteUser: as.paletteUser,
+      };
+    }
     // a refusal of the person's own key is theirs, in their name (a 401 unlinks it), never a
     // hint to widen the bot's role or to check PALETTE_API_KEY
     const personal =
@@ -114,8 +146,35 @@ async function notSentWhenFrozen(
   return { kind: "failed", record: failed ?? record, reason };
 }
 
-/** one Palette request; returns what Palette named the change when it names one */
-async function send(plan: ChangePlan, palette: PaletteApi): Promise<string | undefined> {
+/**
+ * Palette's answer to a write that went out did not come back (time-out, reset connection, a
+ * gateway's 500/502/504): it may have been applied. A 4xx or a 503 says it was not taken.
+ */
+export function answerMissing(error: unknown): boolean {
+  if (!(error instanceof PaletteError)) return false;
+  if (NOT_CONNECTED.has(error.code ?? "")) return false;
+  if (error.kind === "timeout" || error.kind === "network") return true;
+  return error.status === 408 || (error.status >= 500 && error.status !== 503);
+}
+
+/** network failures that happen before a byte of the request reached Palette */
+const NOT_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * one Palette request; returns what Palette named the change when it names one. `wire.sent`
+ * turns true as the write itself goes out (reads before it, like the pool's body, may fail
+ * without anything having been asked of Palette).
+ */
+async function send(
+  plan: ChangePlan,
+  palette: PaletteApi,
+  wire: { sent: boolean },
+): Promise<string | undefined> {
   const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
   switch (plan.verb) {
     case "scale": {
@@ -127,6 +186,7 @@ async function send(plan: ChangePlan, palette: PaletteApi): Promise<string | und
       );
       if (!pool) throw new Error(`pool ${plan.pool} is gone`);
       const body = machinePoolUpdateBody(plan.cluster.cloudType as Provider, pool, plan.to);
+      wire.sent = true;
       await palette.updateMachinePool(
         plan.cluster.cloudType,
         plan.configUid,
@@ -137,10 +197,12 @@ async function send(plan: ChangePlan, palette: PaletteApi): Promise<string | und
       return;
     }
     case "delete":
+      wire.sent = true;
       await palette.deleteCluster(plan.cluster.uid, scope);
       return;
     case "cordon":
     case "uncordon":
+      wire.sent = true;
       await palette.setMachineMaintenance(
         plan.cluster.cloudType,
         plan.configUid,
@@ -151,15 +213,19 @@ async function send(plan: ChangePlan, palette: PaletteApi): Promise<string | und
       );
       return;
     case "repave":
+      wire.sent = true;
       await palette.approveRepave(plan.cluster.uid, scope);
       return;
     case "pause":
     case "resume":
+      wire.sent = true;
       await palette.setLifecyclePause(plan.cluster.uid, plan.verb === "pause", scope);
       return;
     case "logs":
+      wire.sent = true;
       return palette.requestLogs(plan.cluster.uid, plan.lines, scope);
     case "upgrade":
+      wire.sent = true;
       await palette.updateClusterProfiles(
         plan.cluster.uid,
         [{ uid: plan.profile.toUid, replaceWithProfile: plan.profile.fromUid }],
@@ -168,6 +234,7 @@ async function send(plan: ChangePlan, palette: PaletteApi): Promise<string | und
       return;
     case "backup":
       // v1ClusterBackupConfig, with the location and settings of the cluster's own policy
+      wire.sent = true;
       return palette.backupNow(
         plan.cluster.uid,
         {

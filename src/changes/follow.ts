@@ -1,11 +1,20 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { formatTook } from "../model/change.ts";
+import {
+  type ChangeProgress,
+  formatTook,
+  MAX_FAILED_READS,
+  STUCK_EXECUTING_MS,
+  UNCONFIRMED_CHECK_MS,
+} from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
+import { describeForUser } from "../palette/errors.ts";
+import type { AuditLog } from "../store/audit.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import type { SqlDb } from "../store/sql.ts";
 import { type ChangeBoard, showApprovalRequest } from "./board.ts";
-import { readProgress } from "./progress.ts";
+import { UNCONFIRMED_LINE } from "./execute.ts";
+import { readProgress, tookEffect } from "./progress.ts";
 
 export interface ChangeFollowerDeps {
   db: SqlDb;
@@ -16,6 +25,8 @@ export interface ChangeFollowerDeps {
   logger: Logger;
   /** a change not at its end after this long is reported failed; default 2 hours */
   maxFollowMs?: number;
+  /** records the reconciling steps (a stuck claim read, an unconfirmed change settled) */
+  audit?: AuditLog;
 }
 
 /**
@@ -27,6 +38,8 @@ export interface ChangeFollowerDeps {
 export class ChangeFollower {
   private readonly store: ChangeStore;
   private readonly lastLine = new Map<number, string>();
+  /** progress reads that failed in a row, per change: past MAX_FAILED_READS it ends */
+  private readonly failedReads = new Map<number, number>();
   private running: Promise<void> | undefined;
 
   constructor(private readonly deps: ChangeFollowerDeps) {
@@ -47,15 +60,143 @@ export class ChangeFollower {
         this.warn(error, "expired request card not updated"),
       );
     }
+    // a claim whose replica stopped between sending and recording: read, never sent again
+    const stuckBefore = this.deps.clock.now() - STUCK_EXECUTING_MS;
+    for (const stuck of await this.store.stuckExecuting(stuckBefore)) {
+      await this.reconcile(stuck).catch((error: unknown) =>
+        this.warn(error, "stuck change not reconciled"),
+      );
+    }
+    for (const record of await this.store.unconfirmed()) {
+      await this.check(record).catch((error: unknown) =>
+        this.warn(error, "unconfirmed change not checked"),
+      );
+    }
     for (const record of await this.store.following()) {
       await this.follow(record).catch((error: unknown) => this.warn(error, "change not followed"));
     }
   }
 
+  /** a stuck `executing` row becomes unconfirmed; its cards say Palette is being checked */
+  private async reconcile(record: ChangeRecord): Promise<void> {
+    const moved = await this.store.move(record.id, "executing", "unconfirmed", {
+      reason: UNCONFIRMED_LINE,
+    });
+    if (!moved) return;
+    this.deps.logger.warn({ changeId: record.id }, "change stuck executing: reading Palette");
+    await this.record(moved, "granted", { step: "reconciled", from: "executing" });
+    let current = moved;
+    if (!moved.cardTs) {
+      // its replica never posted the card: the requester hears it from here
+      const where = await this.deps.board
+        .post(moved.channel, {
+          plan: moved.plan,
+          status: "unconfirmed",
+          requester: moved.requester,
+          approver: moved.approver,
+          line: UNCONFIRMED_LINE,
+        })
+        .catch((error: unknown) => {
+          this.warn(error, "reconciled change card not posted");
+          return undefined;
+        });
+      if (where) {
+        await this.store.setCard(moved.id, where.channel, where.ts);
+        current = { ...moved, cardChannel: where.channel, cardTs: where.ts };
+      }
+    }
+    await showApprovalRequest(this.deps.board, current).catch((error: unknown) =>
+      this.warn(error, "approval request card not updated"),
+    );
+    await this.check(current);
+  }
+
+  /**
+   * An unconfirmed change: Palette read to find whether it took effect. Shown: followed like an
+   * accepted one. Not shown after UNCONFIRMED_CHECK_MS: it ends "not applied". Never re-sent.
+   */
+  private async check(record: ChangeRecord): Promise<void> {
+    const now = this.deps.clock.now();
+    let effect: boolean | undefined;
+    try {
+      effect = await tookEffect(record.plan, this.deps.palette, record.paletteRef);
+      this.failedReads.delete(record.id);
+    } catch (error) {
+      await this.readFailed(record, "unconfirmed", error);
+      return;
+    }
+    if (effect) {
+      const accepted = await this.store.move(record.id, "unconfirmed", "accepted", {
+        reason: "Palette did not answer, but it shows the change",
+      });
+      if (!accepted) return;
+      await this.record(accepted, "granted", { step: "confirmed" });
+      await this.show(accepted, "accepted", "Palette did not answer, but it shows the change");
+      await this.follow(accepted);
+      return;
+    }
+    const waited = now - record.updatedAt;
+    if (waited < UNCONFIRMED_CHECK_MS) return;
+    const line =
+      effect === false
+        ? `not applied: Palette did not answer and, ${formatTook(waited)} later, shows no sign of it. It was not sent again; ask again if it is still needed`
+        : "could not be checked: Palette did not answer and names no request to follow. It was not sent again; look in Palette before asking again";
+    const ended = await this.store.move(record.id, "unconfirmed", "failed", { reason: line });
+    if (!ended) return;
+    await this.record(ended, "failed", { step: effect === false ? "not applied" : "unchecked" });
+    await this.show(ended, "failed", line);
+  }
+
+  /**
+   * A read of Palette failed. Counted; past MAX_FAILED_READS in a row the change ends failed
+   * "could not be checked", so a card never waits at ⏳ on reads that keep failing.
+   */
+  private async readFailed(
+    record: ChangeRecord,
+    from: "accepted" | "unconfirmed",
+    error: unknown,
+  ): Promise<void> {
+    const failures = (this.failedReads.get(record.id) ?? 0) + 1;
+    this.failedReads.set(record.id, failures);
+    this.warn(error, "change progress not read");
+    if (failures < MAX_FAILED_READS) return;
+    this.failedReads.delete(record.id);
+    const maybe = from === "unconfirmed" ? " It may have happened and was not sent again;" : "";
+    const line = `could not be checked: ${describeForUser(error)}${maybe} see Palette`;
+    const ended = await this.store.move(record.id, from, "failed", { reason: line });
+    if (!ended) return;
+    this.lastLine.delete(record.id);
+    await this.record(ended, "failed", { step: "unchecked", reads: failures });
+    await this.show(ended, "failed", line);
+  }
+
+  private async record(
+    record: ChangeRecord,
+    outcome: "granted" | "failed",
+    extra: Record<string, unknown>,
+  ): Promise<void> {
+    await this.deps.audit
+      ?.record({
+        userId: record.requester,
+        action: "change",
+        target: `${record.verb} ${record.plan.cluster.name}`,
+        outcome,
+        detail: JSON.stringify({ changeId: record.id, approver: record.approver, ...extra }),
+      })
+      .catch((error: unknown) => this.warn(error, "change step not audited"));
+  }
+
   private async follow(record: ChangeRecord): Promise<void> {
     const now = this.deps.clock.now();
     const since = record.acceptedAt ?? record.createdAt;
-    let progress = await readProgress(record.plan, this.deps.palette, record.paletteRef);
+    let progress: ChangeProgress;
+    try {
+      progress = await readProgress(record.plan, this.deps.palette, record.paletteRef);
+      this.failedReads.delete(record.id);
+    } catch (error) {
+      await this.readFailed(record, "accepted", error);
+      return;
+    }
     if (progress.kind === "working" && now - since > (this.deps.maxFollowMs ?? 2 * 3_600_000)) {
       progress = {
         kind: "failed",
@@ -106,7 +247,7 @@ export class ChangeFollower {
 
   private async show(
     record: ChangeRecord,
-    status: "accepted" | "done" | "failed",
+    status: "accepted" | "unconfirmed" | "done" | "failed",
     line: string,
     took?: string,
   ): Promise<void> {

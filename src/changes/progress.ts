@@ -84,3 +84,66 @@ export async function readProgress(
     }
   }
 }
+
+/**
+ * Whether a write whose answer never came took effect, read from Palette: true when Palette
+ * shows it, false when it shows the state before, undefined when Palette cannot say (a logs
+ * or backup request whose uid was in the lost answer). Read only: nothing is sent again.
+ */
+export async function tookEffect(
+  plan: ChangePlan,
+  palette: PaletteApi,
+  paletteRef?: string,
+): Promise<boolean | undefined> {
+  const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
+  switch (plan.verb) {
+    case "scale": {
+      // Palette stores the pool's new size when it takes the PUT, before any machine moves
+      const pool = await palette.getMachinePool(
+        plan.cluster.cloudType,
+        plan.configUid,
+        plan.pool,
+        scope,
+      );
+      return pool?.size === plan.to;
+    }
+    case "delete": {
+      const state = await palette.getClusterState(plan.cluster.uid, scope).catch((error) => {
+        if (error instanceof PaletteError && error.status === 404) return "Deleted";
+        throw error;
+      });
+      return state === undefined || state === "Deleting" || state === "Deleted";
+    }
+    case "cordon":
+    case "uncordon": {
+      const machines = await palette.listMachines(
+        plan.cluster.cloudType,
+        plan.configUid,
+        plan.pool,
+        scope,
+      );
+      const machine = machines.find((entry) => entry.metadata?.uid === plan.machine.uid);
+      return machine?.status?.maintenanceStatus?.action === plan.verb;
+    }
+    case "repave": {
+      const { state } = await palette.getRepaveStatus(plan.cluster.uid, scope);
+      return state !== undefined && state !== "Pending";
+    }
+    case "pause":
+    case "resume": {
+      const cluster = await palette.getCluster(plan.cluster.uid, scope);
+      const state = cluster.status?.virtual?.state ?? "";
+      return plan.verb === "pause" ? /paus/i.test(state) : /resum|running/i.test(state);
+    }
+    case "upgrade": {
+      const cluster = await palette.getCluster(plan.cluster.uid, scope);
+      return (cluster.spec?.clusterProfileTemplates ?? []).some(
+        (template) => template.uid === plan.profile.toUid,
+      );
+    }
+    case "logs":
+    case "backup":
+      // the request's uid came in the answer that was lost; only a ref recorded before tells
+      return paletteRef ? true : undefined;
+  }
+}

@@ -72,7 +72,7 @@ export async function runChangePrompts(options: ChangePromptsOptions): Promise<v
           renderBlocks(
             changeCardBlocks({
               plan,
-              status: outcome.kind === "accepted" ? "accepted" : "failed",
+              status: outcome.kind,
               requester: requester.userId,
               line: outcome.kind === "accepted" ? "Palette accepted it" : outcome.reason,
               paletteUser: outcome.paletteUser,

@@ -156,15 +156,68 @@ export type ChangeStatus =
   | "executing"
   /** Palette accepted; the card follows it */
   | "accepted"
+  /**
+   * the request went out but Palette's answer did not come back (time-out, connection reset):
+   * it may have happened. The follower reads Palette to find out; it is never sent again.
+   */
+  | "unconfirmed"
   | "done"
-  /** Palette refused, or the change did not reach its end */
+  /** Palette refused, the change was not sent, or it did not reach its end */
   | "failed";
 
 export const OPEN_STATUSES: readonly ChangeStatus[] = [
   "awaiting_approval",
   "executing",
   "accepted",
+  "unconfirmed",
 ];
+
+/**
+ * The states of a change, the moves out of each and the end the requester sees. Every open
+ * state has a bounded way out, so no change waits without an end:
+ * - `executing` past {@link STUCK_EXECUTING_MS} (its replica died between Palette's answer and
+ *   the store) is treated as `unconfirmed` by the lease holder: read, never sent again.
+ * - `unconfirmed` that Palette shows no sign of after {@link UNCONFIRMED_CHECK_MS} ends
+ *   `failed` "not applied"; one that Palette shows is followed like an accepted one.
+ * - `accepted` ends `done`/`failed` from Palette's state, `failed` after the follow bound, or
+ *   `failed` "could not be checked" after {@link MAX_FAILED_READS} reads that failed in a row.
+ */
+export const CHANGE_STATES: Readonly<
+  Record<ChangeStatus, { moves: readonly ChangeStatus[]; requesterSees: string }>
+> = {
+  awaiting_approval: {
+    moves: ["executing", "rejected", "expired"],
+    requesterSees: "the request card, waiting for a second person",
+  },
+  rejected: { moves: [], requesterSees: "rejected by the approver" },
+  expired: { moves: [], requesterSees: "expired: nobody approved it in time" },
+  executing: {
+    moves: ["accepted", "unconfirmed", "failed"],
+    requesterSees: "nothing yet: the request is on its way to Palette",
+  },
+  accepted: { moves: ["done", "failed"], requesterSees: "the card following Palette's progress" },
+  unconfirmed: {
+    moves: ["accepted", "done", "failed"],
+    requesterSees: "Palette did not answer; the card says it is checking whether it took effect",
+  },
+  done: { moves: [], requesterSees: "done" },
+  failed: {
+    moves: [],
+    requesterSees: "failed with Palette's reason, not sent (and why), or not applied",
+  },
+};
+
+/** an `executing` row not moved on for this long lost its replica: it is reconciled by reading */
+export const STUCK_EXECUTING_MS = 2 * 60_000;
+/** how long an unconfirmed change may show no sign in Palette before it is called not applied */
+export const UNCONFIRMED_CHECK_MS = 2 * 60_000;
+/** progress reads that fail in a row before the follower gives up and says so */
+export const MAX_FAILED_READS = 6;
+
+/** may a change in `from` move to `to`? */
+export function canMove(from: ChangeStatus, to: ChangeStatus): boolean {
+  return CHANGE_STATES[from].moves.includes(to);
+}
 
 /** How far a followed change has got, from Palette's state. */
 export type ChangeProgress =

@@ -165,6 +165,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       };
       const answer = await match.handler(ctx);
       auditWrite(audits, state, caller, method, path, answer);
+      // applied, answered late: past a client's time-out nobody hears it happened
+      if (fault?.kind === "late") await sleep(fault.latencyMs ?? 0);
       reply(answer);
     } catch (error) {
       reply(errorReply(toApiError(error), ref));

@@ -47,7 +47,11 @@ export interface SimulatorOptions {
   softDeleted?: number;
 }
 
-export type FaultKind = "status" | "latency" | "reset" | "malformed";
+/**
+ * `late`: the request is handled (a write is applied) and its answer held back `latencyMs`,
+ * so a client whose time-out is shorter never hears that it happened
+ */
+export type FaultKind = "status" | "latency" | "reset" | "malformed" | "late";
 
 export interface Fault {
   /** applies to requests whose path starts with this, e.g. "/v1/dashboard" */
@@ -59,7 +63,7 @@ export interface Fault {
   status?: number;
   /** for 429: the Retry-After header, seconds */
   retryAfterSec?: number;
-  /** for "latency": added delay in ms (real time, not the injected clock) */
+  /** for "latency": added delay in ms before handling; for "late": after (real time) */
   latencyMs?: number;
   /** how many matching requests it affects; default unlimited until cleared */
   times?: number;

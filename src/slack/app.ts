@@ -236,6 +236,7 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
     board: changeBoard,
     clock: deps.commandDeps.clock,
     logger,
+    audit: deps.commandDeps.audit,
   });
   const changeSchedule = deps.changeSchedule ?? intervalScheduler(CHANGE_FOLLOW_EVERY_MS);
   let changeTimer: { stop(): void } | undefined;

@@ -7,7 +7,8 @@ import type { SqlDb } from "../store/sql.ts";
 
 /**
  * After Palette answered a change: its card goes to the channel it was asked in (accepted:
- * followed from here; failed: Palette's reason), and the store keeps where, for the follower.
+ * followed from here; failed: Palette's reason; unconfirmed: Palette did not answer, the
+ * follower reads whether it happened), and the store keeps where, for the follower.
  */
 export async function postChangeCard(
   execution: Execution,
@@ -17,7 +18,7 @@ export async function postChangeCard(
   try {
     const where = await deps.board.post(record.channel, {
       plan: record.plan,
-      status: execution.kind === "accepted" ? "accepted" : "failed",
+      status: execution.kind,
       requester: record.requester,
       approver: record.approver,
       line: execution.kind === "accepted" ? "Palette accepted it" : execution.reason,

@@ -29,6 +29,8 @@ export interface ChangeRecord {
   createdAt: number;
   acceptedAt?: number;
   endedAt?: number;
+  /** the last time the row moved (or its cards were recorded) */
+  updatedAt: number;
   /** what Palette named the change (an on-demand backup's request uid), for following it */
   paletteRef?: string;
 }
@@ -51,6 +53,7 @@ interface ChangeRow {
   created_at: number;
   accepted_at: number | null;
   ended_at: number | null;
+  updated_at: number;
   palette_ref: string | null;
 }
 
@@ -77,6 +80,7 @@ function toRecord(row: ChangeRow): ChangeRecord {
     createdAt: Number(row.created_at),
     acceptedAt: optionalNumber(row.accepted_at),
     endedAt: optionalNumber(row.ended_at),
+    updatedAt: Number(row.updated_at),
     paletteRef: optional(row.palette_ref ?? null),
   };
 }
@@ -206,6 +210,26 @@ export class ChangeStore {
   async following(): Promise<ChangeRecord[]> {
     const rows = await this.db.all<ChangeRow>(
       "SELECT * FROM changes WHERE status = 'accepted' ORDER BY id",
+    );
+    return rows.map(toRecord);
+  }
+
+  /** changes whose request went out without an answer: the follower reads Palette for them */
+  async unconfirmed(): Promise<ChangeRecord[]> {
+    const rows = await this.db.all<ChangeRow>(
+      "SELECT * FROM changes WHERE status = 'unconfirmed' ORDER BY id",
+    );
+    return rows.map(toRecord);
+  }
+
+  /**
+   * claimed changes that have not moved since `before`: the replica sending them is gone (or
+   * stopped between Palette's answer and the store). Reconciled by reading, never sent again.
+   */
+  async stuckExecuting(before: number): Promise<ChangeRecord[]> {
+    const rows = await this.db.all<ChangeRow>(
+      "SELECT * FROM changes WHERE status = 'executing' AND updated_at < ? ORDER BY id",
+      [before],
     );
     return rows.map(toRecord);
   }

@@ -270,6 +270,10 @@ export function changeCardBlocks(input: ChangeCardInput): KnownBlock[] {
     case "failed":
       text = `:x: ${DOING[plan.verb]} ${target(plan)} failed${line ? `: ${line}` : ""}`;
       break;
+    case "unconfirmed":
+      // sent, but Palette's answer never came: it may have happened; the follower reads Palette
+      text = `:grey_question: ${DOING[plan.verb]} ${target(plan)}: unconfirmed${line ? `. ${line}` : ""}`;
+      break;
     default:
       text = `:hourglass_flowing_sand: ${DOING[plan.verb]} ${target(plan)} …${line ? ` ${line}` : ""}`;
   }
@@ -285,6 +289,7 @@ export function changeCardText(input: ChangeCardInput): string {
   const what = escapeMrkdwn(plainTarget(plan));
   if (input.status === "done") return `${DONE[plan.verb]} ${what}`;
   if (input.status === "failed") return `${DOING[plan.verb]} ${what} failed`;
+  if (input.status === "unconfirmed") return `${DOING[plan.verb]} ${what}: unconfirmed`;
   return `${DOING[plan.verb]} ${what}`;
 }
 

@@ -63,7 +63,16 @@ export function registerChangeApprovalActions(app: App, edge: SlackEdge): void {
             return;
           case "stale":
             await showRequest(decided.record, decided.record.reason);
-            await board.tell(channel, userId, decided.mrkdwn, "Not sent: the cluster changed.");
+            await board.tell(channel, userId, decided.mrkdwn, decided.text);
+            // the requester hears it too: their change ended here, not sent
+            if (decided.record.requester !== userId) {
+              await board.tell(
+                decided.record.channel,
+                decided.record.requester,
+                decided.mrkdwn,
+                decided.text,
+              );
+            }
             return;
           default:
             await showRequest(

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccessPolicy } from "../../src/access/policy.ts";
+import { ManualClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import type { PaletteClient } from "../../src/palette/client.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { ChangeStore } from "../../src/store/changes.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
+import { BACKENDS, closeOpened } from "../support/backends.ts";
+import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
+import { apiKeyClient } from "../support/palette-client-helpers.ts";
+import { POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
+import { type BotHarness, startBot } from "../support/slack-harness.ts";
+import { interactiveBody, loadPayload } from "../support/slack-request.ts";
+
+/**
+ * Two replicas on one PostgreSQL. Replica A sends a scale, Palette applies it, and A dies before
+ * it records Palette's answer (its store refuses the move to `accepted`, then A is stopped). The
+ * row stays `executing`; replica B, the lease holder, finds it past the deadline and reconciles
+ * it by reading Palette, never by sending it again, to its end on the card the requester sees.
+ */
+
+const ALICE = "W111";
+const CHANNEL = "C111";
+const RESIZE_MS = 4_000;
+
+let sim: RunningSimulator;
+let palette: PaletteClient;
+let fake: FakeSlack;
+let db: SqlDb;
+let clock: ManualClock;
+const bots: BotHarness[] = [];
+
+/** the store as replica A sees it: the process is gone the moment Palette has answered */
+function dyingAfterPalette(inner: SqlDb): SqlDb {
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property === "get") {
+        return (sql: string, params?: unknown[]) => {
+          if (/^UPDATE changes SET status/.test(sql.trim()) && params?.[0] === "accepted") {
+            return Promise.reject(new Error("replica killed"));
+          }
+          return target.get(sql, params as never);
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+beforeAll(async () => {
+  clock = new ManualClock(Date.UTC(2026, 10, 25, 12));
+  sim = await startSimulator({
+    clock,
+    clusters: 10,
+    seed: 9,
+    lifecycle: { provisioningMs: RESIZE_MS, deletingMs: RESIZE_MS },
+  });
+  palette = apiKeyClient(sim, { retries: 0, rateLimit: false });
+  fake = await startFakeSlack();
+  db = await BACKENDS.find((backend) => backend.name === "postgres")!.open();
+}, POSTGRES_SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  for (const bot of bots) await bot.close();
+  await closeOpened();
+  await fake?.close();
+  await palette?.close();
+  await sim?.close();
+});
+
+function replica(store: SqlDb): Promise<BotHarness> {
+  return startBot({
+    palette,
+    fake,
+    db: store,
+    clock,
+    policy: createAccessPolicy({
+      allowLaunch: [],
+      allowKubeconfig: [],
+      allowChanges: { scale: [ALICE] },
+      client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
+      clock,
+      logger: silentLogger,
+    }),
+    changeSchedule: () => ({ stop() {} }),
+  });
+}
+
+describe("day-2 ends on two replicas", () => {
+  it("a replica killed between Palette's answer and `accepted`: the other reconciles it to Scaled, one PUT", async () => {
+    const a = await replica(dyingAfterPalette(db));
+    const b = await replica(db);
+    bots.push(b);
+    const project = sim.control.projects()[0]!;
+    sim.control.addCluster({
+      name: "orphaned-scale",
+      projectUid: project,
+      provider: "aws",
+      pools: [
+        { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
+        { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
+      ],
+    });
+
+    await a.command("scale orphaned-scale worker-pool 5", { userId: ALICE, channelId: CHANNEL });
+    const [open] = await fake.waitFor("views.open", 1, 10_000);
+    const view = open!.body.view as {
+      callback_id: string;
+      private_metadata: string;
+      blocks: unknown[];
+    };
+    const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
+    sim.control.clearRequests();
+    await a.post(
+      interactiveBody({
+        ...payload,
+        user: { ...(payload.user as object), id: ALICE },
+        view: {
+          ...(payload.view as object),
+          id: "VORPHAN1",
+          callback_id: view.callback_id,
+          private_metadata: view.private_metadata,
+          blocks: view.blocks,
+          state: { values: {} },
+        },
+        response_urls: [],
+      }),
+    );
+    const puts = () => sim.control.requests().filter((request) => request.method === "PUT");
+    const deadline = Date.now() + 10_000;
+    while (puts().length === 0) {
+      if (Date.now() > deadline) throw new Error("replica A never sent the PUT");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // A answers its submit, sends, and dies: its work is over once the bot is stopped
+    await a.close();
+    const store = new ChangeStore(db, clock);
+    const [orphan] = await store.all();
+    expect(orphan).toMatchObject({ status: "executing", requester: ALICE });
+    expect(orphan!.cardTs).toBeUndefined();
+
+    // before the deadline the lease holder leaves it alone: A may still be on its way
+    await b.bot.edge.changeFollower.tick();
+    expect((await store.get(orphan!.id))!.status).toBe("executing");
+
+    clock.advance(3 * 60_000);
+    await b.bot.edge.changeFollower.tick();
+    const texts = () => fake.callsTo("chat.postMessage").map((call) => JSON.stringify(call.body));
+    const card = texts().find((text) => text.includes("orphaned-scale"));
+    expect(card).toContain("unconfirmed");
+    expect(card).toContain(`<@${ALICE}>`);
+    await b.bot.edge.changeFollower.tick();
+    const updates = fake.callsTo("chat.update").map((call) => JSON.stringify(call.body));
+    expect(updates.some((text) => text.includes("Scaled") && text.includes("5 Running"))).toBe(
+      true,
+    );
+    expect(await store.get(orphan!.id)).toMatchObject({ status: "done" });
+    expect(puts()).toHaveLength(1);
+  });
+});
