@@ -233,6 +233,40 @@ describe("/palette why", () => {
     expect(text).toContain('"response_type":"ephemeral"');
   });
 
+  it("a long story pages: More runs the next page of the same range", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "long-one");
+    for (let i = 0; i < 30; i++) {
+      h.clock.advance(60_000);
+      h.sim.control.addAudit({
+        clusterUid: cluster.uid,
+        actionType: "update",
+        actionMsg: `tweak number ${i}`,
+        email: "editor@example.com",
+      });
+    }
+    const first = await ask(h, "why long-one");
+    expect(first).toContain("tweak number 29");
+    expect(first).toContain("page 1 of 2");
+    const more = /"value":"(why [^"]*--page=2[^"]*)"/.exec(first)?.[1];
+    expect(more).toBeDefined();
+    // later entries do not shift the page: the range ends where the first page's did
+    h.clock.advance(60_000);
+    h.sim.control.addAudit({
+      clusterUid: cluster.uid,
+      actionType: "update",
+      actionMsg: "tweak after the first page",
+      email: "editor@example.com",
+    });
+    const click = await h.bot.click("palette_run:why-more", more!, { userId: ALICE });
+    const [reply] = await h.bot.responses(click.responseId, 1);
+    const second = JSON.stringify(reply!.body);
+    expect(second).toContain("page 2 of 2");
+    expect(second).toContain("tweak number 0");
+    expect(second).not.toContain("tweak number 29");
+    expect(second).not.toContain("tweak after the first page");
+  });
+
   it("a cluster in no watched project answers nothing of it, and Palette's audit and events are not read", async () => {
     const h = await start();
     const other = h.sim.control.projects()[1]!;

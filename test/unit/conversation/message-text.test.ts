@@ -45,6 +45,17 @@ describe("withThreadCluster", () => {
     expect(withThreadCluster("kc", { ...card, project: "" })).toBe("kc c0ffee0000000000000000aa");
   });
 
+  it("`@Palette why` in a card's thread asks about the card's cluster, with or without since", () => {
+    expect(withThreadCluster("why", card)).toBe("why c0ffee0000000000000000aa project:p1");
+    expect(withThreadCluster("why since 7d", card)).toBe(
+      "why c0ffee0000000000000000aa project:p1 since 7d",
+    );
+    expect(withThreadCluster("timeline", card)).toBe(
+      "timeline c0ffee0000000000000000aa project:p1",
+    );
+    expect(withThreadCluster("why web-prod since 2d", card)).toBe("why web-prod since 2d");
+  });
+
   it("leaves a text alone that names a cluster, or whose verb takes none", () => {
     expect(withThreadCluster("nodes other-cluster", card)).toBe("nodes other-cluster");
     expect(withThreadCluster("mute web-prod 7d", card)).toBe("mute web-prod 7d");
