@@ -1,6 +1,8 @@
 import type { AnyMiddlewareArgs, Middleware } from "@slack/bolt";
 import { z } from "zod";
 import type { Logger } from "../log.ts";
+import { describeSlackError } from "./slack-errors.ts";
+import type { WebClient } from "./types.ts";
 
 /**
  * The workspace a request's *user* belongs to, as each kind of Slack request says it: slash
@@ -48,4 +50,34 @@ export function homeTeamOnly(homeTeamId: string, logger: Logger): Middleware<Any
         .catch(() => undefined);
     }
   };
+}
+
+const usersInfo = z.object({
+  user: z.object({ team_id: z.string().optional() }).optional(),
+});
+
+/**
+ * The workspace of the person who shared something, for events whose envelope names only the
+ * workspace the app is installed in: a Slack Connect guest's `link_shared` in a shared channel
+ * comes with the home team's `team_id`. The event's `user_team` (or `source_team`) when Slack
+ * gives it, else the user's `team_id` from `users.info`; undefined when Slack cannot say.
+ */
+export async function sharingUserTeam(
+  client: Pick<WebClient, "users">,
+  event: { user?: string; user_team?: string; source_team?: string },
+  logger: Logger,
+): Promise<string | undefined> {
+  if (event.user_team) return event.user_team;
+  if (event.source_team) return event.source_team;
+  if (!event.user) return undefined;
+  try {
+    const parsed = usersInfo.safeParse(await client.users.info({ user: event.user }));
+    return parsed.success ? parsed.data.user?.team_id : undefined;
+  } catch (error) {
+    logger.warn(
+      { slackError: describeSlackError(error).code },
+      "users.info failed; the sharer's workspace is unknown",
+    );
+    return undefined;
+  }
 }

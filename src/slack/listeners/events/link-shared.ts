@@ -3,6 +3,7 @@ import { z } from "zod";
 import { unfurlLinks } from "../../../conversation/unfurl.ts";
 import { EventClaimStore } from "../../../store/event-claims.ts";
 import { unfurlBlocks } from "../../../views/unfurl.ts";
+import { sharingUserTeam } from "../../home-team.ts";
 import { describeSlackError } from "../../slack-errors.ts";
 import type { ConversationOutcome, SlackEdge, WebClient } from "../../types.ts";
 
@@ -12,6 +13,10 @@ const linkShared = z.object({
   unfurl_id: z.string().optional(),
   // "composer" or "conversations_history" today; another value is read as a posted message
   source: z.string().optional(),
+  // who shared it, and (in shared channels, when Slack says) their workspace
+  user: z.string().optional(),
+  user_team: z.string().optional(),
+  source_team: z.string().optional(),
   links: z.array(z.object({ url: z.string().max(3_000) })).max(100),
 });
 
@@ -19,7 +24,8 @@ const delivery = z.object({ event_id: z.string().min(1) });
 
 /**
  * A Palette console link posted (or typed in the composer): its cluster or project unfurled under
- * the message with `chat.unfurl`. Only links inside PALETTE_PROJECTS unfurl (src/conversation/unfurl.ts).
+ * the message with `chat.unfurl`. Only links inside PALETTE_PROJECTS unfurl (src/conversation/unfurl.ts),
+ * and under SLACK_TEAM_ID only those shared by a member of the home workspace.
  */
 export function registerLinkShared(app: App, edge: SlackEdge): void {
   app.event("link_shared", async (args) => {
@@ -41,6 +47,19 @@ async function unfurl(
   const { db, clock, palette, projects, consoleUrl } = edge.commandDeps;
   if (!(await new EventClaimStore(db, clock).claim(`event:${envelope.data.event_id}`))) {
     return "duplicate";
+  }
+  // SLACK_TEAM_ID: the envelope names the home workspace even for a guest's link in a shared
+  // channel, so the sharer's own workspace decides (unknown: no unfurl)
+  const home = edge.slack.homeTeamId;
+  if (home) {
+    const team = await sharingUserTeam(client, shared, edge.logger);
+    if (team !== home) {
+      edge.logger.info(
+        { team: team ?? "unknown" },
+        "a link shared from outside the home workspace; not unfurled",
+      );
+      return "ignored";
+    }
   }
   const views = await unfurlLinks(
     shared.links.map((link) => link.url),
