@@ -1,7 +1,9 @@
 import type { Requester } from "../commands/types.ts";
-import { type ChangePlan, drift } from "../model/change.ts";
+import type { ChangePlan } from "../model/change.ts";
+import { planDrift } from "../model/plan-drift.ts";
 import { describeForUser } from "../palette/errors.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
+import { differenceLine, driftRefusal } from "../views/change-drift.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
 import { type Execution, executeChange } from "./execute.ts";
 import { guardPlan } from "./guard.ts";
@@ -88,14 +90,18 @@ export function unreadRefusal(error: unknown): { kind: "refused"; mrkdwn: string
 }
 
 /**
- * Palette read again: the same cluster in the same state (and the same pool size) as the modal
+ * Palette read again and the whole plan compared with what the modal (or the request card)
  * showed, or a refusal that says what changed (or that the requester cannot act in Palette now).
  */
 export async function staleness(
   plan: ChangePlan,
   requester: Requester,
   deps: ChangeDeps,
-): Promise<{ kind: "refused"; mrkdwn: string; text: string } | undefined> {
+  since: "the confirmation opened" | "it was asked" = "the confirmation opened",
+): Promise<
+  // `reason`: plain, for the request card (which escapes it)
+  { kind: "refused"; mrkdwn: string; text: string; reason?: string } | undefined
+> {
   // under IDENTITY=linked|strict: someone who can no longer act is refused before the read, and
   // under strict Palette is read with the requester's key (src/changes/reads-as.ts)
   const reads = await readsAs(
@@ -110,12 +116,10 @@ export async function staleness(
   );
   if (reads.kind === "refused") return { kind: "refused", ...refusalLines(reads.reply) };
   const fresh = reads.value;
-  const lines = fresh.kind === "plan" ? drift(plan, fresh.plan) : [fresh.reply.text];
+  // the whole plan compared (src/model/plan-drift.ts), not only the cluster's state
+  const lines =
+    fresh.kind === "plan" ? planDrift(plan, fresh.plan).map(differenceLine) : [fresh.reply.text];
   if (lines.length === 0) return undefined;
-  const text = `Not sent: the cluster changed since the confirmation opened. ${lines.join(" ")}`;
-  return {
-    kind: "refused",
-    mrkdwn: `:warning: Not sent: the cluster changed since the confirmation opened.\n${lines.map((line) => `• ${line}`).join("\n")}\nAsk again to see Palette's state now.`,
-    text,
-  };
+  const refusal = driftRefusal(lines, since);
+  return { kind: "refused", mrkdwn: refusal.mrkdwn, text: refusal.text, reason: refusal.reason };
 }

@@ -1,4 +1,6 @@
+import { CHANGE_PERMISSION } from "../model/change.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
+import { requesterNotAllowed, requesterTold } from "../views/change-drift.ts";
 import { staleness, unreadRefusal } from "./confirm.ts";
 import { type Execution, executeChange } from "./execute.ts";
 import { guardPlan } from "./guard.ts";
@@ -6,11 +8,23 @@ import type { ChangeDeps } from "./types.ts";
 
 export type Decision =
   | { kind: "refused"; mrkdwn: string; text: string }
-  /** decided before (by someone else, or the same click again), or expired: what it is now */
-  | { kind: "settled"; record: ChangeRecord }
+  /**
+   * decided before (by someone else, or the same click again), or expired: what it is now;
+   * `expired`: the other requests this click found out of time and closed (their cards to edit)
+   */
+  | { kind: "settled"; record: ChangeRecord; expired?: ChangeRecord[] }
   | { kind: "rejected"; record: ChangeRecord }
-  /** approved, but Palette no longer matches (or could not be read to check): it did not run */
-  | { kind: "stale"; record: ChangeRecord; mrkdwn: string; text: string }
+  /**
+   * approved, but Palette no longer matches the plan, the requester is no longer allowed, or
+   * Palette could not be read to check: it did not run. `requester`: what they are told.
+   */
+  | {
+      kind: "stale";
+      record: ChangeRecord;
+      mrkdwn: string;
+      text: string;
+      requester: { mrkdwn: string; text: string };
+    }
   | ({ approved: true } & Execution);
 
 /**
@@ -36,8 +50,12 @@ export async function decideChange(
   }
   if (record.status !== "awaiting_approval") return { kind: "settled", record };
   if ((record.expiresAt ?? 0) <= deps.clock.now()) {
-    await store.expireDue();
-    return { kind: "settled", record: (await store.get(id)) ?? record };
+    const expired = await store.expireDue();
+    return {
+      kind: "settled",
+      record: (await store.get(id)) ?? record,
+      expired: expired.filter((other) => other.id !== id),
+    };
   }
   const { plan } = record;
   if (decision === "approve" && approver.userId === record.requester) {
@@ -77,16 +95,43 @@ export async function decideChange(
     outcome: "granted",
     detail: JSON.stringify({ changeId: id, requester: record.requester }),
   });
+  // the requester's ALLOW_* again: an admin may have taken them off it since they asked
+  const notAllowed = (await deps.policy.allows(record.requester, CHANGE_PERMISSION[plan.verb]))
+    ? undefined
+    : requesterNotAllowed(plan, record.requester);
+  if (notAllowed) {
+    await deps.audit.record({
+      userId: record.requester,
+      action: "change",
+      target: `${plan.verb} ${plan.cluster.name}`,
+      outcome: "denied",
+      detail: JSON.stringify({ changeId: id, reason: "permission", approver: approver.userId }),
+    });
+  }
   let stale: Awaited<ReturnType<typeof staleness>>;
   try {
-    stale = await staleness(plan, { userId: record.requester, channelId: record.channel }, deps);
+    stale = notAllowed
+      ? { kind: "refused", ...notAllowed }
+      : await staleness(
+          plan,
+          { userId: record.requester, channelId: record.channel },
+          deps,
+          "it was asked",
+        );
   } catch (error) {
     // claimed but not checked: it ends here, not sent, rather than waiting in `executing`
     stale = unreadRefusal(error);
   }
   if (stale) {
-    const failed = await store.move(id, "executing", "failed", { reason: stale.text });
-    return { kind: "stale", record: failed ?? claimed, mrkdwn: stale.mrkdwn, text: stale.text };
+    const reason = stale.reason ?? stale.text;
+    const failed = await store.move(id, "executing", "failed", { reason });
+    return {
+      kind: "stale",
+      record: failed ?? claimed,
+      mrkdwn: stale.mrkdwn,
+      text: stale.text,
+      requester: requesterTold(plan, approver.userId, notAllowed ?? { reason }),
+    };
   }
   return { approved: true, ...(await executeChange(claimed, deps)) };
 }

@@ -128,25 +128,6 @@ export function requiresTypedName(verb: ChangeVerb): boolean {
   return verb === "delete" || verb === "pause" || verb === "upgrade";
 }
 
-/**
- * Where a confirmation and Palette now disagree: each line says what changed since the modal
- * opened. Empty when the plan still holds.
- */
-export function drift(planned: ChangePlan, current: ChangePlan): string[] {
-  const lines: string[] = [];
-  if (planned.cluster.uid !== current.cluster.uid) {
-    lines.push(`\`${planned.cluster.name}\` is now a different cluster.`);
-    return lines;
-  }
-  if (planned.cluster.state !== current.cluster.state) {
-    lines.push(`The cluster is now ${current.cluster.state} (it was ${planned.cluster.state}).`);
-  }
-  if (planned.verb === "scale" && current.verb === "scale" && planned.from !== current.from) {
-    lines.push(`\`${planned.pool}\` now has ${current.from} nodes (it had ${planned.from}).`);
-  }
-  return lines;
-}
-
 export type ChangeStatus =
   /** waiting for a second person (APPROVAL_REQUIRED) */
   | "awaiting_approval"

@@ -54,7 +54,7 @@ export function requesterNotAllowed(plan: ChangePlan, requester: string): Change
 export function requesterTold(
   plan: ChangePlan,
   approver: string,
-  refusal: ChangeRefusal,
+  refusal: Pick<ChangeRefusal, "reason" | "forRequester">,
 ): { mrkdwn: string; text: string } {
   const why = refusal.forRequester ?? refusal.reason;
   return {

@@ -352,7 +352,7 @@ describe("day-2: scale", () => {
 
     await confirm(h, first.view!);
     const told = await waitForCall(h, "chat.postEphemeral", "changed since");
-    expect(told).toContain("now has 4 nodes (it had 3)");
+    expect(told).toContain("The size of pool worker-pool: now 4 nodes (it was 3 nodes).");
     expect(h.writes).toHaveLength(1);
   });
 

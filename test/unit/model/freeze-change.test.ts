@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { drift, formatTook, type ScalePlan, scaleProgress } from "../../../src/model/change.ts";
+import { formatTook, type ScalePlan, scaleProgress } from "../../../src/model/change.ts";
 import { blockingFreeze, type Freeze, freezeUntil } from "../../../src/model/freeze.ts";
 import { machinePoolUpdateBody } from "../../../src/palette/machine-pool-body.ts";
 import { freezeRefusal } from "../../../src/views/change.ts";
@@ -75,14 +75,6 @@ describe("scale plans", () => {
     from: 3,
     to: 5,
   };
-
-  it("says what drifted since the confirmation opened", () => {
-    expect(drift(plan, plan)).toEqual([]);
-    expect(drift(plan, { ...plan, from: 4 })).toEqual(["`workers` now has 4 nodes (it had 3)."]);
-    expect(drift(plan, { ...plan, cluster: { ...plan.cluster, state: "Updating" } })).toEqual([
-      "The cluster is now Updating (it was Running).",
-    ]);
-  });
 
   it("is done when every machine of the new size runs", () => {
     expect(scaleProgress(plan, { running: 3, total: 5, failed: 0 })).toEqual({

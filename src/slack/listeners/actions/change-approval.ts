@@ -51,6 +51,18 @@ export function registerChangeApprovalActions(app: App, edge: SlackEdge): void {
             return;
           case "settled":
             await showRequest(decided.record);
+            // the other requests this click found expired lose their buttons too
+            for (const expired of decided.expired ?? []) {
+              await showRequest(expired).catch((error: unknown) =>
+                edge.logger.warn(
+                  {
+                    changeId: expired.id,
+                    err: error instanceof Error ? error.message : String(error),
+                  },
+                  "expired request card not updated",
+                ),
+              );
+            }
             await board.tell(
               channel,
               userId,
@@ -69,8 +81,8 @@ export function registerChangeApprovalActions(app: App, edge: SlackEdge): void {
               await board.tell(
                 decided.record.channel,
                 decided.record.requester,
-                decided.mrkdwn,
-                decided.text,
+                decided.requester.mrkdwn,
+                decided.requester.text,
               );
             }
             return;
