@@ -121,6 +121,15 @@ const rawEnvSchema = z.object({
   ALLOW_BACKUP: slackIdList,
   ALLOW_UPGRADE: slackIdList,
   ALLOW_DELETE: slackIdList,
+  /** who may export the audit (`/palette audit`); nobody when unset */
+  ALLOW_AUDIT: slackIdList,
+  /** audit rows older than this are deleted by the lease holder (issue 25) */
+  AUDIT_RETENTION_DAYS: z.coerce
+    .number({ message: "wants a number of days" })
+    .int({ message: "wants a whole number of days" })
+    .min(1, { message: "wants at least 1 day" })
+    .max(36_500, { message: "wants at most 36500 days (100 years)" })
+    .default(400),
   APPROVAL_REQUIRED: csv.pipe(
     z.array(
       z.enum(CHANGE_VERB_NAMES, {
@@ -209,6 +218,10 @@ export interface Config {
   >;
   /** the two-person rule (APPROVAL_REQUIRED, APPROVALS_CHANNEL, APPROVAL_TTL_MINUTES) */
   approvals: ApprovalConfig;
+  /** ALLOW_AUDIT: who may export the audit with `/palette audit`; nobody when unset */
+  allowAudit: string[];
+  /** AUDIT_RETENTION_DAYS: how long audit rows are kept */
+  auditRetentionDays: number;
   logLevel: "debug" | "info" | "warn" | "error";
   identity: IdentityConfig;
 }
@@ -345,6 +358,8 @@ export function loadConfig(
       channel: raw.APPROVALS_CHANNEL,
       ttlMs: raw.APPROVAL_TTL_MINUTES * 60_000,
     },
+    allowAudit: raw.ALLOW_AUDIT,
+    auditRetentionDays: raw.AUDIT_RETENTION_DAYS,
     logLevel: raw.LOG_LEVEL,
     identity: identityConfig(raw),
   };

@@ -23,6 +23,8 @@ export interface AccessPolicyOptions {
   allowAck?: string[];
   /** ALLOW_SCALE, ALLOW_MAINTENANCE, ALLOW_LOGS, ALLOW_BACKUP, ALLOW_UPGRADE, ALLOW_DELETE */
   allowChanges?: Partial<Record<ChangePermission, string[]>>;
+  /** ALLOW_AUDIT: who may export the audit; nobody by default */
+  allowAudit?: string[];
   client: UsergroupsClient;
   clock: Clock;
   /** how long a group's member list is trusted; default 5 minutes */
@@ -47,9 +49,13 @@ const VARIABLE: Record<Permission, string> = {
   backup: "ALLOW_BACKUP",
   upgrade: "ALLOW_UPGRADE",
   delete: "ALLOW_DELETE",
+  audit: "ALLOW_AUDIT",
 };
 
-type ChangePermission = Exclude<Permission, "launch" | "kubeconfig" | "subscribe" | "ack">;
+type ChangePermission = Exclude<
+  Permission,
+  "launch" | "kubeconfig" | "subscribe" | "ack" | "audit"
+>;
 
 const isGroupId = (id: string) => id.startsWith("S");
 
@@ -73,6 +79,8 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
     backup: options.allowChanges?.backup ?? [],
     upgrade: options.allowChanges?.upgrade ?? [],
     delete: options.allowChanges?.delete ?? [],
+    // who did what is for the people who review it, granted by name
+    audit: options.allowAudit ?? [],
   };
   const cache = new Map<string, { members: Set<string>; fetchedAt: number }>();
   const inFlight = new Map<string, Promise<Set<string> | undefined>>();

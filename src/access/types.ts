@@ -13,7 +13,9 @@ export type Permission =
   | "logs"
   | "backup"
   | "upgrade"
-  | "delete";
+  | "delete"
+  /** exporting the bot's audit (`/palette audit`): ALLOW_AUDIT */
+  | "audit";
 
 /** Who may do what. Deny by default; `*` grants everyone. */
 export interface AccessPolicy {

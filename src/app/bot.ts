@@ -33,6 +33,7 @@ import { createLeadership } from "./leadership.ts";
 /** how often the leader reads the state of the day-2 changes Palette accepted */
 const CHANGE_FOLLOW_EVERY_MS = 10_000;
 
+import { AUDIT_PRUNE_EVERY_MS, createAuditRetention } from "./audit-retention.ts";
 import { paletteReadiness } from "./palette-readiness.ts";
 import { senderReadiness } from "./sender-readiness.ts";
 
@@ -58,6 +59,8 @@ export interface BotOptions {
   replicaId?: string;
   /** how often the leader re-reads the digest schedules; default DIGEST_RESYNC_MS */
   digestResyncMs?: number;
+  /** how often the leader prunes the audit (AUDIT_RETENTION_DAYS); default AUDIT_PRUNE_EVERY_MS */
+  auditPruneEveryMs?: number;
 }
 
 /**
@@ -129,14 +132,23 @@ export async function startBot(
     allowSubscribe: config.allowSubscribe,
     allowAck: config.allowAck,
     allowChanges: config.allowChanges,
+    allowAudit: config.allowAudit,
     client: slackClient,
     clock,
     logger,
   });
+  const audit = new AuditLog(db, clock);
+  // the audit is kept AUDIT_RETENTION_DAYS; the lease holder deletes what is older
+  const auditRetention = createAuditRetention({
+    audit,
+    clock,
+    retentionDays: config.auditRetentionDays,
+    logger: logger.child({ component: "audit" }),
+  });
   const commandDeps: CommandDeps = {
     palette,
     db,
-    audit: new AuditLog(db, clock),
+    audit,
     policy,
     approvals: config.approvals,
     clock,
@@ -264,7 +276,13 @@ export async function startBot(
   const { launch } = slackApp.edge;
 
   let digestResync: { stop(): void } | undefined;
+  let auditPrune: { stop(): void } | undefined;
   async function startSingletons(): Promise<void> {
+    // once at election (a replica that was down for days catches up), then now and then
+    void auditRetention.run();
+    auditPrune = intervalScheduler(options.auditPruneEveryMs ?? AUDIT_PRUNE_EVERY_MS)(async () => {
+      await auditRetention.run();
+    });
     poller.start();
     sender.start();
     // arms each channel's digest timer, and posts a digest missed while the bot was down
@@ -281,6 +299,8 @@ export async function startBot(
   async function stopSingletons(): Promise<void> {
     digestResync?.stop();
     digestResync = undefined;
+    auditPrune?.stop();
+    auditPrune = undefined;
     await Promise.all([launch.tracker.stop(), poller.stop(), digests.stop(), sender.stop()]);
   }
 

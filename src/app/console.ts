@@ -86,6 +86,7 @@ export async function runConsoleOn(
     board: consoleChangeBoard(print),
     clock: session.deps.clock,
     logger: session.deps.logger,
+    audit: session.deps.audit,
   });
   const following = (options.followSchedule ?? intervalScheduler(CONSOLE_FOLLOW_EVERY_MS))(() =>
     follower.tick(),

@@ -6,6 +6,7 @@ import { machinePoolUpdateBody } from "../palette/machine-pool-body.ts";
 import type { Provider } from "../palette/providers-list.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import { freezeRefusal } from "../views/change.ts";
+import { auditNotSent, auditStep, subjectOf } from "./audit-trail.ts";
 import { frozen } from "./guard.ts";
 import { CHANGE_ACTION } from "./reads-as.ts";
 import type { ChangeDeps } from "./types.ts";
@@ -40,29 +41,27 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
     const reason = `Not sent: your Palette key could not be had. ${describeForUser(error)}`;
     deps.logger.warn({ err: String(error), changeId: record.id }, "change not sent: no key");
     const failed = await store.move(record.id, "executing", "failed", { reason });
+    await auditNotSent(deps.audit, failed ?? record, "no key", reason);
     return { kind: "failed", record: failed ?? record, reason };
   }
   if (acting.kind === "refused") {
     const reason = acting.reply.text;
     const failed = await store.move(record.id, "executing", "failed", { reason });
+    await auditNotSent(deps.audit, failed ?? record, "not linked", reason);
     return { kind: "failed", record: failed ?? record, reason };
   }
   const as = actingDetail(acting);
   const palette = acting.kind === "person" ? acting.palette : deps.palette;
-  const audit = (outcome: "granted" | "failed", extra: Record<string, unknown> = {}) =>
-    deps.audit.record({
-      userId: record.requester,
-      action: "change",
-      target: `${record.verb} ${record.plan.cluster.name}`,
+  // Palette's answer to the write, in the requester's name and the Palette user's
+  const audit = (
+    outcome: "accepted" | "failed" | "unconfirmed",
+    extra: Record<string, unknown> = {},
+  ) =>
+    auditStep(deps.audit, subjectOf(record), {
+      step: "answer",
       outcome,
-      detail: JSON.stringify({
-        changeId: record.id,
-        clusterUid: record.plan.cluster.uid,
-        projectUid: record.plan.cluster.projectUid || undefined,
-        approver: record.approver,
-        ...as,
-        ...extra,
-      }),
+      paletteUser: as.paletteUser,
+      detail: { ...(as.paletteUserUid ? { paletteUserUid: as.paletteUserUid } : {}), ...extra },
     });
   let paletteRef: string | undefined;
   const wire = { sent: false };
@@ -77,7 +76,7 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
         "change outcome unknown: Palette's answer to the write did not arrive",
       );
       const unconfirmed = await store.move(record.id, "executing", "unconfirmed", { reason });
-      await audit("granted", { ...describe(record.plan), step: "unconfirmed" });
+      await audit("unconfirmed", describe(record.plan));
       return {
         kind: "unconfirmed",
         record: unconfirmed ?? record,
@@ -105,7 +104,7 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
     if (acting.kind === "person") await acting.palette.close();
   }
   const accepted = await store.move(record.id, "executing", "accepted", { paletteRef });
-  await audit("granted", describe(record.plan));
+  await audit("accepted", describe(record.plan));
   return { kind: "accepted", record: accepted ?? record, paletteUser: as.paletteUser };
 }
 
@@ -129,20 +128,7 @@ async function notSentWhenFrozen(
   if (!freeze) return undefined;
   const reason = `Not sent: frozen. ${freezeRefusal(freeze).text}`;
   const failed = await store.move(record.id, "executing", "failed", { reason });
-  await deps.audit.record({
-    userId: record.requester,
-    action: "change",
-    target: `${record.verb} ${record.plan.cluster.name}`,
-    outcome: "denied",
-    detail: JSON.stringify({
-      reason: "frozen",
-      freezeId: freeze.id,
-      changeId: record.id,
-      clusterUid: record.plan.cluster.uid,
-      projectUid: record.plan.cluster.projectUid || undefined,
-      approver: record.approver,
-    }),
-  });
+  await auditNotSent(deps.audit, failed ?? record, "freeze", reason, { freezeId: freeze.id });
   return { kind: "failed", record: failed ?? record, reason };
 }
 

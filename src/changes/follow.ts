@@ -12,6 +12,7 @@ import { describeForUser } from "../palette/errors.ts";
 import type { AuditLog } from "../store/audit.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import type { SqlDb } from "../store/sql.ts";
+import { auditStep, type ChangeStep, subjectOf } from "./audit-trail.ts";
 import { type ChangeBoard, showApprovalRequest } from "./board.ts";
 import { UNCONFIRMED_LINE } from "./execute.ts";
 import { readProgress, tookEffect } from "./progress.ts";
@@ -56,6 +57,7 @@ export class ChangeFollower {
 
   private async round(): Promise<void> {
     for (const expired of await this.store.expireDue()) {
+      await this.record(expired, { step: "expired" });
       await showApprovalRequest(this.deps.board, expired).catch((error: unknown) =>
         this.warn(error, "expired request card not updated"),
       );
@@ -84,7 +86,11 @@ export class ChangeFollower {
     });
     if (!moved) return;
     this.deps.logger.warn({ changeId: record.id }, "change stuck executing: reading Palette");
-    await this.record(moved, "granted", { step: "reconciled", from: "executing" });
+    await this.record(moved, {
+      step: "reconciled",
+      outcome: "unconfirmed",
+      detail: { from: "executing" },
+    });
     let current = moved;
     if (!moved.cardTs) {
       // its replica never posted the card: the requester hears it from here
@@ -130,7 +136,11 @@ export class ChangeFollower {
         reason: "Palette did not answer, but it shows the change",
       });
       if (!accepted) return;
-      await this.record(accepted, "granted", { step: "confirmed" });
+      await this.record(accepted, {
+        step: "reconciled",
+        outcome: "accepted",
+        detail: { found: "Palette shows the change" },
+      });
       await this.show(accepted, "accepted", "Palette did not answer, but it shows the change");
       await this.follow(accepted);
       return;
@@ -143,7 +153,7 @@ export class ChangeFollower {
         : "could not be checked: Palette did not answer and names no request to follow. It was not sent again; look in Palette before asking again";
     const ended = await this.store.move(record.id, "unconfirmed", "failed", { reason: line });
     if (!ended) return;
-    await this.record(ended, "failed", { step: effect === false ? "not applied" : "unchecked" });
+    await this.record(ended, { step: "end", outcome: "failed", line });
     await this.show(ended, "failed", line);
   }
 
@@ -166,24 +176,16 @@ export class ChangeFollower {
     const ended = await this.store.move(record.id, from, "failed", { reason: line });
     if (!ended) return;
     this.lastLine.delete(record.id);
-    await this.record(ended, "failed", { step: "unchecked", reads: failures });
+    await this.record(ended, { step: "end", outcome: "failed", line });
     await this.show(ended, "failed", line);
   }
 
-  private async record(
-    record: ChangeRecord,
-    outcome: "granted" | "failed",
-    extra: Record<string, unknown>,
-  ): Promise<void> {
-    await this.deps.audit
-      ?.record({
-        userId: record.requester,
-        action: "change",
-        target: `${record.verb} ${record.plan.cluster.name}`,
-        outcome,
-        detail: JSON.stringify({ changeId: record.id, approver: record.approver, ...extra }),
-      })
-      .catch((error: unknown) => this.warn(error, "change step not audited"));
+  /** one step of the change in the audit (src/changes/audit-trail.ts says what it holds) */
+  private async record(record: ChangeRecord, step: ChangeStep): Promise<void> {
+    if (!this.deps.audit) return;
+    await auditStep(this.deps.audit, subjectOf(record), step).catch((error: unknown) =>
+      this.warn(error, "change step not audited"),
+    );
   }
 
   private async follow(record: ChangeRecord): Promise<void> {
@@ -219,7 +221,9 @@ export class ChangeFollower {
       await this.deliverLogs(ended, progress.line, formatTook(now - since));
       return;
     }
-    await this.show(ended, to, progress.line, formatTook(now - since));
+    const took = formatTook(now - since);
+    await this.record(ended, { step: "end", outcome: to, line: progress.line, took });
+    await this.show(ended, to, progress.line, took);
   }
 
   /** the collected logs, downloaded once (by whoever ended the change) into the requester's DM */
@@ -234,9 +238,20 @@ export class ChangeFollower {
         scope,
       );
       await this.deps.board.sendFile(record.requester, fileName, content);
+      await this.record(record, {
+        step: "end",
+        outcome: "done",
+        line: `${fileName} sent to the requester's DMs`,
+        took,
+      });
       await this.show(record, "done", `${fileName} sent to your DMs`, took);
     } catch (error) {
       this.warn(error, "logs not delivered");
+      await this.record(record, {
+        step: "end",
+        outcome: "failed",
+        line: `Palette collected ${fileName}, but it could not be sent`,
+      });
       await this.show(
         record,
         "failed",

@@ -3,6 +3,7 @@ import { CHANGE_PERMISSION, type ChangePlan, type ChangeVerb } from "../model/ch
 import { blockingFreeze, type Freeze, type FreezeTarget } from "../model/freeze.ts";
 import { FreezeStore } from "../store/freezes.ts";
 import { freezeRefusal } from "../views/change.ts";
+import { type AuditSubject, auditStep } from "./audit-trail.ts";
 
 export type Guard = { allowed: true } | { allowed: false; mrkdwn: string; text: string };
 
@@ -15,14 +16,22 @@ export async function guardChange(
   userId: string,
   verb: ChangeVerb,
   target: FreezeTarget & { name: string },
+  /** the recorded change this check is for (at an approval: whose it is), when there is one */
+  about?: { requester: string; changeId?: number },
 ): Promise<Guard> {
   const permission = CHANGE_PERMISSION[verb];
+  const subject: AuditSubject = {
+    verb,
+    cluster: { uid: target.clusterUid, name: target.name, projectUid: target.projectUid },
+    requester: about?.requester ?? userId,
+    ...(about?.changeId !== undefined ? { changeId: about.changeId } : {}),
+  };
   if (!(await deps.policy.allows(userId, permission))) {
-    await deps.audit.record({
-      userId,
-      action: "change",
-      target: `${verb} ${target.name}`,
-      outcome: "denied",
+    await auditStep(deps.audit, subject, {
+      step: "refused",
+      reason: "permission",
+      by: userId,
+      detail: { permission },
     });
     const hint = deps.policy.grantHint(permission);
     return {
@@ -34,17 +43,11 @@ export async function guardChange(
   // fetching logs changes nothing on the cluster: like the other reads, it goes on during a freeze
   const freeze = verb === "logs" ? undefined : await frozen(deps, target);
   if (freeze) {
-    await deps.audit.record({
-      userId,
-      action: "change",
-      target: `${verb} ${target.name}`,
-      outcome: "denied",
-      detail: JSON.stringify({
-        reason: "frozen",
-        freezeId: freeze.id,
-        clusterUid: target.clusterUid,
-        projectUid: target.projectUid,
-      }),
+    await auditStep(deps.audit, subject, {
+      step: "refused",
+      reason: "freeze",
+      by: userId,
+      detail: { freezeId: freeze.id },
     });
     const refusal = freezeRefusal(freeze);
     return { allowed: false, ...refusal };
@@ -66,10 +69,17 @@ export function guardPlan(
   deps: Pick<CommandDeps, "policy" | "audit" | "db" | "clock">,
   userId: string,
   plan: ChangePlan,
+  about?: { requester: string; changeId?: number },
 ): Promise<Guard> {
-  return guardChange(deps, userId, plan.verb, {
-    clusterUid: plan.cluster.uid,
-    projectUid: plan.cluster.projectUid || undefined,
-    name: plan.cluster.name,
-  });
+  return guardChange(
+    deps,
+    userId,
+    plan.verb,
+    {
+      clusterUid: plan.cluster.uid,
+      projectUid: plan.cluster.projectUid || undefined,
+      name: plan.cluster.name,
+    },
+    about,
+  );
 }

@@ -8,6 +8,7 @@ import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { replyBlocks } from "../views/reply.ts";
 import { whyVerb } from "../why/verb.ts";
 import { alertsVerb } from "./alerts.ts";
+import { auditVerb } from "./audit.ts";
 import { clusterVerb } from "./cluster.ts";
 import { clustersVerb } from "./clusters.ts";
 import { digestVerb } from "./digest.ts";
@@ -37,6 +38,7 @@ export const VERBS: VerbSpec[] = [
   ...muteVerbs,
   ...identityVerbs,
   ...changeVerbs,
+  auditVerb,
   whyVerb,
 ];
 
@@ -81,6 +83,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   freeze: [],
   unfreeze: [],
   freezes: [],
+  audit: [],
   why: ["share", "page", "until"],
 };
 

@@ -76,13 +76,15 @@ export interface MessageReply {
   visibility: Visibility;
 }
 
-/** A kubeconfig for the requester's DMs only; `notice` is what the channel shows them. */
+/** A file (a kubeconfig, an audit export) for the requester's DMs only; `notice` is what the channel shows them. */
 export interface FileReply {
   kind: "file";
   fileName: string;
   title: string;
   content: Buffer;
   notice: MessageReply;
+  /** what a failed delivery is audited as; default `kubeconfig` */
+  auditAs?: "kubeconfig" | "audit-export";
 }
 
 /** Ask the edge to open a modal: the launch form, the login form, or a change's confirmation. */

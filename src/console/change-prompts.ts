@@ -1,11 +1,15 @@
 import type { ChangeBoard } from "../changes/board.ts";
 import { confirmChange } from "../changes/confirm.ts";
+import { dispatch } from "../commands/dispatch.ts";
 import type { CommandDeps, ModalReply, Requester } from "../commands/types.ts";
 import { requiresTypedName } from "../model/change.ts";
+import { quoteArg } from "../model/command-text.ts";
 import { describeForUser } from "../palette/errors.ts";
 import { ChangeStore } from "../store/changes.ts";
 import { approvalCardBlocks, changeCardBlocks, changeConfirmBlocks } from "../views/change.ts";
 import { errorBlocks } from "../views/message.ts";
+import { replyBlocks } from "../views/reply.ts";
+import { scopeArg } from "../views/scope.ts";
 import { renderBlocks } from "./render.ts";
 
 /**
@@ -79,6 +83,7 @@ export async function runChangePrompts(options: ChangePromptsOptions): Promise<v
             }),
           ),
         );
+        await printStory(options);
     }
   } catch (error) {
     print(`The change failed: ${describeForUser(error)}`);
@@ -111,4 +116,19 @@ export function consoleChangeBoard(print: (text: string) => void): ChangeBoard {
       print(renderBlocks(errorBlocks(mrkdwn)));
     },
   };
+}
+
+/**
+ * After a change reached Palette, the cluster's story as `/palette why` tells it: the change is
+ * in Palette's audit with its actor, in the bot's record with its requester, and (in the demo)
+ * next to whatever else happened to the cluster.
+ */
+async function printStory(options: ChangePromptsOptions): Promise<void> {
+  const { plan } = options.reply;
+  options.print(`What changed and who did it (/palette why ${plan.cluster.name}):`);
+  const story = await dispatch(
+    `why ${quoteArg(plan.cluster.uid)}${scopeArg(plan.cluster.projectUid || undefined)}`,
+    { ...options.deps, requester: options.requester },
+  );
+  if (story.kind === "message") options.print(renderBlocks(replyBlocks(story.view)));
 }

@@ -100,7 +100,7 @@ async function deliverFile(reply: FileReply, target: CommandTarget, deps: Delive
     );
     await deps.audit.record({
       userId: target.requester.userId,
-      action: "kubeconfig",
+      action: reply.auditAs ?? "kubeconfig",
       target: reply.fileName.replace(/\.kubeconfig$/, ""),
       outcome: "failed",
       detail: JSON.stringify({ slackError: failure.code }),

@@ -229,6 +229,7 @@ const PERMISSION_LABELS: Record<Permission, string> = {
   backup: "Back up clusters",
   upgrade: "Upgrade cluster profiles",
   delete: "Delete clusters",
+  audit: "Export the audit",
 };
 
 function permissionBlocks(permissions: AppHomeInput["permissions"]): KnownBlock[] {

@@ -54,6 +54,13 @@ describe("day-2 at the console", () => {
     expect(out).toContain("You are about to scale `worker-pool` of console-scale 3 → 5.");
     expect(out).toContain("Pool `worker-pool`: 3 → 5 nodes");
     expect(out).toContain("⏳ Scaling `worker-pool` of console-scale 3 → 5 … Palette accepted it");
+    // then the cluster's story as `why` tells it: Palette's audit names the acting account, the
+    // bot's record the requester
+    expect(out).toContain("What changed and who did it (/palette why console-scale):");
+    expect(out).toContain("Why: console-scale");
+    expect(out).toContain("Machine pool 'worker-pool' of cluster 'console-scale' updated: size 5");
+    expect(out).toContain("bot@example.com");
+    expect(out).toContain("scale worker-pool 3 → 5");
     expect(out).toContain("Changes to console-scale are frozen by");
     expect(out).toContain("release train");
     const puts = sim.control.requests().filter((r) => r.method === "PUT");

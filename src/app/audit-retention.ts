@@ -1,0 +1,48 @@
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { AuditLog } from "../store/audit.ts";
+
+const DAY_MS = 86_400_000;
+
+/** how often the lease holder prunes the audit; rows a few hours past their time do no harm */
+export const AUDIT_PRUNE_EVERY_MS = 6 * 3_600_000;
+
+export interface AuditRetention {
+  /** deletes the rows older than AUDIT_RETENTION_DAYS now; returns how many went */
+  run(): Promise<number>;
+}
+
+/**
+ * AUDIT_RETENTION_DAYS (issue 25): the audit is kept that long and no longer. One of the lease
+ * holder's singletons (src/app/bot.ts), so replicas do not race to delete the same rows; the
+ * bot's clock decides what "older" means, so a test moves it by hand.
+ */
+export function createAuditRetention(deps: {
+  audit: AuditLog;
+  clock: Clock;
+  retentionDays: number;
+  logger: Logger;
+}): AuditRetention {
+  return {
+    async run() {
+      const before = deps.clock.now() - deps.retentionDays * DAY_MS;
+      try {
+        const pruned = await deps.audit.prune(before);
+        if (pruned > 0) {
+          deps.logger.info(
+            { pruned, before: new Date(before).toISOString(), days: deps.retentionDays },
+            "audit rows past AUDIT_RETENTION_DAYS deleted",
+          );
+        }
+        return pruned;
+      } catch (error) {
+        // the next round tries again; nothing else depends on it
+        deps.logger.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          "audit retention round failed",
+        );
+        return 0;
+      }
+    },
+  };
+}

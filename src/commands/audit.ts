@@ -1,0 +1,205 @@
+import type { AuditRecord } from "../store/audit.ts";
+import { toCsv } from "../views/csv.ts";
+import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { errorReply, messageReply, usageReply } from "./reply.ts";
+import type { CommandContext, FileReply, VerbSpec } from "./types.ts";
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** without `since`: the last week */
+const DEFAULT_SINCE_MS = 7 * DAY_MS;
+
+/** an export holds at most this many rows (the newest); the notice says when it was cut */
+export const MAX_EXPORT_ROWS = 50_000;
+
+/** the export's columns, in order (docs/security.md lists them) */
+export const AUDIT_CSV_HEADER = [
+  "at",
+  "action",
+  "step",
+  "outcome",
+  "user",
+  "target",
+  "change_id",
+  "cluster_uid",
+  "project_uid",
+  "requester",
+  "approver",
+  "palette_user",
+  "detail",
+] as const;
+
+export type AuditFilter =
+  | { kind: "ok"; since: number; cluster?: string; userId?: string }
+  | { kind: "problem"; problem: string };
+
+/**
+ * `[cluster|@user] [since 24h|7d|<date>]` → what to export. A person is a Slack mention
+ * (`<@U…|name>`, as Slack sends a picked name) or a user ID; a date is UTC.
+ */
+export function parseAuditFilter(args: readonly string[], now: number): AuditFilter {
+  const words = [...args];
+  let since = now - DEFAULT_SINCE_MS;
+  const at = words.findIndex((word) => word.toLowerCase() === "since");
+  if (at !== -1) {
+    const value = words[at + 1];
+    if (value === undefined) {
+      return {
+        kind: "problem",
+        problem: "Say since when, e.g. `since 24h`, `since 7d` or `since 2026-11-01`.",
+      };
+    }
+    const parsed = parseSince(value, now);
+    if (parsed === undefined) {
+      return {
+        kind: "problem",
+        problem: `\`${escapeMrkdwn(value.slice(0, 40))}\` is not a time I know: say \`24h\`, \`7d\`, \`2w\` or a date like \`2026-11-01\`.`,
+      };
+    }
+    if (parsed > now) return { kind: "problem", problem: "`since` is in the future." };
+    since = parsed;
+    words.splice(at, 2);
+  }
+  if (words.length > 1) {
+    return { kind: "problem", problem: "One cluster or one person at a time." };
+  }
+  const subject = words[0];
+  if (subject === undefined) return { kind: "ok", since };
+  const mention = /^<@([UW][A-Z0-9]{2,})(?:\|[^>]*)?>$/.exec(subject);
+  const id = /^@?([UW][A-Z0-9]{5,})$/.exec(subject);
+  if (mention || id) return { kind: "ok", since, userId: (mention ?? id)![1]! };
+  if (subject.startsWith("@") || subject.startsWith("<")) {
+    return {
+      kind: "problem",
+      problem:
+        "Name the person by picking them from Slack's @ list (or by their user ID, e.g. `@U0123ABCD`).",
+    };
+  }
+  return { kind: "ok", since, cluster: subject };
+}
+
+/** `24h`, `90m`, `7d`, `2w` back from now, or a UTC date (`2026-11-01`) or ISO time */
+export function parseSince(value: string, now: number): number | undefined {
+  const relative = /^(\d{1,5})([mhdw])$/i.exec(value);
+  if (relative) {
+    const unit = { m: 60_000, h: HOUR_MS, d: DAY_MS, w: 7 * DAY_MS }[
+      relative[2]!.toLowerCase() as "m" | "h" | "d" | "w"
+    ];
+    return now - Number(relative[1]) * unit;
+  }
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const time = Date.parse(`${value}T00:00:00Z`);
+    return Number.isNaN(time) ? undefined : time;
+  }
+  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:?\d{2})$/.test(value)) {
+    const time = Date.parse(value);
+    return Number.isNaN(time) ? undefined : time;
+  }
+  return undefined;
+}
+
+/** the rows as the CSV file (src/views/csv.ts escapes and quotes every cell) */
+export function auditCsv(rows: readonly AuditRecord[]): string {
+  return toCsv(
+    AUDIT_CSV_HEADER,
+    rows.map((row) => [
+      row.at,
+      row.action,
+      row.step,
+      row.outcome,
+      row.userId,
+      row.target,
+      row.changeId,
+      row.clusterUid,
+      row.projectUid,
+      row.requester,
+      row.approver,
+      row.paletteUser,
+      row.detail,
+    ]),
+  );
+}
+
+/**
+ * `/palette audit`: the bot's audit rows as a CSV file in the requester's DM, for the people on
+ * ALLOW_AUDIT. The permission goes first: anyone else is refused and nothing is read. Every
+ * export is itself audited (who, which filter, how many rows).
+ */
+export const auditVerb: VerbSpec = {
+  name: "audit",
+  usage: "audit [cluster|@user] [since 24h|7d|<date>]",
+  summary:
+    "sends you the bot's audit (requests, refusals, approvals, Palette's answers, ends) as a CSV file in a direct message, if you are allowed",
+  examples: ["/palette audit since 7d", "/palette audit prod-aws-01 since 24h"],
+  run: async (command, ctx) => {
+    const userId = ctx.requester.userId;
+    if (!(await ctx.policy.allows(userId, "audit"))) {
+      await exportTrail(ctx, command.args.join(" ").slice(0, 200), "denied", {});
+      const hint = ctx.policy.grantHint("audit");
+      return errorReply(
+        ":no_entry: You are not allowed to export the audit.",
+        "You are not allowed to export the audit.",
+        hint ? escapeMrkdwn(hint) : undefined,
+      );
+    }
+    const filter = parseAuditFilter(command.args, ctx.clock.now());
+    if (filter.kind === "problem") return usageReply(auditVerb, filter.problem);
+    const since = new Date(filter.since).toISOString();
+    const rows = await ctx.audit.find({
+      since,
+      ...(filter.cluster !== undefined ? { cluster: filter.cluster } : {}),
+      ...(filter.userId !== undefined ? { userId: filter.userId } : {}),
+      limit: MAX_EXPORT_ROWS,
+    });
+    const about = filter.cluster ?? (filter.userId ? `<@${filter.userId}>` : "everything");
+    await exportTrail(ctx, about, "granted", { since, rows: rows.length });
+    const day = since.slice(0, 10);
+    const fileName = `palette-audit-${filter.cluster ? `${safeName(filter.cluster)}-` : filter.userId ? `${filter.userId}-` : ""}since-${day}.csv`;
+    const cut = rows.length === MAX_EXPORT_ROWS;
+    const shown = filter.cluster
+      ? ` about ${code(filter.cluster)}`
+      : filter.userId
+        ? ` about <@${filter.userId}>`
+        : "";
+    const reply: FileReply = {
+      kind: "file",
+      fileName,
+      title: `Audit since ${day}`,
+      content: Buffer.from(auditCsv(rows), "utf8"),
+      auditAs: "audit-export",
+      notice: messageReply(
+        {
+          screen: "notice",
+          data: {
+            mrkdwn: `:lock: ${rows.length} audit row${rows.length === 1 ? "" : "s"}${shown} since ${escapeMrkdwn(since)} were sent to your DMs as ${code(fileName)}.`,
+            hint: cut
+              ? `Only the newest ${MAX_EXPORT_ROWS} rows: narrow it with a cluster, a person or a later \`since\`.`
+              : "Each change has one row per step: request, refused, approved, rejected, expired, answer, end.",
+          },
+        },
+        `${rows.length} audit rows were sent to your DMs.`,
+      ),
+    };
+    return reply;
+  },
+};
+
+async function exportTrail(
+  ctx: CommandContext,
+  target: string,
+  outcome: "granted" | "denied",
+  detail: Record<string, unknown>,
+): Promise<void> {
+  await ctx.audit.record({
+    userId: ctx.requester.userId,
+    action: "audit-export",
+    target: target || "everything",
+    outcome,
+    ...(Object.keys(detail).length > 0 ? { detail: JSON.stringify(detail) } : {}),
+  });
+}
+
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 60);
+}
