@@ -74,6 +74,7 @@ async function start(approvals: { verbs: string[]; channel?: string }): Promise<
       scale: [SCALERS, BOB],
       delete: [ALICE, BOB],
       maintenance: [ALICE, BOB],
+      backup: [ALICE, BOB],
     },
     client: {
       usergroups: {
@@ -260,6 +261,28 @@ describe("approve what runs", () => {
     const requester = await waitForPerson(h, ALICE, "not sent");
     expect(requester).toContain("<@W222>");
     expect(requester).toContain("reasons for the repave");
+  });
+
+  it("a backup whose location moved between request and approval is refused: nothing sent, the card names both", async () => {
+    const h = await start({ verbs: ["backup"] });
+    const cluster = awsCluster(h, "keep-safe");
+    h.sim.control.setBackupLocation(cluster.uid, "s3-backups");
+    const view = await ask(h, "backup keep-safe");
+    expect(JSON.stringify(view.blocks)).toContain("s3-backups");
+    await confirm(h, view);
+    const request = await requestOf(h, "keep-safe");
+
+    // the cluster's backup policy now names another bucket
+    h.sim.control.setBackupLocation(cluster.uid, "s3-archive");
+    await h.bot.click(APPROVE_ACTION_ID, String(request.id), { userId: BOB });
+
+    expect((await settledRecord(h, request.id)).status).toBe("failed");
+    expect(h.writes).toEqual([]);
+    const card = await waitForCall(h, "chat.update", "did not run");
+    expect(card).toContain("backup location");
+    expect(card).toContain("s3-archive");
+    expect(card).toContain("s3-backups");
+    await waitForPerson(h, ALICE, "not sent");
   });
 
   it("a requester taken out of ALLOW_SCALE before the approval: refused, nothing sent, both told", async () => {
