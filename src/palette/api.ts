@@ -2,6 +2,12 @@ import type { Secret } from "../secret.ts";
 import type { AuditQuery, PaletteAudit } from "./history.ts";
 import type { CloudAccountKind, Provider } from "./providers-list.ts";
 import type {
+  BackupHistory,
+  CertificateExpiry,
+  PendingRepave,
+  ProfileUpdate,
+} from "./radar-reads.ts";
+import type {
   AlertComponent,
   CloudAccount,
   CloudConfig,
@@ -197,6 +203,16 @@ export interface PaletteApi {
   ): Promise<void>;
   /** PATCH /v1/spectroclusters/{uid}/clusterConfig/lifecycleConfig (virtual clusters) */
   setLifecyclePause(uid: string, pause: boolean, scope: Scope): Promise<void>;
+  /** GET /v1/spectroclusters/{uid}/k8certificates: every certificate's expiry, earliest first */
+  getCertificates(uid: string, scope: Scope): Promise<CertificateExpiry[]>;
+  /** PATCH /v1/spectroclusters/{uid}/k8certificates/renew */
+  renewCertificates(uid: string, scope: Scope): Promise<void>;
+  /** GET /v1/dashboard/spectroclusters/repaveStatus?repaveState=Pending: one page of the fleet's */
+  pendingRepavesPage(scope: Scope, continueToken?: string): Promise<Page<PendingRepave>>;
+  /** GET /v1/spectroclusters/{uid}/profileUpdates: newer profile versions the cluster could use */
+  getProfileUpdates(uid: string, scope: Scope): Promise<ProfileUpdate[]>;
+  /** GET /v1/spectroclusters/{uid}/features/backup: the policy's schedule and runs, newest first */
+  getBackupHistory(uid: string, scope: Scope): Promise<BackupHistory>;
   /** PUT /v1/cloudconfigs/{kind}/{uid}/machinePools/{pool} (v1<Cloud>MachinePoolConfigEntity) */
   updateMachinePool(
     kind: string,

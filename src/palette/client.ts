@@ -29,6 +29,16 @@ import { MAX_PAGES, nextPageToken } from "./paging.ts";
 import { parseBody, parseJson } from "./parse.ts";
 import { requestPriority } from "./priority.ts";
 import type { CloudAccountKind, Provider } from "./providers-list.ts";
+import {
+  backupHistory,
+  backupHistorySchema,
+  certificateExpiries,
+  machineCertificatesSchema,
+  pendingRepavePage,
+  profileUpdates,
+  profileUpdatesSchema,
+  repaveListSchema,
+} from "./radar-reads.ts";
 import { prefixLabel, ruleFor } from "./rate-limits.ts";
 import {
   type BackoffOptions,
@@ -783,6 +793,50 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
         scope,
         body: { profiles },
       }),
+
+    getCertificates: async (uid, scope) =>
+      certificateExpiries(
+        await call(
+          { method: "GET", path: `/v1/spectroclusters/${seg(uid)}/k8certificates`, scope },
+          machineCertificatesSchema,
+        ),
+      ),
+
+    renewCertificates: (uid, scope) =>
+      write({
+        method: "PATCH",
+        path: `/v1/spectroclusters/${seg(uid)}/k8certificates/renew`,
+        scope,
+      }),
+
+    pendingRepavesPage: async (scope, continueToken) =>
+      pendingRepavePage(
+        await call(
+          {
+            method: "GET",
+            path: "/v1/dashboard/spectroclusters/repaveStatus",
+            query: { repaveState: "Pending", limit: MAX_PAGE, continue: continueToken },
+            scope,
+          },
+          repaveListSchema,
+        ),
+      ),
+
+    getProfileUpdates: async (uid, scope) =>
+      profileUpdates(
+        await call(
+          { method: "GET", path: `/v1/spectroclusters/${seg(uid)}/profileUpdates`, scope },
+          profileUpdatesSchema,
+        ),
+      ),
+
+    getBackupHistory: async (uid, scope) =>
+      backupHistory(
+        await call(
+          { method: "GET", path: `/v1/spectroclusters/${seg(uid)}/features/backup`, scope },
+          backupHistorySchema,
+        ),
+      ),
 
     approveRepave: (uid, scope) =>
       write({ method: "PATCH", path: `/v1/spectroclusters/${seg(uid)}/repave/approve`, scope }),

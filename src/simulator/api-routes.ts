@@ -10,6 +10,7 @@ import { addIdentityRoutes } from "./identity-routes.ts";
 import { clusterEvents } from "./lifecycle.ts";
 import { BadPageRequest, pageRequest, paginate } from "./paging.ts";
 import { attachedProfileUid, profileVersion, versionsOf } from "./profile-versions.ts";
+import { addRadarRoutes, type RadarBook, scheduledBackupStatuses } from "./radar-routes.ts";
 import { sees } from "./rbac.ts";
 import {
   clusterObject,
@@ -39,6 +40,8 @@ export interface ApiDeps {
   tokens: TokenStore;
   credentials: SimulatorCredentials;
   users: UserDirectory;
+  /** the radar's facts (certificates, backup runs, profile updates): src/simulator/radar-routes.ts */
+  radar: RadarBook;
 }
 
 const ok = (body: unknown, status = 200): Reply => ({ status, body });
@@ -82,6 +85,7 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
   const { state, tokens, credentials } = deps;
   const router = new Router<ApiHandler>();
   addIdentityRoutes(router, { state, users: deps.users, credentials });
+  addRadarRoutes(router, { state, book: deps.radar });
 
   /** A cluster visible in the scope; Deleted ones stay readable by uid, as in Palette. */
   const scopedCluster = (uid: string, projectUid: string | undefined): SimCluster => {
@@ -265,6 +269,9 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
     const backup = cluster.backup;
     const wanted = ctx.query.get("backupRequestUid");
     const requests = (backup?.requests ?? []).filter((r) => !wanted || r.uid === wanted);
+    // the policy's scheduled runs (the radar's backup history), when the policy has a location
+    const scheduled =
+      backup?.location && !wanted ? scheduledBackupStatuses(deps.radar, cluster) : undefined;
     return ok({
       metadata: { uid: cluster.uid, name: cluster.name },
       spec: {
@@ -277,17 +284,20 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
               includeAllDisks: false,
               includeClusterResources: true,
               namespaces: [],
-              schedule: { scheduledRunTime: "0 3 * * *" },
+              schedule: { scheduledRunTime: scheduled?.schedule ?? "0 3 * * *" },
             }
           : {},
       },
       status: {
-        clusterBackupStatuses: requests.map((request) => ({
-          backupRequestUid: request.uid,
-          // a backup takes a while; then Palette reports it Completed
-          state: state.now() < request.at + state.resizeMs ? "InProgress" : "Completed",
-          backupStatusMeta: [{ backupName: request.name }],
-        })),
+        clusterBackupStatuses: [
+          ...requests.map((request) => ({
+            backupRequestUid: request.uid,
+            // a backup takes a while; then Palette reports it Completed
+            state: state.now() < request.at + state.resizeMs ? "InProgress" : "Completed",
+            backupStatusMeta: [{ backupName: request.name }],
+          })),
+          ...(scheduled?.statuses ?? []),
+        ],
       },
     });
   });

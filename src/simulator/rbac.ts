@@ -35,7 +35,7 @@ function actionOf(method: string, path: string): Action {
   }
   if (
     method === "PATCH" &&
-    /^\/v1\/spectroclusters\/[^/]+\/(repave\/approve|clusterConfig\/lifecycleConfig|profiles)$/.test(
+    /^\/v1\/spectroclusters\/[^/]+\/(repave\/approve|clusterConfig\/lifecycleConfig|profiles|k8certificates\/renew)$/.test(
       path,
     )
   ) {

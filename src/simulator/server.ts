@@ -10,6 +10,7 @@ import { generateFleet } from "./fleet.ts";
 import { ApiError, errorReply, type Reply, readJson, send } from "./http-util.ts";
 import { seedUsers, UserDirectory } from "./identity.ts";
 import { DEFAULT_LIFECYCLE, type LifecycleTimes, startAnimator } from "./lifecycle.ts";
+import { RadarBook } from "./radar-routes.ts";
 import { refusal } from "./rbac.ts";
 import { SimState } from "./state.ts";
 import type {
@@ -74,7 +75,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     roles: new Map(),
     tenantAdmin: true,
   });
-  const api = buildApiRouter({ state, tokens, credentials, users });
+  const radar = new RadarBook(state);
+  const api = buildApiRouter({ state, tokens, credentials, users, radar });
   // Palette's audit log: writes through the API are entered with their caller (src/simulator/audit.ts)
   const audits = new AuditBook();
   addAuditRoutes(api, { book: audits, state });
@@ -226,6 +228,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     addFault: (fault: Fault) => faults.add(fault),
     setRepavePending: (uid, reasons) => state.setRepavePending(uid, reasons),
     setBackupLocation: (uid, name) => state.setBackupLocation(uid, name),
+    setCertificateExpiry: (uid, at) => radar.setCertificateExpiry(uid, at),
+    setBackupRuns: (uid, schedule, runs) => radar.setBackupRuns(uid, schedule, runs),
+    setProfileUpdates: (uid, updates) => radar.setProfileUpdates(uid, updates),
     clearFaults: () => faults.clear(),
     expireTokens: () => tokens.expireAll(),
     issueUserKey: (email, expiresAt) => {

@@ -129,6 +129,19 @@ export interface SimulatorControl {
   setBackupLocation(clusterUid: string, name: string): void;
   /** Palette holds a repave of this cluster for approval (GET …/repave/status says Pending) */
   setRepavePending(clusterUid: string, reasons: string[]): void;
+  /** every Kubernetes certificate of the cluster expires at `at` (epoch ms; radar, issue 28) */
+  setCertificateExpiry(clusterUid: string, at: number): void;
+  /** the backup policy's cron and its runs (the newest decides; needs a backup location) */
+  setBackupRuns(
+    clusterUid: string,
+    schedule: string | undefined,
+    runs: Array<{ name: string; state: string; at: number; msg?: string }>,
+  ): void;
+  /** the newer profile versions GET …/profileUpdates lists */
+  setProfileUpdates(
+    clusterUid: string,
+    updates: Array<{ uid: string; name: string; version: string }>,
+  ): void;
   /** every issued token that is still live expires now; returns how many */
   expireTokens(): number;
   /**

@@ -6,6 +6,12 @@ import type { ClusterSearch, Page, PaletteApi, Scope } from "../../src/palette/a
 import { PaletteError } from "../../src/palette/errors.ts";
 import type { AuditQuery, PaletteAudit } from "../../src/palette/history.ts";
 import type {
+  BackupHistory,
+  CertificateExpiry,
+  PendingRepave,
+  ProfileUpdate,
+} from "../../src/palette/radar-reads.ts";
+import type {
   AlertComponent,
   CloudConfig,
   Cluster,
@@ -382,6 +388,30 @@ export class FakePalette implements PaletteApi {
   async getBackup(): Promise<{ namespaces: string[] }> {
     this.enter("getBackup", []);
     return { namespaces: [] };
+  }
+
+  async getCertificates(): Promise<CertificateExpiry[]> {
+    this.enter("getCertificates", []);
+    return [];
+  }
+
+  async renewCertificates(): Promise<void> {
+    this.enter("renewCertificates", []);
+  }
+
+  async pendingRepavesPage(): Promise<Page<PendingRepave>> {
+    this.enter("pendingRepavesPage", []);
+    return { items: [] };
+  }
+
+  async getProfileUpdates(): Promise<ProfileUpdate[]> {
+    this.enter("getProfileUpdates", []);
+    return [];
+  }
+
+  async getBackupHistory(): Promise<BackupHistory> {
+    this.enter("getBackupHistory", []);
+    return { runs: [] };
   }
 
   async backupNow(): Promise<string> {
