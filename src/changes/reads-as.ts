@@ -1,5 +1,6 @@
+import { errorReply } from "../commands/reply.ts";
 import type { MessageReply, Requester } from "../commands/types.ts";
-import { actingFor, cannotAct, personalRefusal } from "../identity/acting.ts";
+import { actingFor, cannotAct, personalRefusalLines } from "../identity/acting.ts";
 import type { ChangeVerb } from "../model/change.ts";
 import type { ChangeDeps } from "./types.ts";
 
@@ -17,7 +18,10 @@ export const CHANGE_ACTION: Record<ChangeVerb, string> = {
   upgrade: "upgrade clusters",
 };
 
-export type Reads<T> = { kind: "read"; value: T } | { kind: "refused"; reply: MessageReply };
+export type Reads<T> =
+  | { kind: "read"; value: T }
+  /** `reply`: for the reader; `reason`: the requester's own, plain (a card's or their line) */
+  | { kind: "refused"; reply: MessageReply; reason: string };
 
 /**
  * Runs the reads of a person's change (asking, picking a pool or node, confirming, approving).
@@ -27,7 +31,14 @@ export type Reads<T> = { kind: "read"; value: T } | { kind: "refused"; reply: Me
  * name (a 401 unlinks it). Under linked the reads stay the service account's, as for other reads.
  */
 export async function readsAs<T>(
-  ask: { requester: Requester; verb: ChangeVerb; cluster: string; project: string | undefined },
+  ask: {
+    requester: Requester;
+    verb: ChangeVerb;
+    cluster: string;
+    project: string | undefined;
+    /** who reads a refusal: the requester (default), or a second person approving their request */
+    reader?: "requester" | "approver";
+  },
   deps: ChangeDeps,
   read: (deps: ChangeDeps) => Promise<T>,
 ): Promise<Reads<T>> {
@@ -41,7 +52,11 @@ export async function readsAs<T>(
       outcome: "denied",
       detail: JSON.stringify({ reason: "no Palette user to act as" }),
     });
-    return { kind: "refused", reply };
+    return {
+      kind: "refused",
+      reply: ask.reader === "approver" ? requesterCannotAct(ask.requester.userId) : reply,
+      reason: reply.text,
+    };
   };
   if (identity.mode === "linked") {
     const unlinked = await cannotAct(ask.requester, identity);
@@ -53,18 +68,30 @@ export async function readsAs<T>(
   try {
     return { kind: "read", value: await read({ ...deps, palette: acting.palette }) };
   } catch (error) {
-    const reply = await personalRefusal(
+    const lines = await personalRefusalLines(
       error,
       acting.link,
       "see this cluster",
       ask.project,
       identity,
     );
-    if (reply) return { kind: "refused", reply };
+    if (lines) {
+      const reply = errorReply(lines.mrkdwn, lines.plain, lines.hint);
+      return { kind: "refused", reply, reason: lines.plain };
+    }
     throw error;
   } finally {
     await acting.palette.close();
   }
+}
+
+/** The requester's "link first" told to the person approving their request, who cannot link for them. */
+function requesterCannotAct(requester: string): MessageReply {
+  return errorReply(
+    `:key: Not sent: this change acts in Palette as <@${requester}>, and no Palette user is linked to them now.`,
+    "Not sent: the requester has no Palette user linked now.",
+    "They can link theirs with `/palette login` and ask again.",
+  );
 }
 
 /** A refusal reply as the two lines a change's private notice carries. */
