@@ -86,7 +86,10 @@ export async function runChangePrompts(options: ChangePromptsOptions): Promise<v
         await printStory(options);
     }
   } catch (error) {
-    print(`The change failed: ${describeForUser(error)}`);
+    // not "failed": it may have reached Palette before the error; the follower reads its end
+    print(
+      `The bot hit an error handling this change: ${describeForUser(error)} If it reached Palette, the follower reads its end; it is not sent twice.`,
+    );
   }
 }
 

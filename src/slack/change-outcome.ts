@@ -2,8 +2,10 @@ import type { ChangeBoard } from "../changes/board.ts";
 import type { Execution } from "../changes/execute.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import { describeForUser } from "../palette/errors.ts";
 import { ChangeStore } from "../store/changes.ts";
 import type { SqlDb } from "../store/sql.ts";
+import { escapeMrkdwn } from "../views/mrkdwn.ts";
 
 /**
  * After Palette answered a change: its card goes to the channel it was asked in (accepted:
@@ -32,4 +34,31 @@ export async function postChangeCard(
       "change card not posted",
     );
   }
+}
+
+/**
+ * The change's use case threw (the store, Slack, a bug): the person who submitted or clicked
+ * hears it rather than nothing. Not "failed": the request may have gone out before the error,
+ * and then the lease holder finds the claimed change and reads Palette for its end.
+ */
+export async function tellChangeError(
+  error: unknown,
+  to: { channel: string; userId: string },
+  deps: { board: ChangeBoard; logger: Logger },
+): Promise<void> {
+  deps.logger.error(
+    { err: error instanceof Error ? error.message : String(error) },
+    "change not handled to its end here",
+  );
+  const why = describeForUser(error);
+  await deps.board
+    .tell(
+      to.channel,
+      to.userId,
+      `:warning: The bot hit an error handling this change: ${escapeMrkdwn(why)}\nIf it reached Palette, its card follows once the bot has read Palette; it is not sent twice.`,
+      `The bot hit an error handling this change: ${why}`,
+    )
+    .catch((cause: unknown) =>
+      deps.logger.warn({ err: String(cause) }, "change error not told to the person"),
+    );
 }

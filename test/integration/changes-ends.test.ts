@@ -15,6 +15,7 @@ import { slackClientOptions } from "../../src/slack/app.ts";
 import { slackEmailOf } from "../../src/slack/user-email.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import { APPROVE_ACTION_ID } from "../../src/views/change.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { type BotHarness, type HarnessOptions, startBot } from "../support/slack-harness.ts";
@@ -285,6 +286,45 @@ describe("day-2 ends: a write Palette applied but answered late", () => {
     const ended = await waitForCall(h.bot.fake, "chat.update", "not applied");
     expect(ended).toContain("was not sent again");
     expect((await records(h))[0]).toMatchObject({ status: "failed" });
+    expect(h.writes.filter((write) => write.method === "PUT")).toHaveLength(1);
+  });
+});
+
+describe("day-2 ends: the store fails between Palette's answer and `accepted`", () => {
+  it("tells the requester at once, and the lease holder later reads Palette to Scaled, one PUT", async () => {
+    const inner = await openSqlite(":memory:");
+    opened.push(() => inner.close());
+    let refusals = 0;
+    // the database drops the one statement that records Palette's answer
+    const db = new Proxy(inner, {
+      get(target, property, receiver) {
+        if (property === "get") {
+          return (sql: string, params?: unknown[]) => {
+            if (/^UPDATE changes SET status/.test(sql.trim()) && params?.[0] === "accepted") {
+              if (refusals++ === 0) return Promise.reject(new Error("connection lost"));
+            }
+            return target.get(sql, params as never);
+          };
+        }
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const h = await start({ bot: () => ({ db }) });
+    awsCluster(h, "store-drop");
+    await confirm(h, await ask(h, "scale store-drop worker-pool 5"));
+    const told = await privateLine(h.bot.fake, ALICE);
+    expect(told).toContain("hit an error");
+    expect(told).toContain("not sent twice");
+    expect(told).not.toContain("connection lost");
+    expect((await records(h))[0]).toMatchObject({ status: "executing" });
+
+    h.clock.advance(3 * 60_000);
+    await tick(h);
+    const card = await waitForCall(h.bot.fake, "chat.postMessage", "store-drop");
+    expect(card).toContain("unconfirmed");
+    await waitForCall(h.bot.fake, "chat.update", "Scaled");
+    expect((await records(h))[0]).toMatchObject({ status: "done" });
     expect(h.writes.filter((write) => write.method === "PUT")).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@ import { showApprovalRequest } from "../../../changes/board.ts";
 import { decideChange } from "../../../changes/decide.ts";
 import type { ChangeRecord } from "../../../store/changes.ts";
 import { APPROVE_ACTION_ID, REJECT_ACTION_ID } from "../../../views/change.ts";
-import { postChangeCard } from "../../change-outcome.ts";
+import { postChangeCard, tellChangeError } from "../../change-outcome.ts";
 import type { SlackEdge } from "../../types.ts";
 
 const approvalClick = z.object({
@@ -42,7 +42,13 @@ export function registerChangeApprovalActions(app: App, edge: SlackEdge): void {
       await edge.changeWork(async () => {
         const deps = edge.commandDeps;
         const board = edge.changeBoard;
-        const decided = await decideChange(id, { userId, channelId: channel }, decision, deps);
+        let decided: Awaited<ReturnType<typeof decideChange>>;
+        try {
+          decided = await decideChange(id, { userId, channelId: channel }, decision, deps);
+        } catch (error) {
+          await tellChangeError(error, { channel, userId }, { board, logger: edge.logger });
+          return;
+        }
         const showRequest = (record: ChangeRecord, line?: string) =>
           showApprovalRequest(board, record, line);
         switch (decided.kind) {

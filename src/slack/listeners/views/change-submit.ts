@@ -7,7 +7,7 @@ import { ChangePlanStore } from "../../../store/change-plans.ts";
 import { ChangeStore } from "../../../store/changes.ts";
 import { approvalPlacedLine } from "../../../views/approval-request.ts";
 import { CHANGE_CALLBACK_ID, CONFIRM_NAME_FIELD, planGoneModal } from "../../../views/change.ts";
-import { postChangeCard } from "../../change-outcome.ts";
+import { postChangeCard, tellChangeError } from "../../change-outcome.ts";
 import type { SlackEdge } from "../../types.ts";
 
 /**
@@ -108,11 +108,19 @@ export function registerChangeSubmit(app: App, edge: SlackEdge): void {
       await ack();
       const requester = { userId: body.user.id, channelId: channel, teamId: body.team?.id };
       const work = async () => {
-        const outcome = await confirmChange(
-          { requestKey: `slack:${view.id}`, plan, requester },
-          deps,
-        );
         const board = edge.changeBoard;
+        let outcome: Awaited<ReturnType<typeof confirmChange>>;
+        try {
+          outcome = await confirmChange({ requestKey: `slack:${view.id}`, plan, requester }, deps);
+        } catch (error) {
+          // the modal has closed: the person hears it here
+          await tellChangeError(
+            error,
+            { channel, userId: requester.userId },
+            { board, logger: edge.logger },
+          );
+          return;
+        }
         switch (outcome.kind) {
           case "refused":
             await board.tell(channel, requester.userId, outcome.mrkdwn, outcome.text);
