@@ -38,6 +38,8 @@ export async function readsAs<T>(
     project: string | undefined;
     /** who reads a refusal: the requester (default), or a second person approving their request */
     reader?: "requester" | "approver";
+    /** false: the caller writes the refusal's audit row itself (the confirmation's checks do) */
+    audit?: boolean;
   },
   deps: ChangeDeps,
   read: (deps: ChangeDeps) => Promise<T>,
@@ -45,19 +47,21 @@ export async function readsAs<T>(
   const identity = deps.identity;
   if (!identity || identity.mode === "service") return { kind: "read", value: await read(deps) };
   const refused = async (reply: MessageReply): Promise<Reads<T>> => {
-    await deps.audit.record({
-      userId: ask.requester.userId,
-      action: "change",
-      target: `${ask.verb} ${ask.cluster}`.slice(0, 300),
-      outcome: "denied",
-      detail: JSON.stringify({ reason: "no Palette user to act as" }),
-    });
+    if (ask.audit !== false) await auditRefusal();
     return {
       kind: "refused",
       reply: ask.reader === "approver" ? requesterCannotAct(ask.requester.userId) : reply,
       reason: reply.text,
     };
   };
+  const auditRefusal = () =>
+    deps.audit.record({
+      userId: ask.requester.userId,
+      action: "change",
+      target: `${ask.verb} ${ask.cluster}`.slice(0, 300),
+      outcome: "denied",
+      detail: JSON.stringify({ reason: "no Palette user to act as" }),
+    });
   if (identity.mode === "linked") {
     const unlinked = await cannotAct(ask.requester, identity);
     return unlinked ? refused(unlinked) : { kind: "read", value: await read(deps) };

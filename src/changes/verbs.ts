@@ -4,7 +4,7 @@ import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../commands
 import { type FreezeScope, freezeUntil, sameScope } from "../model/freeze.ts";
 import { FreezeStore } from "../store/freezes.ts";
 import { freezeLines, freezeScopeLabel } from "../views/change.ts";
-import { code, escapeMrkdwn, slackDate } from "../views/mrkdwn.ts";
+import { code, escapeMrkdwn, mention, slackDate } from "../views/mrkdwn.ts";
 import { chooseMachine, choosePool, chooseUpgrade } from "./choices.ts";
 import { guardChange, guardPlan } from "./guard.ts";
 import { planChange } from "./plan.ts";
@@ -296,6 +296,8 @@ export const freezeVerb: VerbSpec = {
       untilMs: end.untilMs,
       reason,
       frozenBy: ctx.requester.userId,
+      // its lift is told here too, wherever it is typed
+      announcedIn: ctx.requester.channelId,
     });
     await ctx.audit.record({
       userId: ctx.requester.userId,
@@ -313,7 +315,7 @@ export const freezeVerb: VerbSpec = {
         screen: "notice",
         data: {
           mrkdwn: `:snowflake: Changes to ${freezeScopeLabel(freeze)} are frozen until ${slackDate(end.untilMs, "dateTime")}${reason ? `: “${escapeMrkdwn(reason)}”` : ""}. Every change and launch is refused meanwhile; reads and notifications go on.`,
-          hint: `\`/palette unfreeze ${escapeMrkdwn(command.args.slice(0, untilAt).join(" ") || (command.project ? `project:${command.project}` : "all"))}\` lifts it.`,
+          hint: `\`/palette unfreeze ${escapeMrkdwn(command.args.slice(0, untilAt).join(" ") || (command.project ? `project:${command.project}` : "all"))} <why>\` lifts it.`,
         },
       },
       `Changes frozen until ${new Date(end.untilMs).toISOString()}`,
@@ -324,9 +326,9 @@ export const freezeVerb: VerbSpec = {
 
 export const unfreezeVerb: VerbSpec = {
   name: "unfreeze",
-  usage: "unfreeze <cluster>|project:<uid>|all",
-  summary: "lift a freeze",
-  examples: ["/palette unfreeze all"],
+  usage: "unfreeze <cluster>|project:<uid>|all <reason…>",
+  summary: "lift a freeze, saying why; told where the freeze was announced",
+  examples: ["/palette unfreeze all release shipped", "/palette unfreeze web-prod hotfix verified"],
   run: async (command, ctx) => {
     if (!(await mayFreeze(ctx))) {
       return errorReply(
@@ -334,7 +336,21 @@ export const unfreezeVerb: VerbSpec = {
         "You may not lift freezes.",
       );
     }
-    const target = await freezeScope(command, command.args, ctx, "unfreeze");
+    // `unfreeze project:<uid> <reason…>`: the project is the scope and every word the reason;
+    // otherwise the first word is the scope (a cluster, in `project:` when given, or `all`)
+    const projectFirst = /^\S+\s+project:/i.test(command.raw);
+    const scopeWords = projectFirst ? [] : command.args.slice(0, 1);
+    const reason = (projectFirst ? command.args : command.args.slice(1))
+      .join(" ")
+      .trim()
+      .slice(0, 300);
+    if (!reason) {
+      return usageReply(
+        unfreezeVerb,
+        "Say why the freeze is lifted, e.g. `/palette unfreeze all release shipped`.",
+      );
+    }
+    const target = await freezeScope(command, scopeWords, ctx, "unfreeze");
     if (target.kind === "reply") return target.reply;
     const store = new FreezeStore(ctx.db, ctx.clock);
     const lifted = await store.lift(target.scope, ctx.requester.userId);
@@ -346,19 +362,55 @@ export const unfreezeVerb: VerbSpec = {
         others.length > 0 ? `In force: ${freezeLines(others)}` : undefined,
       );
     }
+    const label = freezeScopeLabel(lifted[0]!);
+    const line = {
+      mrkdwn: `:sunny: ${mention(ctx.requester.userId)} lifted the freeze of ${label}: “${escapeMrkdwn(reason)}”. Changes are allowed again (by the \`ALLOW_*\` lists).`,
+      text: escapeMrkdwn(`Freeze lifted: ${reason}`),
+    };
+    // told where each freeze was announced, besides here; a channel that refuses is said
+    const elsewhere = [
+      ...new Set(lifted.map((freeze) => freeze.announcedIn).filter((channel) => !!channel)),
+    ].filter((channel): channel is string => channel !== ctx.requester.channelId);
+    const told: string[] = [];
+    const untold: string[] = [];
+    for (const channel of elsewhere) {
+      try {
+        if (!ctx.announce) throw new Error("no Slack to post with");
+        await ctx.announce(channel, line);
+        told.push(channel);
+      } catch (error) {
+        untold.push(channel);
+        ctx.logger.warn(
+          { channel, err: error instanceof Error ? error.message : String(error) },
+          "a freeze's lift was not told where the freeze was announced",
+        );
+      }
+    }
     await ctx.audit.record({
       userId: ctx.requester.userId,
       action: "freeze",
       target: scopeText(target.scope),
       outcome: "removed",
-      detail: JSON.stringify({ freezeIds: lifted.map((f) => f.id) }),
+      detail: JSON.stringify({
+        freezeIds: lifted.map((f) => f.id),
+        reason,
+        toldIn: [ctx.requester.channelId, ...told],
+        ...(untold.length > 0 ? { notToldIn: untold } : {}),
+      }),
     });
     return messageReply(
       {
         screen: "notice",
-        data: { mrkdwn: `:sunny: Lifted the freeze of ${freezeScopeLabel(lifted[0]!)}.` },
+        data: {
+          mrkdwn: line.mrkdwn,
+          ...(untold.length > 0
+            ? {
+                hint: `Not told in ${untold.map((channel) => `<#${channel}>`).join(", ")}, where the freeze was announced: the bot cannot post there.`,
+              }
+            : {}),
+        },
       },
-      "Freeze lifted",
+      line.text,
       "in_channel",
     );
   },

@@ -52,6 +52,12 @@ export interface CommandDeps {
    */
   onHoldChange?: (change: HoldChange) => Promise<void>;
   /**
+   * Posts a line in another channel than the one the command was typed in (a freeze's lift is
+   * told where the freeze was announced). Absent (the console): not posted. Throws when Slack
+   * refuses (not_in_channel …); the caller says so.
+   */
+  announce?: (channelId: string, line: { mrkdwn: string; text: string }) => Promise<void>;
+  /**
    * The reader's time zone (Slack: users.info `tz`) for answers that show times (`why`); absent
    * (the console, tests): UTC
    */

@@ -15,6 +15,8 @@ export interface Freeze {
   reason: string;
   frozenBy: string;
   createdAt: number;
+  /** the channel the freeze was announced in (absent for freezes older than this record) */
+  announcedIn?: string;
 }
 
 /** What a change is about to touch: a cluster (with its project) or, for a launch, a project. */

@@ -8,6 +8,7 @@ import { type RunningHttpServer, startHttpServer } from "../http/server.ts";
 import { intervalScheduler } from "../launch/watch.ts";
 import type { Logger } from "../log.ts";
 import { ChangePlanStore } from "../store/change-plans.ts";
+import { section } from "../views/blocks.ts";
 import { changeModal } from "../views/change.ts";
 import { loginModal } from "../views/login-modal.ts";
 import { createAnswerGate, watchRequests } from "./answer-gate.ts";
@@ -184,6 +185,15 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
         },
         deps.wakeSender,
       ),
+    announce:
+      deps.commandDeps.announce ??
+      (async (channel: string, line: { mrkdwn: string; text: string }) => {
+        await app.client.chat.postMessage({
+          channel,
+          text: line.text,
+          blocks: [section(line.mrkdwn)],
+        });
+      }),
   };
   deps.instrument?.(app);
   const answerGate = createAnswerGate();

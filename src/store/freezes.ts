@@ -11,6 +11,7 @@ interface FreezeRow {
   reason: string;
   frozen_by: string;
   created_at: number;
+  announced_in: string | null;
 }
 
 function toScope(row: FreezeRow): FreezeScope {
@@ -29,6 +30,7 @@ function toFreeze(row: FreezeRow): Freeze {
     reason: row.reason,
     frozenBy: row.frozen_by,
     createdAt: Number(row.created_at),
+    ...(row.announced_in ? { announcedIn: row.announced_in } : {}),
   };
 }
 
@@ -44,11 +46,13 @@ export class FreezeStore {
     untilMs: number;
     reason: string;
     frozenBy: string;
+    /** the channel `/palette freeze` answered in: its lift is told there too */
+    announcedIn?: string;
   }): Promise<Freeze> {
     const scope = input.scope;
     const row = await this.db.get<FreezeRow>(
-      `INSERT INTO freezes (scope_kind, scope_uid, scope_name, until_ms, reason, frozen_by, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO freezes (scope_kind, scope_uid, scope_name, until_ms, reason, frozen_by, created_at, announced_in)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       [
         scope.kind,
         scope.kind === "all" ? "" : scope.uid,
@@ -57,6 +61,7 @@ export class FreezeStore {
         input.reason,
         input.frozenBy,
         this.clock.now(),
+        input.announcedIn ?? null,
       ],
     );
     return toFreeze(row!);

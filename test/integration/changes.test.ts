@@ -297,9 +297,7 @@ describe("day-2: scale", () => {
     const [record] = await new ChangeStore(h.bot.db, h.clock).all();
     expect(record).toMatchObject({ status: "done", requester: ALICE });
     const audit = (await h.bot.audit.recent(20)).filter((row) => row.action === "change");
-    expect(audit.map((row) => row.outcome)).toEqual(
-      expect.arrayContaining(["created", "accepted"]),
-    );
+    expect(audit.map((row) => row.outcome)).toEqual(expect.arrayContaining(["created", "granted"]));
   });
 
   it("not allowed: refused at the command, Palette never written", async () => {
@@ -335,7 +333,10 @@ describe("day-2: scale", () => {
     expect(h.writes).toEqual([]);
 
     // lifted: the same change goes through
-    const lift = await h.bot.command("unfreeze frozen-one", { userId: BOB, channelId: CHANNEL });
+    const lift = await h.bot.command("unfreeze frozen-one release done", {
+      userId: BOB,
+      channelId: CHANNEL,
+    });
     await h.bot.responses(lift.responseId);
     const after = await ask(h, "scale frozen-one worker-pool 4");
     await confirm(h, after.view!);

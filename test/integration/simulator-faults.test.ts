@@ -41,6 +41,43 @@ describe("faults", () => {
     expect((await search(s)).status).toBe(200);
   });
 
+  it("late handles the request, then holds its answer back: a client that gives up sooner never hears it", async () => {
+    const s = await start();
+    const added = await fetch(`${s.url}/__sim/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        pathPrefix: "/v1/dashboard",
+        method: "POST",
+        kind: "late",
+        latencyMs: 400,
+        times: 1,
+      }),
+    });
+    expect(added.status).toBe(201);
+    s.control.clearRequests();
+    const started = performance.now();
+    await expect(
+      fetch(`${s.url}/v1/dashboard/spectroclusters/search?limit=5`, {
+        method: "POST",
+        headers: { apiKey: s.credentials.apiKey, "content-type": "application/json" },
+        body: "{}",
+        signal: AbortSignal.timeout(100),
+      }),
+    ).rejects.toThrow();
+    expect(performance.now() - started).toBeLessThan(400);
+    // handled before the client gave up: recorded with the answer it was going to get
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    expect(s.control.requests()).toEqual([
+      expect.objectContaining({
+        method: "POST",
+        path: "/v1/dashboard/spectroclusters/search",
+        status: 200,
+      }),
+    ]);
+    expect((await search(s)).status).toBe(200);
+  });
+
   it("reset destroys the socket; malformed answers 200 with a wrong shape; latency delays", async () => {
     const s = await start();
     s.control.addFault({ pathPrefix: "/v1/dashboard", kind: "reset", times: 1 });

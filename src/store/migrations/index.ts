@@ -11,6 +11,7 @@ import { launchPaletteUser } from "./010_launch_palette_user.ts";
 import { day2 } from "./011_day2.ts";
 import { auditColumns } from "./012_audit_columns.ts";
 import { changePlans } from "./013_change_plans.ts";
+import { freezeAnnouncedIn } from "./014_freeze_announced_in.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -26,5 +27,6 @@ export const MIGRATIONS: Migration[] = [
   ...launchPaletteUser,
   ...day2,
   changePlans,
+  freezeAnnouncedIn,
   auditColumns,
 ];

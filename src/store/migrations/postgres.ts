@@ -438,6 +438,14 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 71,
+    name: "freeze_announced_in",
+    // the channel a freeze was announced in, for its lift to be told there
+    up: `
+      ALTER TABLE freezes ADD COLUMN announced_in TEXT;
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted
