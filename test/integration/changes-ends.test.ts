@@ -234,6 +234,27 @@ describe("day-2 ends: an approval whose re-read of Palette fails", () => {
   });
 });
 
+describe("day-2 ends: a confirmation whose re-read of Palette fails", () => {
+  it("tells the person privately that nothing was sent, and why; no change is recorded", async () => {
+    const h = await start();
+    awsCluster(h, "confirm-reread");
+    const view = await ask(h, "scale confirm-reread worker-pool 5");
+    h.sim.control.addFault({
+      pathPrefix: "/v1/cloudconfigs/aws/",
+      method: "GET",
+      kind: "status",
+      status: 500,
+    });
+    await confirm(h, view);
+    const told = await privateLine(h.bot.fake, ALICE);
+    expect(told).toContain("Not sent: Palette could not be read");
+    expect(told).toContain("Palette had an internal error");
+    expect(await records(h)).toEqual([]);
+    expect(h.writes).toEqual([]);
+    expect(h.bot.fake.callsTo("chat.postMessage")).toEqual([]);
+  });
+});
+
 describe("day-2 ends: a write Palette applied but answered late", () => {
   it("is unconfirmed, then followed from Palette's state to Scaled, with exactly one PUT", async () => {
     const h = await start({ answerTimeoutMs: 400 });
