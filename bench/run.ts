@@ -15,6 +15,7 @@ import { runMentionBench } from "./mention.ts";
 import { runPollBench } from "./poll.ts";
 import { runScaleBench } from "./scale.ts";
 import { runSimulatorBench } from "./simulator.ts";
+import { runWhyBench } from "./why.ts";
 
 const only = process.argv.slice(2);
 const benches: Array<[string, () => Promise<unknown>]> = [
@@ -23,6 +24,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["actions", () => runCardActionBench()],
   ["mention", () => runMentionBench()],
   ["change", () => runChangeBench()],
+  ["why", () => runWhyBench()],
   ["poll", runPollBench],
   ["simulator", runSimulatorBench],
   // minutes, not seconds: run it alone with `npm run bench -- scale`

@@ -43,6 +43,10 @@ const EMOJI: Record<string, string> = {
   busts_in_silhouette: "👥",
   hourglass: "⌛",
   arrows_counterclockwise: "🔄",
+  // /palette why: Palette's audit, the bot's record, events
+  memo: "📝",
+  robot_face: "🤖",
+  bell: "🔔",
 };
 
 // everything but tab and newline
