@@ -1,6 +1,7 @@
 import { CHANGE_PERMISSION } from "../model/change.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import { requesterNotAllowed, requesterTold } from "../views/change-drift.ts";
+import { auditExpired, auditStep, subjectOf } from "./audit-trail.ts";
 import { staleness, unreadRefusal } from "./confirm.ts";
 import { type Execution, executeChange } from "./execute.ts";
 import { guardPlan } from "./guard.ts";
@@ -51,6 +52,7 @@ export async function decideChange(
   if (record.status !== "awaiting_approval") return { kind: "settled", record };
   if ((record.expiresAt ?? 0) <= deps.clock.now()) {
     const expired = await store.expireDue();
+    await auditExpired(deps.audit, expired);
     return {
       kind: "settled",
       record: (await store.get(id)) ?? record,
@@ -59,12 +61,10 @@ export async function decideChange(
   }
   const { plan } = record;
   if (decision === "approve" && approver.userId === record.requester) {
-    await deps.audit.record({
-      userId: approver.userId,
-      action: "change",
-      target: `approve ${plan.verb} ${plan.cluster.name}`,
-      outcome: "denied",
-      detail: JSON.stringify({ changeId: id, reason: "own request" }),
+    await auditStep(deps.audit, subjectOf(record), {
+      step: "refused",
+      reason: "own request",
+      by: approver.userId,
     });
     return {
       kind: "refused",
@@ -72,43 +72,25 @@ export async function decideChange(
       text: "You cannot approve your own change.",
     };
   }
-  const guard = await guardPlan(deps, approver.userId, plan);
+  const guard = await guardPlan(deps, approver.userId, plan, {
+    requester: record.requester,
+    changeId: id,
+  });
   if (!guard.allowed) return { kind: "refused", mrkdwn: guard.mrkdwn, text: guard.text };
   if (decision === "reject") {
     const rejected = await store.decide(id, approver.userId, "reject");
     if (!rejected) return { kind: "settled", record: (await store.get(id)) ?? record };
-    await deps.audit.record({
-      userId: approver.userId,
-      action: "change",
-      target: `reject ${plan.verb} ${plan.cluster.name}`,
-      outcome: "rejected",
-      detail: JSON.stringify({ changeId: id, requester: record.requester }),
-    });
+    await auditStep(deps.audit, subjectOf(rejected), { step: "rejected", by: approver.userId });
     return { kind: "rejected", record: rejected };
   }
   const claimed = await store.decide(id, approver.userId, "approve");
   if (!claimed) return { kind: "settled", record: (await store.get(id)) ?? record };
-  await deps.audit.record({
-    userId: approver.userId,
-    action: "change",
-    target: `approve ${plan.verb} ${plan.cluster.name}`,
-    outcome: "granted",
-    detail: JSON.stringify({ changeId: id, requester: record.requester }),
-  });
+  await auditStep(deps.audit, subjectOf(claimed), { step: "approved", by: approver.userId });
+  let stale: Awaited<ReturnType<typeof staleness>>;
   // the requester's ALLOW_* again: an admin may have taken them off it since they asked
   const notAllowed = (await deps.policy.allows(record.requester, CHANGE_PERMISSION[plan.verb]))
     ? undefined
     : requesterNotAllowed(plan, record.requester);
-  if (notAllowed) {
-    await deps.audit.record({
-      userId: record.requester,
-      action: "change",
-      target: `${plan.verb} ${plan.cluster.name}`,
-      outcome: "denied",
-      detail: JSON.stringify({ changeId: id, reason: "permission", approver: approver.userId }),
-    });
-  }
-  let stale: Awaited<ReturnType<typeof staleness>>;
   try {
     stale = notAllowed
       ? { kind: "refused", ...notAllowed }
@@ -125,6 +107,19 @@ export async function decideChange(
   if (stale) {
     const reason = stale.reason ?? stale.text;
     const failed = await store.move(id, "executing", "failed", { reason });
+    // refused at the approval's re-check, and so ended: not sent
+    await auditStep(deps.audit, subjectOf(claimed), {
+      step: "refused",
+      reason: stale.changed ? "drift" : notAllowed ? "permission" : "unchecked",
+      // a permission that lapsed is the requester's; the rest refuse the approval
+      by: notAllowed ? record.requester : approver.userId,
+      detail: stale.changed ? { changed: stale.changed } : { said: stale.text },
+    });
+    await auditStep(deps.audit, subjectOf(failed ?? claimed), {
+      step: "end",
+      outcome: "failed",
+      line: stale.text,
+    });
     return {
       kind: "stale",
       record: failed ?? claimed,

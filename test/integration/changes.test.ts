@@ -297,7 +297,9 @@ describe("day-2: scale", () => {
     const [record] = await new ChangeStore(h.bot.db, h.clock).all();
     expect(record).toMatchObject({ status: "done", requester: ALICE });
     const audit = (await h.bot.audit.recent(20)).filter((row) => row.action === "change");
-    expect(audit.map((row) => row.outcome)).toEqual(expect.arrayContaining(["created", "granted"]));
+    expect(audit.map((row) => row.outcome)).toEqual(
+      expect.arrayContaining(["created", "accepted"]),
+    );
   });
 
   it("not allowed: refused at the command, Palette never written", async () => {
