@@ -11,6 +11,7 @@ import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { slackClientOptions } from "../../src/slack/app.ts";
 import { slackEmailOf } from "../../src/slack/user-email.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
+import { APPROVE_ACTION_ID } from "../../src/views/change.ts";
 import { type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
 import { interactiveBody, loadPayload } from "../support/slack-request.ts";
@@ -24,6 +25,8 @@ import { interactiveBody, loadPayload } from "../support/slack-request.ts";
 const CHANNEL = "C777";
 /** on ALLOW_SCALE and ALLOW_MAINTENANCE: the bot's own lists let everyone below ask */
 const PERSON = "W701";
+/** a second person on ALLOW_SCALE, who approves PERSON's requests */
+const APPROVER = "W702";
 
 interface Harness {
   bot: BotHarness;
@@ -44,6 +47,8 @@ async function start(
   projects: "first" | "none",
   /** LINK_METHOD=email: PERSON's Slack e-mail (users.info on the fake Slack) */
   email?: string,
+  /** APPROVAL_REQUIRED for these verbs; APPROVER may approve */
+  approvals?: string[],
 ): Promise<Harness> {
   const clock = new ManualClock(Date.UTC(2026, 10, 26, 9));
   const sim = await startSimulator({ clock, clusters: 8, seed: 25 });
@@ -58,7 +63,7 @@ async function start(
     allowLaunch: [],
     allowKubeconfig: [],
     allowChanges: {
-      scale: [PERSON],
+      scale: [PERSON, APPROVER],
       delete: [PERSON],
       maintenance: [PERSON],
       backup: [PERSON],
@@ -81,6 +86,7 @@ async function start(
     fake,
     projects: projects === "first" ? [sim.control.projects()[0]!] : [],
     changeSchedule: () => ({ stop() {} }),
+    approvals: approvals ? { verbs: approvals, ttlMs: 30 * 60_000 } : undefined,
     identity: (db) =>
       buildIdentity(
         {
@@ -204,6 +210,24 @@ async function waitForCall(h: Harness, method: string, match: string, timeoutMs 
   }
 }
 
+/** every text the bot sent the fake Slack (messages, ephemerals, updates, response_url answers) */
+function allTexts(h: Harness): string {
+  const methods = ["chat.postMessage", "chat.postEphemeral", "chat.update", "response"];
+  return methods.flatMap((method) => texts(h.bot.fake.callsTo(method))).join("\n");
+}
+
+async function waitForText(h: Harness, match: string, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = allTexts(h)
+      .split("\n")
+      .find((text) => text.includes(match));
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`nothing said ${match}; saw ${allTexts(h)}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** what no person's refusal may say: it is not the bot's account that was refused */
 const BOT_BLAME = ["bot's Palette account", "grant its role", "PALETTE_API_KEY"];
 
@@ -317,6 +341,32 @@ describe("IDENTITY=linked: unlinked after the confirmation opened", () => {
     expect(h.bot.fake.callsTo("chat.postMessage")).toEqual([]);
     expect(h.sim.control.requests()).toEqual([]);
     expect(await new ChangeStore(h.bot.db, h.clock).all()).toEqual([]);
+  });
+});
+
+describe("IDENTITY=linked: an approval of someone who unlinked meanwhile", () => {
+  it("is not sent, and the approver is told it is the requester who has no Palette user now", async () => {
+    const h = await start("linked", "first", undefined, ["scale"]);
+    awsCluster(h, "approve-gone", h.sim.control.projects()[0]!);
+    await link(h, "editor@example.com", "Eddie Editor");
+    const { view } = await ask(h, "scale approve-gone worker-pool 5");
+    await confirm(h, view!);
+    const store = new ChangeStore(h.bot.db, h.clock);
+    const deadline = Date.now() + 5_000;
+    while ((await store.all()).length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const [request] = await store.all();
+    expect(request!.status).toBe("awaiting_approval");
+    await h.bot.bot.edge.commandDeps.identity!.store.remove(PERSON);
+    h.sim.control.clearRequests();
+    await h.bot.click(APPROVE_ACTION_ID, String(request!.id), { userId: APPROVER });
+    const told = await waitForText(h, "no Palette user is linked to them");
+    expect(told).toContain(`<@${PERSON}>`);
+    const all = allTexts(h);
+    expect(all).not.toContain("your Slack account is not linked");
+    expect(h.sim.control.requests().filter((r) => r.method !== "GET")).toEqual([]);
+    expect((await store.get(request!.id))!.status).toBe("failed");
   });
 });
 
