@@ -5,6 +5,7 @@ import { describeForUser } from "../palette/errors.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import { differenceLine, driftRefusal } from "../views/change-drift.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
+import { auditStep, subjectOf, subjectOfPlan } from "./audit-trail.ts";
 import { type Execution, executeChange } from "./execute.ts";
 import { guardPlan } from "./guard.ts";
 import { askOf, planChange } from "./plan.ts";
@@ -37,6 +38,12 @@ export async function confirmChange(
   if (earlier) return { kind: "duplicate", record: earlier };
   // PALETTE_PROJECTS is the boundary for changes as for reads (the plan came back through Slack)
   if (deps.projects.length > 0 && !deps.projects.includes(plan.cluster.projectUid)) {
+    await auditStep(deps.audit, subjectOfPlan(plan, requester.userId), {
+      step: "refused",
+      reason: "scope",
+      by: requester.userId,
+      detail: { rule: "PALETTE_PROJECTS" },
+    });
     return {
       kind: "refused",
       mrkdwn: "That cluster is not in a project this bot watches (PALETTE_PROJECTS).",
@@ -50,9 +57,25 @@ export async function confirmChange(
     stale = await staleness(plan, requester, deps);
   } catch (error) {
     // the modal has closed: the person is told here, not only the log
-    return unreadRefusal(error);
+    const refusal = unreadRefusal(error);
+    await auditStep(deps.audit, subjectOfPlan(plan, requester.userId), {
+      step: "refused",
+      reason: "unchecked",
+      by: requester.userId,
+      detail: { said: refusal.text },
+    });
+    return refusal;
   }
-  if (stale) return stale;
+  if (stale) {
+    await auditStep(deps.audit, subjectOfPlan(plan, requester.userId), {
+      step: "refused",
+      reason: stale.changed ? "drift" : "identity",
+      by: requester.userId,
+      detail: stale.changed ? { changed: stale.changed } : { said: stale.text },
+    });
+    const { changed: _changed, ...refusal } = stale;
+    return refusal;
+  }
   const needsApproval = deps.approvals?.verbs.includes(plan.verb) ?? false;
   const claim = await store.create({
     requestKey: input.requestKey,
@@ -63,18 +86,7 @@ export async function confirmChange(
     ...(needsApproval ? { expiresAt: deps.clock.now() + deps.approvals!.ttlMs } : {}),
   });
   if (claim.kind === "duplicate") return claim;
-  await deps.audit.record({
-    userId: requester.userId,
-    action: "change",
-    target: `${plan.verb} ${plan.cluster.name}`,
-    outcome: "created",
-    detail: JSON.stringify({
-      changeId: claim.record.id,
-      clusterUid: plan.cluster.uid,
-      projectUid: plan.cluster.projectUid || undefined,
-      needsApproval,
-    }),
-  });
+  await auditStep(deps.audit, subjectOf(claim.record), { step: "request", needsApproval });
   if (needsApproval) return { kind: "awaiting", record: claim.record };
   return executeChange(claim.record, deps);
 }
@@ -99,8 +111,9 @@ export async function staleness(
   deps: ChangeDeps,
   since: "the confirmation opened" | "it was asked" = "the confirmation opened",
 ): Promise<
+  // `changed`: what drifted, for the audit; absent when the refusal is the requester's own;
   // `reason`: plain, for the request card (which escapes it)
-  { kind: "refused"; mrkdwn: string; text: string; reason?: string } | undefined
+  { kind: "refused"; mrkdwn: string; text: string; changed?: string[]; reason?: string } | undefined
 > {
   // under IDENTITY=linked|strict: someone who can no longer act is refused before the read, and
   // under strict Palette is read with the requester's key (src/changes/reads-as.ts)
@@ -112,6 +125,8 @@ export async function staleness(
       project: plan.cluster.projectUid || undefined,
       // at an approval the refusal is read by the approver; the requester's own reason goes on
       reader: since === "it was asked" ? "approver" : "requester",
+      // the confirmation and the approval audit their refusals themselves
+      audit: false,
     },
     deps,
     (readDeps) => planChange(askOf(plan), { ...readDeps, requester }),
@@ -125,5 +140,11 @@ export async function staleness(
     fresh.kind === "plan" ? planDrift(plan, fresh.plan).map(differenceLine) : [fresh.reply.text];
   if (lines.length === 0) return undefined;
   const refusal = driftRefusal(lines, since);
-  return { kind: "refused", mrkdwn: refusal.mrkdwn, text: refusal.text, reason: refusal.reason };
+  return {
+    kind: "refused",
+    mrkdwn: refusal.mrkdwn,
+    text: refusal.text,
+    reason: refusal.reason,
+    changed: lines,
+  };
 }
