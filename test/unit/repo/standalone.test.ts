@@ -31,7 +31,7 @@ describe("the repository stands alone", () => {
     const folders = readdirSync(FIXTURES_DIR).filter((name) =>
       statSync(join(FIXTURES_DIR, name)).isDirectory(),
     );
-    expect(folders.sort()).toEqual(["palette-api", "slack"]);
+    expect(folders.sort()).toEqual(["github", "palette-api", "slack"]);
     for (const folder of folders) {
       const source = readFileSync(join(FIXTURES_DIR, folder, "SOURCE.md"), "utf8");
       expect(source, relative(process.cwd(), folder)).toMatch(/commit `[0-9a-f]{40}`/);
