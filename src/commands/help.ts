@@ -19,6 +19,7 @@ export const HELP_GROUPS: readonly HelpGroupSpec[] = [
       workloads: "its pods and controllers, per namespace",
       alerts: "the alerts raised now",
       kubeconfig: "its kubeconfig, to your DMs",
+      why: "what changed before its trouble, and who did it",
     },
   },
   {
@@ -61,6 +62,7 @@ export const HELP_GROUPS: readonly HelpGroupSpec[] = [
       login: "act in Palette as your own user",
       whoami: "whom your commands act as",
       logout: "unlink it",
+      audit: "who asked, approved and did what: a CSV to your DMs",
       help: "this list, or one command's usage and examples",
     },
   },
