@@ -7,6 +7,7 @@ import { createUndiciTransport, type WireRequest } from "../../src/palette/http.
 import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { ChangePlanStore } from "../../src/store/change-plans.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import {
@@ -819,16 +820,15 @@ describe("day-2: the confirmation's boundary", () => {
     const h = await start();
     awsCluster(h, "edge-of-map");
     const { view } = await ask(h, "delete edge-of-map");
-    const metadata = JSON.parse(view!.private_metadata) as {
-      plan: { cluster: { projectUid: string } };
-    };
-    metadata.plan.cluster.projectUid = h.sim.control.projects()[1]!;
-    await confirm(
-      h,
-      { ...view!, private_metadata: JSON.stringify(metadata) },
-      ALICE,
-      "edge-of-map",
-    );
+    // the plan kept for the modal names another project (the confirmation checks it again)
+    const { planId } = JSON.parse(view!.private_metadata) as { planId: string };
+    const kept = (await new ChangePlanStore(h.bot.db, h.clock).get(planId))!;
+    kept.plan.cluster.projectUid = h.sim.control.projects()[1]!;
+    await h.bot.db.run("UPDATE change_plans SET plan = ? WHERE id = ?", [
+      JSON.stringify(kept.plan),
+      planId,
+    ]);
+    await confirm(h, view!, ALICE, "edge-of-map");
     await waitForCall(h, "chat.postEphemeral", "not in a project this bot watches");
     expect(h.writes).toEqual([]);
   });
