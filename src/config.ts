@@ -130,6 +130,13 @@ const rawEnvSchema = z.object({
     .min(1, { message: "wants at least 1 day" })
     .max(36_500, { message: "wants at most 36500 days (100 years)" })
     .default(400),
+  /** `/palette audit`: at most this many of Palette's own audit entries in one export (issue 27) */
+  AUDIT_EXPORT_MAX: z.coerce
+    .number({ message: "wants a number of entries" })
+    .int({ message: "wants a whole number of entries" })
+    .min(1, { message: "wants at least 1 entry" })
+    .max(1_000_000, { message: "wants at most 1000000 entries" })
+    .default(10_000),
   APPROVAL_REQUIRED: csv.pipe(
     z.array(
       z.enum(CHANGE_VERB_NAMES, {
@@ -222,6 +229,8 @@ export interface Config {
   allowAudit: string[];
   /** AUDIT_RETENTION_DAYS: how long audit rows are kept */
   auditRetentionDays: number;
+  /** AUDIT_EXPORT_MAX: Palette's entries in one `/palette audit` export at most */
+  auditExportMax: number;
   logLevel: "debug" | "info" | "warn" | "error";
   identity: IdentityConfig;
 }
@@ -360,6 +369,7 @@ export function loadConfig(
     },
     allowAudit: raw.ALLOW_AUDIT,
     auditRetentionDays: raw.AUDIT_RETENTION_DAYS,
+    auditExportMax: raw.AUDIT_EXPORT_MAX,
     logLevel: raw.LOG_LEVEL,
     identity: identityConfig(raw),
   };

@@ -151,6 +151,7 @@ export async function startBot(
     audit,
     policy,
     approvals: config.approvals,
+    auditExportMax: config.auditExportMax,
     clock,
     logger,
     projects: config.palette.projects,

@@ -1,6 +1,8 @@
+import type { PaletteAudit } from "../palette/history.ts";
 import type { AuditRecord } from "../store/audit.ts";
 import { toCsv } from "../views/csv.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { DEFAULT_AUDIT_EXPORT_MAX, paletteAuditCells, readPaletteAudit } from "./audit-palette.ts";
 import { errorReply, messageReply, usageReply } from "./reply.ts";
 import type { CommandContext, FileReply, VerbSpec } from "./types.ts";
 
@@ -15,6 +17,8 @@ export const MAX_EXPORT_ROWS = 50_000;
 
 /** the export's columns, in order (docs/security.md lists them) */
 export const AUDIT_CSV_HEADER = [
+  /** `bot` (this bot's audit table) or `palette` (Palette's audit log, GET /v1/audits) */
+  "source",
   "at",
   "action",
   "step",
@@ -31,7 +35,16 @@ export const AUDIT_CSV_HEADER = [
 ] as const;
 
 export type AuditFilter =
-  | { kind: "ok"; since: number; cluster?: string; userId?: string }
+  | {
+      kind: "ok";
+      since: number;
+      /** `until <when>`; default now */
+      until?: number;
+      cluster?: string;
+      userId?: string;
+      /** `user:<email>`: a Palette user's entries */
+      email?: string;
+    }
   | { kind: "problem"; problem: string };
 
 /**
@@ -61,14 +74,32 @@ export function parseAuditFilter(args: readonly string[], now: number): AuditFil
     since = parsed;
     words.splice(at, 2);
   }
+  let until: number | undefined;
+  const end = words.findIndex((word) => word.toLowerCase() === "until");
+  if (end !== -1) {
+    const value = words[end + 1];
+    const parsed = value === undefined ? undefined : parseSince(value, now);
+    if (parsed === undefined) {
+      return {
+        kind: "problem",
+        problem: "Say until when, e.g. `until 1d` (a day ago) or `until 2026-11-20`.",
+      };
+    }
+    if (parsed < since) return { kind: "problem", problem: "`until` is before `since`." };
+    until = parsed;
+    words.splice(end, 2);
+  }
+  const range = { since, ...(until !== undefined ? { until } : {}) };
   if (words.length > 1) {
     return { kind: "problem", problem: "One cluster or one person at a time." };
   }
   const subject = words[0];
-  if (subject === undefined) return { kind: "ok", since };
+  if (subject === undefined) return { kind: "ok", ...range };
+  const email = /^user:(.+@.+)$/i.exec(subject);
+  if (email) return { kind: "ok", ...range, email: email[1]! };
   const mention = /^<@([UW][A-Z0-9]{2,})(?:\|[^>]*)?>$/.exec(subject);
   const id = /^@?([UW][A-Z0-9]{5,})$/.exec(subject);
-  if (mention || id) return { kind: "ok", since, userId: (mention ?? id)![1]! };
+  if (mention || id) return { kind: "ok", ...range, userId: (mention ?? id)![1]! };
   if (subject.startsWith("@") || subject.startsWith("<")) {
     return {
       kind: "problem",
@@ -76,7 +107,7 @@ export function parseAuditFilter(args: readonly string[], now: number): AuditFil
         "Name the person by picking them from Slack's @ list (or by their user ID, e.g. `@U0123ABCD`).",
     };
   }
-  return { kind: "ok", since, cluster: subject };
+  return { kind: "ok", ...range, cluster: subject };
 }
 
 /** `24h`, `90m`, `7d`, `2w` back from now, or a UTC date (`2026-11-01`) or ISO time */
@@ -99,26 +130,45 @@ export function parseSince(value: string, now: number): number | undefined {
   return undefined;
 }
 
-/** the rows as the CSV file (src/views/csv.ts escapes and quotes every cell) */
-export function auditCsv(rows: readonly AuditRecord[]): string {
-  return toCsv(
-    AUDIT_CSV_HEADER,
-    rows.map((row) => [
-      row.at,
-      row.action,
-      row.step,
-      row.outcome,
-      row.userId,
-      row.target,
-      row.changeId,
-      row.clusterUid,
-      row.projectUid,
-      row.requester,
-      row.approver,
-      row.paletteUser,
-      row.detail,
-    ]),
-  );
+/**
+ * The rows as the CSV file (src/views/csv.ts escapes and quotes every cell): the bot's rows and
+ * Palette's entries in one list, oldest first, each with its `source`.
+ */
+export function auditCsv(
+  rows: readonly AuditRecord[],
+  palette: readonly PaletteAudit[] = [],
+): string {
+  const timeOf = (at: string | number | undefined) => {
+    const parsed = Date.parse(String(at ?? ""));
+    return Number.isNaN(parsed) ? 0 : parsed;
+  };
+  const lines = [
+    ...rows.map((row) => botCells(row)),
+    ...palette.map((entry) => ["palette", ...paletteAuditCells(entry)]),
+  ]
+    .map((cells, index) => ({ cells, index, at: timeOf(cells[1]) }))
+    .sort((a, b) => a.at - b.at || a.index - b.index)
+    .map(({ cells }) => cells);
+  return toCsv(AUDIT_CSV_HEADER, lines);
+}
+
+function botCells(row: AuditRecord): Array<string | number | undefined> {
+  return [
+    "bot",
+    row.at,
+    row.action,
+    row.step,
+    row.outcome,
+    row.userId,
+    row.target,
+    row.changeId,
+    row.clusterUid,
+    row.projectUid,
+    row.requester,
+    row.approver,
+    row.paletteUser,
+    row.detail,
+  ];
 }
 
 /**
@@ -128,9 +178,9 @@ export function auditCsv(rows: readonly AuditRecord[]): string {
  */
 export const auditVerb: VerbSpec = {
   name: "audit",
-  usage: "audit [cluster|@user] [since 24h|7d|<date>]",
+  usage: "audit [cluster|project:<uid>|@person|user:<email>] [since 24h|7d|<date>] [until <when>]",
   summary:
-    "sends you the bot's audit (requests, refusals, approvals, Palette's answers, ends) as a CSV file in a direct message, if you are allowed",
+    "sends you the bot's audit (requests, refusals, approvals, Palette's answers, ends) and Palette's own audit log as one CSV file in a direct message, if you are allowed",
   examples: ["/palette audit since 7d", "/palette audit prod-aws-01 since 24h"],
   run: async (command, ctx) => {
     const userId = ctx.requester.userId;
@@ -146,14 +196,55 @@ export const auditVerb: VerbSpec = {
     const filter = parseAuditFilter(command.args, ctx.clock.now());
     if (filter.kind === "problem") return usageReply(auditVerb, filter.problem);
     const since = new Date(filter.since).toISOString();
-    const rows = await ctx.audit.find({
+    const now = ctx.clock.now();
+    const until = filter.until ?? now;
+    // Palette's side first: under IDENTITY=strict an unlinked person is refused before anything
+    const max = ctx.auditExportMax ?? DEFAULT_AUDIT_EXPORT_MAX;
+    const palette = await readPaletteAudit(
+      ctx,
+      {
+        since: filter.since,
+        until,
+        ...(filter.cluster !== undefined ? { cluster: filter.cluster } : {}),
+        ...(command.project !== undefined ? { projectUid: command.project } : {}),
+        ...(filter.userId !== undefined ? { slackUserId: filter.userId } : {}),
+        ...(filter.email !== undefined ? { email: filter.email } : {}),
+      },
+      max,
+    );
+    if (palette.kind === "refused") return palette.reply;
+    const untilIso = new Date(until).toISOString();
+    const wantedEmail = filter.email?.toLowerCase();
+    const rows = (
+      await ctx.audit.find({
+        since,
+        ...(filter.cluster !== undefined ? { cluster: filter.cluster } : {}),
+        ...(filter.userId !== undefined ? { userId: filter.userId } : {}),
+        limit: MAX_EXPORT_ROWS,
+      })
+    ).filter(
+      (row) =>
+        row.at <= untilIso &&
+        (command.project === undefined || row.projectUid === command.project) &&
+        (wantedEmail === undefined || row.paletteUser?.toLowerCase() === wantedEmail),
+    );
+    const about =
+      filter.cluster ??
+      (filter.userId
+        ? `<@${filter.userId}>`
+        : filter.email
+          ? `user:${filter.email}`
+          : command.project
+            ? `project:${command.project}`
+            : "everything");
+    await exportTrail(ctx, about, "granted", {
       since,
-      ...(filter.cluster !== undefined ? { cluster: filter.cluster } : {}),
-      ...(filter.userId !== undefined ? { userId: filter.userId } : {}),
-      limit: MAX_EXPORT_ROWS,
+      until: untilIso,
+      rows: rows.length,
+      paletteEntries: palette.entries.length,
+      paletteCalls: palette.calls,
+      ...(palette.stoppedEarly ? { paletteStoppedEarly: true } : {}),
     });
-    const about = filter.cluster ?? (filter.userId ? `<@${filter.userId}>` : "everything");
-    await exportTrail(ctx, about, "granted", { since, rows: rows.length });
     const day = since.slice(0, 10);
     const fileName = `palette-audit-${filter.cluster ? `${safeName(filter.cluster)}-` : filter.userId ? `${filter.userId}-` : ""}since-${day}.csv`;
     const cut = rows.length === MAX_EXPORT_ROWS;
@@ -166,16 +257,25 @@ export const auditVerb: VerbSpec = {
       kind: "file",
       fileName,
       title: `Audit since ${day}`,
-      content: Buffer.from(auditCsv(rows), "utf8"),
+      content: Buffer.from(auditCsv(rows, palette.entries), "utf8"),
       auditAs: "audit-export",
       notice: messageReply(
         {
           screen: "notice",
           data: {
-            mrkdwn: `:lock: ${rows.length} audit row${rows.length === 1 ? "" : "s"}${shown} since ${escapeMrkdwn(since)} were sent to your DMs as ${code(fileName)}.`,
-            hint: cut
-              ? `Only the newest ${MAX_EXPORT_ROWS} rows: narrow it with a cluster, a person or a later \`since\`.`
-              : "Each change has one row per step: request, refused, approved, rejected, expired, answer, end.",
+            mrkdwn: `:lock: ${rows.length} audit row${rows.length === 1 ? "" : "s"} of this bot and ${palette.entries.length} of Palette's${shown} since ${escapeMrkdwn(since)} were sent to your DMs as ${code(fileName)} (column \`source\`).`,
+            hint: [
+              palette.stoppedEarly
+                ? `Palette's entries stopped early at ${palette.entries.length} (AUDIT_EXPORT_MAX is ${max})${palette.note ? `: ${escapeMrkdwn(palette.note)}` : ""}; narrow it with a cluster, a project, a person or \`since\`/\`until\`.`
+                : palette.note
+                  ? `Palette's side: ${escapeMrkdwn(palette.note)}.`
+                  : undefined,
+              cut
+                ? `Only the newest ${MAX_EXPORT_ROWS} rows of this bot: narrow it with a cluster, a person or a later \`since\`.`
+                : "Each change has one row per step: request, refused, approved, rejected, expired, answer, end.",
+            ]
+              .filter(Boolean)
+              .join(" "),
           },
         },
         `${rows.length} audit rows were sent to your DMs.`,

@@ -62,6 +62,8 @@ export interface CommandDeps {
    * (the console, tests): UTC
    */
   readerTimeZone?: (userId: string) => Promise<string>;
+  /** AUDIT_EXPORT_MAX: Palette's entries in one `/palette audit` export at most; default 10,000 */
+  auditExportMax?: number;
   /** APPROVAL_REQUIRED and friends (src/changes/); absent: no change needs a second person */
   approvals?: ApprovalConfig;
 }

@@ -412,9 +412,10 @@ describe("/palette audit", () => {
     const csv = [...h.bot.fake.uploads.values()][0]!.toString("utf8");
     const lines = csv.split("\r\n");
     expect(lines[0]).toBe(
-      "at,action,step,outcome,user,target,change_id,cluster_uid,project_uid,requester,approver,palette_user,detail",
+      "source,at,action,step,outcome,user,target,change_id,cluster_uid,project_uid,requester,approver,palette_user,detail",
     );
     expect(lines.filter((line) => line.includes(",change,"))).toHaveLength(2);
+    expect(csv).toContain("bot,");
     expect(csv).toContain(",change,request,created,W111,scale exported,");
     expect(csv).toContain(",change,answer,accepted,W111,scale exported,");
     // the typed formula is a text cell: a leading ', quoted because it holds a comma
