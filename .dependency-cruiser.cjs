@@ -1,13 +1,13 @@
 /**
  * The layering of src/, checked by `npm run lint`. Imports only go down:
  *   edge      slack/ console/ http/ app/ main.ts
- *   use cases commands/ launch/ notify/ conversation/ identity/ changes/ why/
+ *   use cases commands/ launch/ notify/ conversation/ identity/ changes/ why/ radar/
  *   services  palette/ store/ views/ access/
  *   ground    model/ config.ts log.ts clock.ts secret.ts
  * simulator/ stands beside the bot: it may use the ground and palette's shared constants only.
  */
 const EDGE = "^src/(slack|console|http|app)/|^src/main\\.ts$";
-const USE_CASES = "^src/(commands|launch|notify|conversation|identity|changes|why)/";
+const USE_CASES = "^src/(commands|launch|notify|conversation|identity|changes|why|radar)/";
 const SERVICES = "^src/(palette|store|views|access)/";
 const GROUND = "^src/(model/|config\\.ts$|log\\.ts$|clock\\.ts$|secret\\.ts$)";
 

@@ -137,6 +137,27 @@ const rawEnvSchema = z.object({
     .min(1, { message: "wants at least 1 entry" })
     .max(1_000_000, { message: "wants at most 1000000 entries" })
     .default(10_000),
+  /** the radar (issue 28): certificates within this many days of expiry are a risk */
+  CERT_WARN_DAYS: z.coerce
+    .number({ message: "wants a number of days" })
+    .int({ message: "wants a whole number of days" })
+    .min(8, { message: "wants at least 8 days (within 7 a risk is critical already)" })
+    .max(365, { message: "wants at most 365 days" })
+    .default(30),
+  /** a repave pending approval for longer than this many hours is a risk */
+  REPAVE_WARN_HOURS: z.coerce
+    .number({ message: "wants a number of hours" })
+    .int({ message: "wants a whole number of hours" })
+    .min(1, { message: "wants at least 1 hour" })
+    .max(8_760, { message: "wants at most 8760 hours (a year)" })
+    .default(24),
+  /** the radar's Palette calls per minute, behind the poll and commands; 0 turns the sweep off */
+  RADAR_CALLS_PER_MINUTE: z.coerce
+    .number({ message: "wants a number of calls per minute" })
+    .int({ message: "wants a whole number of calls per minute" })
+    .min(0, { message: "wants 0 (off) or more" })
+    .max(600, { message: "wants at most 600 (Palette allows 10 a second per prefix)" })
+    .default(30),
   APPROVAL_REQUIRED: csv.pipe(
     z.array(
       z.enum(CHANGE_VERB_NAMES, {
@@ -229,6 +250,8 @@ export interface Config {
   allowAudit: string[];
   /** AUDIT_RETENTION_DAYS: how long audit rows are kept */
   auditRetentionDays: number;
+  /** the radar (CERT_WARN_DAYS, REPAVE_WARN_HOURS, RADAR_CALLS_PER_MINUTE) */
+  radar: { certWarnDays: number; repaveWarnHours: number; callsPerMinute: number };
   /** AUDIT_EXPORT_MAX: Palette's entries in one `/palette audit` export at most */
   auditExportMax: number;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -369,6 +392,11 @@ export function loadConfig(
     },
     allowAudit: raw.ALLOW_AUDIT,
     auditRetentionDays: raw.AUDIT_RETENTION_DAYS,
+    radar: {
+      certWarnDays: raw.CERT_WARN_DAYS,
+      repaveWarnHours: raw.REPAVE_WARN_HOURS,
+      callsPerMinute: raw.RADAR_CALLS_PER_MINUTE,
+    },
     auditExportMax: raw.AUDIT_EXPORT_MAX,
     logLevel: raw.LOG_LEVEL,
     identity: identityConfig(raw),

@@ -13,6 +13,8 @@ import { DIGEST_THRESHOLD } from "../notify/digest.ts";
 import { createSender } from "../notify/outbox-sender.ts";
 import { createPoller } from "../notify/poll.ts";
 import { createPaletteClient } from "../palette/client.ts";
+import { createRiskNotifier } from "../radar/notices.ts";
+import { createRadar } from "../radar/sweep.ts";
 import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { slackEmailOf } from "../slack/user-email.ts";
@@ -199,11 +201,34 @@ export async function startBot(
       for (const change of changes) void slackApp.edge.commandDeps.onHoldChange?.(change);
     },
     onCycle: (result) => {
+      // the fleet's pending repaves: one paged list, read after every reconciliation
+      if (result.kind === "reconcile" && result.ok) void radar.readRepaves();
       const outcome = result.ok ? "ok" : "error";
       metrics.pollCompleted(result.durationMs / 1000, result.clusters, outcome);
       metrics.pollCycle(result.kind, outcome, result.paletteCalls);
     },
     onReconciling: (active) => metrics.pollReconciling(active),
+    fence,
+  });
+  // the radar (issue 28): each cluster's certificates, profile updates and backups, read in
+  // turn at RADAR_CALLS_PER_MINUTE behind the poll and commands; notices to `risks` channels
+  const radar = createRadar({
+    palette,
+    db,
+    clock,
+    logger: logger.child({ component: "radar" }),
+    projects: config.palette.projects,
+    callsPerMinute: config.radar.callsPerMinute,
+    settings: config.radar,
+    notifier: createRiskNotifier({
+      db,
+      slack: countingPoster(
+        metrics,
+        createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
+      ),
+      clock,
+      logger: logger.child({ component: "radar" }),
+    }),
     fence,
   });
   const digests = createDigestJob({
@@ -286,6 +311,7 @@ export async function startBot(
     });
     poller.start();
     sender.start();
+    radar.start();
     // arms each channel's digest timer, and posts a digest missed while the bot was down
     await digests.start();
     launch.tracker.start(intervalScheduler(LAUNCH_WATCH_MS));
@@ -302,7 +328,13 @@ export async function startBot(
     digestResync = undefined;
     auditPrune?.stop();
     auditPrune = undefined;
-    await Promise.all([launch.tracker.stop(), poller.stop(), digests.stop(), sender.stop()]);
+    await Promise.all([
+      launch.tracker.stop(),
+      poller.stop(),
+      digests.stop(),
+      sender.stop(),
+      radar.stop(),
+    ]);
   }
 
   const opsServer =

@@ -14,7 +14,7 @@ import type { CommandContext, MessageReply, VerbSpec } from "./types.ts";
  * poll (src/notify/poll.ts) reads the same table every cycle.
  */
 
-const KINDS: readonly SubscriptionKind[] = ["clusters", "alerts", "all"];
+const KINDS: readonly SubscriptionKind[] = ["clusters", "alerts", "all", "risks"];
 const PROJECT_UID = /^[A-Za-z0-9_-]{1,64}$/;
 const TAG = /^[A-Za-z0-9_.:/-]{1,128}$/;
 
@@ -22,6 +22,7 @@ const KIND_TEXT: Record<SubscriptionKind, string> = {
   clusters: "cluster state and health changes",
   alerts: "alerts raised and resolved",
   all: "cluster changes and alerts",
+  risks: "the radar's risks (certificates, pending repaves, backups, newer profile versions)",
 };
 
 function describe(kind: SubscriptionKind, project?: string, tag?: string): string {
@@ -149,21 +150,25 @@ function reopenedNote(reopened: { resumed: number; held: number }, resumedHere: 
 
 export const subscribeVerb: VerbSpec = {
   name: "subscribe",
-  usage: "subscribe [clusters|alerts|all] [project:<uid>] [tag:<t>]",
+  usage: "subscribe [clusters|alerts|all|risks] [project:<uid>] [tag:<t>]",
   summary: "this channel gets notifications",
   examples: [
     "/palette subscribe",
     "/palette subscribe alerts",
     "/palette subscribe clusters tag:env:prod",
+    "/palette subscribe risks project:<uid>",
   ],
   run: async (command, ctx) => {
     if (command.args.length > 1) {
-      return usageReply(subscribeVerb, "Give at most one kind: clusters, alerts or all.");
+      return usageReply(subscribeVerb, "Give at most one kind: clusters, alerts, all or risks.");
     }
     const kindWord = (command.args[0] ?? "all").toLowerCase();
     const kind = KINDS.find((k) => k === kindWord);
     if (!kind) {
-      return usageReply(subscribeVerb, `Unknown kind "${kindWord}": use clusters, alerts or all.`);
+      return usageReply(
+        subscribeVerb,
+        `Unknown kind "${kindWord}": use clusters, alerts, all or risks.`,
+      );
     }
     if (command.tags.length > 1) {
       return usageReply(subscribeVerb, "One `tag:` per subscription; subscribe again for another.");

@@ -2,7 +2,13 @@ import type { ClusterSnap } from "./cluster.ts";
 
 /** A channel's standing request for notifications. */
 
-export type SubscriptionKind = "clusters" | "alerts" | "all";
+/** `risks`: the radar's notices (issue 28), apart from the poll's cards (`all` is clusters and alerts) */
+export type SubscriptionKind = "clusters" | "alerts" | "all" | "risks";
+
+/** Does the poll's pipeline (cluster cards, alerts, digests) route to this subscription? */
+export function hearsPoll(subscription: Pick<Subscription, "kind">): boolean {
+  return subscription.kind !== "risks";
+}
 
 export interface Subscription {
   id: number;

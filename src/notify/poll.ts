@@ -4,6 +4,7 @@ import type { Logger } from "../log.ts";
 import { alertKey, CLUSTER_HEALTH, type RaisedAlert } from "../model/alert.ts";
 import type { ClusterSnap } from "../model/cluster.ts";
 import type { ClusterChange, HoldChange, OutboxDraft } from "../model/notification.ts";
+import { hearsPoll } from "../model/subscription.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError, PaletteSchemaError } from "../palette/errors.ts";
 import { inBackground, inBulk } from "../palette/priority.ts";
@@ -429,7 +430,8 @@ export function createPoller(options: PollerOptions): Poller {
     const { kind, started, startedReal, readEnded, reads, palette, counter } = read;
 
     const at = iso(started);
-    const subs = await subscriptions.all();
+    // a `risks` subscription hears the radar (src/radar/), not the poll
+    const subs = (await subscriptions.all()).filter(hearsPoll);
     const raised = await snapshots.raisedAlerts();
     const conditions = new Map<string, string[]>();
     for (const read of reads.values())

@@ -12,6 +12,7 @@ import { day2 } from "./011_day2.ts";
 import { auditColumns } from "./012_audit_columns.ts";
 import { changePlans } from "./013_change_plans.ts";
 import { freezeAnnouncedIn } from "./014_freeze_announced_in.ts";
+import { radar } from "./015_radar.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -29,4 +30,5 @@ export const MIGRATIONS: Migration[] = [
   changePlans,
   freezeAnnouncedIn,
   auditColumns,
+  radar,
 ];

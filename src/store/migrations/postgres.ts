@@ -446,6 +446,51 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 72,
+    name: "radar",
+    // src/store/migrations/015_radar.ts; a CHECK changes in place here
+    up: `
+      ALTER TABLE notify_subscriptions DROP CONSTRAINT notify_subscriptions_kind_check;
+      ALTER TABLE notify_subscriptions ADD CONSTRAINT notify_subscriptions_kind_check
+        CHECK (kind IN ('clusters', 'alerts', 'all', 'risks'));
+      CREATE TABLE radar_readings (
+        cluster_uid TEXT PRIMARY KEY,
+        project TEXT NOT NULL,
+        name TEXT NOT NULL,
+        read_at BIGINT NOT NULL,
+        reading TEXT NOT NULL
+      );
+      CREATE INDEX radar_readings_read_at ON radar_readings (read_at);
+      CREATE TABLE radar_repaves (
+        cluster_uid TEXT PRIMARY KEY,
+        project TEXT NOT NULL,
+        name TEXT NOT NULL,
+        since BIGINT NOT NULL,
+        seen_at BIGINT NOT NULL
+      );
+      CREATE TABLE radar_risks (
+        cluster_uid TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        project TEXT NOT NULL,
+        name TEXT NOT NULL,
+        severity TEXT NOT NULL,
+        risk TEXT NOT NULL,
+        since BIGINT NOT NULL,
+        PRIMARY KEY (cluster_uid, kind)
+      );
+      CREATE TABLE radar_notices (
+        channel TEXT NOT NULL,
+        cluster_uid TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ts TEXT,
+        shown TEXT NOT NULL,
+        gone INTEGER NOT NULL DEFAULT 0,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (channel, cluster_uid, kind)
+      );
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted

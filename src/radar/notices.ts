@@ -1,0 +1,166 @@
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import { type Risk, type RiskKind, riskFingerprint } from "../model/risk.ts";
+import { matchesFilter } from "../model/subscription.ts";
+import { type SlackPoster, SlackSendError } from "../notify/slack-port.ts";
+import { type Notice, type RadarCluster, RadarStore } from "../store/radar.ts";
+import type { SqlDb } from "../store/sql.ts";
+import { SubscriptionStore } from "../store/subscriptions.ts";
+import { riskGoneBlocks, riskGoneText, riskNoticeBlocks, riskNoticeText } from "../views/risk.ts";
+
+/**
+ * Tells the channels subscribed to `risks` about one cluster's risks: a notice the first time a
+ * risk holds, the same message edited as it changes, "no longer holds" once it is gone, and
+ * nothing while it holds unchanged. The first notice is claimed in the store before it is posted,
+ * so two passes (or a pass after a crash) never post it twice.
+ */
+export interface RiskNotifier {
+  sync(
+    cluster: Pick<RadarCluster, "uid" | "name" | "project" | "tags">,
+    risks: readonly Risk[],
+    readAt?: number,
+  ): Promise<void>;
+}
+
+const GONE = "gone";
+
+/** Slack surely did not post: the claim is given back so the next pass tries again. */
+function surelyNotPosted(error: unknown): boolean {
+  return error instanceof SlackSendError && error.kind !== "transient";
+}
+
+export function createRiskNotifier(deps: {
+  db: SqlDb;
+  slack: SlackPoster;
+  clock: Clock;
+  logger: Logger;
+}): RiskNotifier {
+  const { db, slack, clock, logger } = deps;
+  const store = new RadarStore(db);
+  const subscriptions = new SubscriptionStore(db, clock);
+
+  const channelsFor = async (
+    cluster: Pick<RadarCluster, "uid" | "name" | "project" | "tags">,
+  ): Promise<string[]> => {
+    const snap = { ...cluster, state: "", health: "" };
+    const channels = new Set<string>();
+    for (const sub of await subscriptions.all()) {
+      if (sub.kind !== "risks" || sub.pausedReason) continue;
+      if (matchesFilter(sub, snap)) channels.add(sub.channel);
+    }
+    return [...channels];
+  };
+
+  const post = async (
+    channel: string,
+    cluster: Pick<RadarCluster, "uid" | "name" | "project">,
+    risk: Risk,
+    since: number,
+    readAt: number | undefined,
+  ): Promise<void> => {
+    const row = {
+      clusterUid: cluster.uid,
+      name: cluster.name,
+      project: cluster.project,
+      risk,
+      since,
+      ...(readAt !== undefined ? { readAt } : {}),
+    };
+    const shown = riskFingerprint(risk);
+    if (!(await store.claimNotice(channel, cluster.uid, risk.kind, shown, clock.now()))) return;
+    try {
+      const { ts } = await slack.postMessage({
+        channel,
+        text: riskNoticeText(row),
+        blocks: riskNoticeBlocks(row),
+      });
+      await store.noticePosted(channel, cluster.uid, risk.kind, ts, clock.now());
+    } catch (error) {
+      logger.warn(
+        { channel, cluster: cluster.uid, kind: risk.kind, err: String(error) },
+        "risk notice not posted",
+      );
+      if (surelyNotPosted(error))
+        await store.forgetNotice({ channel, clusterUid: cluster.uid, kind: risk.kind });
+    }
+  };
+
+  const edit = async (
+    notice: Notice,
+    text: string,
+    blocks: ReturnType<typeof riskNoticeBlocks>,
+    shown: string,
+    gone: boolean,
+  ): Promise<void> => {
+    if (!notice.ts) return;
+    try {
+      await slack.update({ channel: notice.channel, ts: notice.ts, text, blocks });
+      await store.noticeShown(notice, shown, gone, clock.now());
+    } catch (error) {
+      logger.warn(
+        {
+          channel: notice.channel,
+          cluster: notice.clusterUid,
+          kind: notice.kind,
+          err: String(error),
+        },
+        "risk notice not edited",
+      );
+      // the message is gone or can no longer be edited: a gone risk needs no more words
+      if (error instanceof SlackSendError && error.kind === "gone" && gone) {
+        await store.noticeShown(notice, shown, gone, clock.now());
+      }
+    }
+  };
+
+  return {
+    async sync(cluster, risks, readAt) {
+      const notices = await store.notices(cluster.uid);
+      const noticeOf = (channel: string, kind: RiskKind) =>
+        notices.find((n) => n.channel === channel && n.kind === kind);
+      const stored = new Map((await store.risksOf(cluster.uid)).map((r) => [r.risk.kind, r]));
+      const channels = await channelsFor(cluster);
+      for (const channel of channels) {
+        for (const risk of risks) {
+          const since = stored.get(risk.kind)?.since ?? clock.now();
+          const notice = noticeOf(channel, risk.kind);
+          if (!notice) {
+            await post(channel, cluster, risk, since, readAt);
+            continue;
+          }
+          if (notice.gone) {
+            // it holds again: a new notice, the old one stays as it was ("no longer holds")
+            await store.forgetNotice(notice);
+            await post(channel, cluster, risk, since, readAt);
+            continue;
+          }
+          const shown = riskFingerprint(risk);
+          if (notice.shown === shown) continue;
+          const row = {
+            clusterUid: cluster.uid,
+            name: cluster.name,
+            project: cluster.project,
+            risk,
+            since,
+            ...(readAt !== undefined ? { readAt } : {}),
+          };
+          await edit(notice, riskNoticeText(row), riskNoticeBlocks(row), shown, false);
+        }
+      }
+      const holding = new Set(risks.map((risk) => risk.kind));
+      for (const notice of notices) {
+        if (notice.gone || holding.has(notice.kind)) continue;
+        await edit(
+          notice,
+          riskGoneText(cluster.name, notice.kind),
+          riskGoneBlocks(
+            { clusterUid: cluster.uid, kind: notice.kind, name: cluster.name },
+            clock.now(),
+          ),
+          GONE,
+          true,
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,294 @@
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import { type RadarReading, type RiskSettings, risksOf } from "../model/risk.ts";
+import type { PaletteApi, Scope } from "../palette/api.ts";
+import { PaletteError } from "../palette/errors.ts";
+import { inBulk } from "../palette/priority.ts";
+import type { BackupHistory } from "../palette/radar-reads.ts";
+import { type RadarCluster, RadarStore } from "../store/radar.ts";
+import type { SqlDb, SqlExecutor } from "../store/sql.ts";
+import type { RiskNotifier } from "./notices.ts";
+
+/**
+ * The radar's sweep (issue 28), run by the lease holder: it reads each cluster the poll knows
+ * (in PALETTE_PROJECTS or the tenant, not deleted) in turn, the longest unread first: its
+ * certificates, profile updates and backup history, three calls at RADAR_CALLS_PER_MINUTE at
+ * most, each marked bulk so the client's pacer sends it only behind the poll and people's
+ * commands. The fleet's pending repaves are one paged list per scope, read after every
+ * reconciliation. Each reading and the risks it implies are remembered in the store; the
+ * notifier tells the `risks` channels.
+ */
+
+export type RadarPalette = Pick<
+  PaletteApi,
+  "getCertificates" | "getProfileUpdates" | "getBackupHistory" | "pendingRepavesPage"
+>;
+
+/** the calls one cluster's reading costs */
+export const CALLS_PER_CLUSTER = 3;
+
+export interface RadarOptions {
+  palette: RadarPalette;
+  db: SqlDb;
+  clock: Clock;
+  logger: Logger;
+  /** PALETTE_PROJECTS; empty = tenant scope */
+  projects: string[];
+  /** RADAR_CALLS_PER_MINUTE; 0 = the sweep does not run (the repave list still does) */
+  callsPerMinute: number;
+  settings: RiskSettings;
+  notifier?: RiskNotifier;
+  /** waits between calls; default setTimeout (cut short by stop) */
+  sleep?: (ms: number) => Promise<void>;
+  /** throws FencedOut when this replica no longer leads (src/store/lease.ts) */
+  fence?: (tx: SqlExecutor) => Promise<void>;
+  /** clusters picked per look at the store; default 50 */
+  batch?: number;
+}
+
+export interface RadarStats {
+  /** Palette calls the sweep made (the repave list not included) */
+  sweepCalls: number;
+  /** pages of the repave list read */
+  repaveCalls: number;
+  clustersRead: number;
+  readFailures: number;
+  /** epoch ms of the last reading committed */
+  lastReadAt?: number;
+}
+
+export interface Radar {
+  /** runs the sweep until stop() */
+  start(): void;
+  stop(): Promise<void>;
+  /** reads the next `count` due clusters (each once at most), paced; resolves with how many */
+  sweep(count: number): Promise<number>;
+  /** reads the fleet's pending repaves (every scope, every page) and updates the risks */
+  readRepaves(): Promise<void>;
+  stats(): RadarStats;
+}
+
+function backupReading(history: BackupHistory): NonNullable<RadarReading["backup"]> {
+  const last = history.runs[0];
+  const success = history.runs.find((run) => run.state.toLowerCase() === "completed");
+  return {
+    policy: history.location !== undefined,
+    ...(history.schedule ? { schedule: history.schedule } : {}),
+    ...(last
+      ? {
+          last: {
+            state: last.state,
+            ...(last.at !== undefined ? { at: last.at } : {}),
+            ...(last.message ? { message: last.message } : {}),
+          },
+        }
+      : {}),
+    ...(success?.at !== undefined ? { lastSuccessAt: success.at } : {}),
+  };
+}
+
+export function createRadar(options: RadarOptions): Radar {
+  const { palette, db, clock, logger, settings } = options;
+  const scopes = options.projects.length > 0 ? options.projects : [""];
+  const store = new RadarStore(db);
+  const batch = Math.max(1, options.batch ?? 50);
+  const interval = options.callsPerMinute > 0 ? 60_000 / options.callsPerMinute : 0;
+  const stats: RadarStats = { sweepCalls: 0, repaveCalls: 0, clustersRead: 0, readFailures: 0 };
+
+  let running = false;
+  /** set by stop(): a sweep in progress ends after the cluster it is reading */
+  let stopping = false;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  const realSleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const sleep = options.sleep ?? realSleep;
+
+  /** the next call's slot: calls go at most one per `interval`, by the clock */
+  let nextSlot = 0;
+  const pace = async (): Promise<void> => {
+    const now = clock.now();
+    const slot = Math.max(now, nextSlot);
+    nextSlot = slot + interval;
+    if (slot > now) await sleep(slot - now);
+  };
+
+  const scopeOf = (cluster: RadarCluster): Scope =>
+    cluster.project ? { projectUid: cluster.project } : {};
+
+  /** one part of a reading; a failure keeps the part last read (a 404: the cluster is gone) */
+  async function part<T>(
+    read: () => Promise<T>,
+  ): Promise<{ ok: true; value: T } | { ok: false; gone: boolean }> {
+    await pace();
+    stats.sweepCalls += 1;
+    try {
+      return { ok: true, value: await inBulk(read) };
+    } catch (error) {
+      const gone = error instanceof PaletteError && error.kind === "not_found";
+      if (!gone) logger.warn({ err: String(error) }, "radar: a read failed; the last one is kept");
+      return { ok: false, gone };
+    }
+  }
+
+  async function commit(
+    cluster: RadarCluster,
+    reading: RadarReading | undefined,
+    readAt: number | undefined,
+  ): Promise<void> {
+    const repaves = await store.repaveSince([cluster.uid]);
+    const now = clock.now();
+    const risks = risksOf(reading ?? {}, repaves.get(cluster.uid), now, settings);
+    await db.transaction(async (tx) => {
+      await options.fence?.(tx);
+      const inTx = new RadarStore(tx);
+      if (reading && readAt !== undefined) await inTx.saveReading(cluster, reading, readAt);
+      await inTx.replaceRisks(cluster, risks, now);
+    });
+    await options.notifier?.sync(cluster, risks, readAt);
+  }
+
+  async function readCluster(cluster: RadarCluster): Promise<boolean> {
+    const scope = scopeOf(cluster);
+    const previous = (await store.reading(cluster.uid))?.reading ?? {};
+    const reading: RadarReading = { ...previous };
+    const certs = await part(() => palette.getCertificates(cluster.uid, scope));
+    if (!certs.ok && certs.gone) {
+      // deleted since the poll last listed it: remembered as read, so the sweep moves on
+      await commit(cluster, reading, clock.now());
+      return false;
+    }
+    if (certs.ok) {
+      const leaves = certs.value.filter((cert) => !cert.authority);
+      const considered = leaves.length > 0 ? leaves : certs.value;
+      const earliest = considered[0]?.expiresAt;
+      if (earliest === undefined) delete reading.certificates;
+      else {
+        reading.certificates = {
+          earliest,
+          count: considered.filter((cert) => cert.expiresAt === earliest).length,
+        };
+      }
+    }
+    const updates = await part(() => palette.getProfileUpdates(cluster.uid, scope));
+    if (updates.ok) {
+      reading.updates = updates.value.map((u) => ({
+        name: u.name,
+        ...(u.version ? { version: u.version } : {}),
+      }));
+    }
+    const backup = await part(() => palette.getBackupHistory(cluster.uid, scope));
+    if (backup.ok) reading.backup = backupReading(backup.value);
+    const ok = certs.ok && updates.ok && backup.ok;
+    if (!ok) stats.readFailures += 1;
+    const readAt = clock.now();
+    await commit(cluster, reading, readAt);
+    stats.clustersRead += 1;
+    stats.lastReadAt = readAt;
+    return ok;
+  }
+
+  async function sweep(count: number): Promise<number> {
+    let read = 0;
+    // one pass reads each cluster at most once: the oldest reading comes round again after it
+    const seen = new Set<string>();
+    while (read < count) {
+      const due = (await store.due(scopes, Math.min(batch, count - read))).filter(
+        (cluster) => !seen.has(cluster.uid),
+      );
+      if (due.length === 0) break;
+      for (const cluster of due) {
+        seen.add(cluster.uid);
+        if (stopping) return read;
+        try {
+          await readCluster(cluster);
+        } catch (error) {
+          stats.readFailures += 1;
+          logger.warn({ cluster: cluster.uid, err: String(error) }, "radar: reading not kept");
+        }
+        read += 1;
+      }
+    }
+    return read;
+  }
+
+  async function readRepaves(): Promise<void> {
+    const now = clock.now();
+    const changed: string[] = [];
+    for (const scope of scopes) {
+      const listed: Array<{ uid: string; name: string; project?: string }> = [];
+      let next: string | undefined;
+      const seen = new Set<string>();
+      try {
+        do {
+          const page = await inBulk(() =>
+            palette.pendingRepavesPage(scope ? { projectUid: scope } : {}, next),
+          );
+          stats.repaveCalls += 1;
+          listed.push(...page.items);
+          next = page.continue && !seen.has(page.continue) ? page.continue : undefined;
+          if (next) seen.add(next);
+        } while (next);
+      } catch (error) {
+        // the list is kept as last read; the next reconciliation reads it again
+        logger.warn({ project: scope, err: String(error) }, "radar: pending repaves not read");
+        continue;
+      }
+      await db.transaction(async (tx) => {
+        await options.fence?.(tx);
+        changed.push(...(await new RadarStore(tx).replaceRepaves(scope, listed, now)));
+      });
+    }
+    // a repave risk comes or goes with the list; the rest of each reading stands
+    const all = await store.allRepaves();
+    const pendingLong = [...all.keys()];
+    for (const uid of new Set([...changed, ...pendingLong])) {
+      const cluster = (await store.cluster(uid)) ?? namedFrom(uid, all.get(uid));
+      if (!cluster) continue;
+      const last = await store.reading(uid);
+      await commit(cluster, last?.reading, undefined);
+    }
+  }
+
+  const namedFrom = (
+    uid: string,
+    repave: { project: string; name: string } | undefined,
+  ): RadarCluster | undefined =>
+    repave ? { uid, name: repave.name, project: repave.project, tags: [] } : undefined;
+
+  return {
+    start() {
+      if (running || interval === 0) return;
+      running = true;
+      stopping = false;
+      loop = (async () => {
+        while (running) {
+          try {
+            const read = await sweep(batch);
+            // nothing known yet (the poll's first listing) or nothing in scope: look again later
+            if (read === 0 && running) await sleep(Math.max(interval, 5_000));
+          } catch (error) {
+            logger.warn({ err: String(error) }, "radar: sweep failed; trying again");
+            if (running) await sleep(Math.max(interval, 5_000));
+          }
+        }
+      })();
+    },
+    async stop() {
+      running = false;
+      stopping = true;
+      wake?.();
+      await loop;
+      loop = undefined;
+    },
+    sweep,
+    readRepaves,
+    stats: () => ({ ...stats }),
+  };
+}

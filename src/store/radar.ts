@@ -1,0 +1,321 @@
+import type { RadarReading, Risk, RiskKind } from "../model/risk.ts";
+import type { SqlExecutor, SqlValue } from "./sql.ts";
+
+/**
+ * The radar's memory (migration 72): each cluster's last reading, the pending repaves the fleet
+ * list showed (since when the radar first saw each), the risks that hold, and the notice each
+ * `risks` channel got of each risk. Times are epoch milliseconds.
+ */
+
+export interface RadarCluster {
+  uid: string;
+  name: string;
+  /** project UID; "" for tenant scope */
+  project: string;
+  tags: string[];
+}
+
+export interface StoredRisk {
+  clusterUid: string;
+  name: string;
+  project: string;
+  risk: Risk;
+  since: number;
+  /** when the radar last read the cluster (undefined: a repave risk of a cluster not read yet) */
+  readAt?: number;
+}
+
+export interface Notice {
+  channel: string;
+  clusterUid: string;
+  kind: RiskKind;
+  /** the Slack message; null while its post is under way or was lost */
+  ts: string | null;
+  /** the fingerprint of what it shows */
+  shown: string;
+  gone: boolean;
+}
+
+const IN_CHUNK = 400;
+
+function parseTags(text: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed.filter((tag) => typeof tag === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export class RadarStore {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /**
+   * The next clusters to read: in the scopes, known to the poll and not deleted, never read
+   * first, then the longest unread.
+   */
+  async due(scopes: readonly string[], limit: number): Promise<RadarCluster[]> {
+    if (scopes.length === 0) return [];
+    const rows = await this.db.all<{
+      uid: string;
+      name: string;
+      project: string;
+      tags: string;
+    }>(
+      `SELECT s.cluster_uid AS uid, s.name AS name, s.project AS project, s.tags AS tags
+         FROM notify_snapshots s LEFT JOIN radar_readings r ON r.cluster_uid = s.cluster_uid
+        WHERE s.project IN (${scopes.map(() => "?").join(",")}) AND s.state <> 'Deleted'
+        ORDER BY COALESCE(r.read_at, 0), s.cluster_uid
+        LIMIT ?`,
+      [...scopes, limit],
+    );
+    return rows.map((row) => ({ ...row, tags: parseTags(row.tags) }));
+  }
+
+  async cluster(uid: string): Promise<RadarCluster | undefined> {
+    const row = await this.db.get<{ uid: string; name: string; project: string; tags: string }>(
+      `SELECT cluster_uid AS uid, name, project, tags FROM notify_snapshots
+        WHERE cluster_uid = ? ORDER BY updated_at DESC LIMIT 1`,
+      [uid],
+    );
+    return row ? { ...row, tags: parseTags(row.tags) } : undefined;
+  }
+
+  async reading(uid: string): Promise<{ reading: RadarReading; readAt: number } | undefined> {
+    const row = await this.db.get<{ reading: string; read_at: number | string }>(
+      "SELECT reading, read_at FROM radar_readings WHERE cluster_uid = ?",
+      [uid],
+    );
+    if (!row) return undefined;
+    return { reading: JSON.parse(row.reading) as RadarReading, readAt: Number(row.read_at) };
+  }
+
+  async saveReading(cluster: RadarCluster, reading: RadarReading, at: number): Promise<void> {
+    await this.db.run(
+      `INSERT INTO radar_readings (cluster_uid, project, name, read_at, reading)
+       VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (cluster_uid) DO UPDATE SET project = excluded.project, name = excluded.name,
+         read_at = excluded.read_at, reading = excluded.reading`,
+      [cluster.uid, cluster.project, cluster.name, at, JSON.stringify(reading)],
+    );
+  }
+
+  /** When the radar first saw each of these clusters' repave pending (only those pending now). */
+  async repaveSince(uids: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (let i = 0; i < uids.length; i += IN_CHUNK) {
+      const part = uids.slice(i, i + IN_CHUNK);
+      const rows = await this.db.all<{ cluster_uid: string; since: number | string }>(
+        `SELECT cluster_uid, since FROM radar_repaves WHERE cluster_uid IN (${part.map(() => "?").join(",")})`,
+        part,
+      );
+      for (const row of rows) out.set(row.cluster_uid, Number(row.since));
+    }
+    return out;
+  }
+
+  async allRepaves(): Promise<Map<string, { since: number; project: string; name: string }>> {
+    const rows = await this.db.all<{
+      cluster_uid: string;
+      since: number | string;
+      project: string;
+      name: string;
+    }>("SELECT cluster_uid, since, project, name FROM radar_repaves");
+    return new Map(
+      rows.map((row) => [
+        row.cluster_uid,
+        { since: Number(row.since), project: row.project, name: row.name },
+      ]),
+    );
+  }
+
+  /**
+   * The scope's pending repaves as the fleet list shows them now: new ones start at `at`, ones
+   * still listed keep their start, ones gone are dropped. Returns the uids that came or went.
+   */
+  async replaceRepaves(
+    scope: string,
+    listed: ReadonlyArray<{ uid: string; name: string; project?: string }>,
+    at: number,
+  ): Promise<string[]> {
+    const before = await this.db.all<{ cluster_uid: string }>(
+      "SELECT cluster_uid FROM radar_repaves WHERE project = ?",
+      [scope],
+    );
+    const was = new Set(before.map((row) => row.cluster_uid));
+    const now = new Set(listed.map((item) => item.uid));
+    const changed: string[] = [];
+    for (const uid of was) {
+      if (now.has(uid)) continue;
+      await this.db.run("DELETE FROM radar_repaves WHERE cluster_uid = ?", [uid]);
+      changed.push(uid);
+    }
+    for (const item of listed) {
+      if (was.has(item.uid)) {
+        await this.db.run("UPDATE radar_repaves SET seen_at = ?, name = ? WHERE cluster_uid = ?", [
+          at,
+          item.name,
+          item.uid,
+        ]);
+        continue;
+      }
+      await this.db.run(
+        `INSERT INTO radar_repaves (cluster_uid, project, name, since, seen_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (cluster_uid) DO UPDATE SET seen_at = excluded.seen_at`,
+        [item.uid, scope, item.name, at, at],
+      );
+      changed.push(item.uid);
+    }
+    return changed;
+  }
+
+  async risksOf(uid: string): Promise<StoredRisk[]> {
+    return this.#risks("WHERE k.cluster_uid = ?", [uid]);
+  }
+
+  /** Every risk that holds, optionally in one project. */
+  async risks(project?: string): Promise<StoredRisk[]> {
+    return project === undefined
+      ? this.#risks("", [])
+      : this.#risks("WHERE k.project = ?", [project]);
+  }
+
+  async #risks(where: string, params: SqlValue[]): Promise<StoredRisk[]> {
+    const rows = await this.db.all<{
+      cluster_uid: string;
+      name: string;
+      project: string;
+      risk: string;
+      since: number | string;
+      read_at: number | string | null;
+    }>(
+      `SELECT k.cluster_uid, k.name, k.project, k.risk, k.since, r.read_at
+         FROM radar_risks k LEFT JOIN radar_readings r ON r.cluster_uid = k.cluster_uid
+         ${where} ORDER BY k.cluster_uid, k.kind`,
+      params,
+    );
+    return rows.map((row) => ({
+      clusterUid: row.cluster_uid,
+      name: row.name,
+      project: row.project,
+      risk: JSON.parse(row.risk) as Risk,
+      since: Number(row.since),
+      ...(row.read_at !== null ? { readAt: Number(row.read_at) } : {}),
+    }));
+  }
+
+  /** The cluster's risks are now `risks`: kept ones keep their start, others come or go. */
+  async replaceRisks(
+    cluster: Pick<RadarCluster, "uid" | "name" | "project">,
+    risks: readonly Risk[],
+    at: number,
+  ): Promise<void> {
+    const kinds = risks.map((risk) => risk.kind);
+    await this.db.run(
+      kinds.length === 0
+        ? "DELETE FROM radar_risks WHERE cluster_uid = ?"
+        : `DELETE FROM radar_risks WHERE cluster_uid = ? AND kind NOT IN (${kinds.map(() => "?").join(",")})`,
+      [cluster.uid, ...kinds],
+    );
+    for (const risk of risks) {
+      await this.db.run(
+        `INSERT INTO radar_risks (cluster_uid, kind, project, name, severity, risk, since)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (cluster_uid, kind) DO UPDATE SET project = excluded.project,
+           name = excluded.name, severity = excluded.severity, risk = excluded.risk`,
+        [
+          cluster.uid,
+          risk.kind,
+          cluster.project,
+          cluster.name,
+          risk.severity,
+          JSON.stringify(risk),
+          at,
+        ],
+      );
+    }
+  }
+
+  /** Risk counts by severity (App Home, digest). */
+  async counts(): Promise<Record<string, number>> {
+    const rows = await this.db.all<{ severity: string; n: number | string }>(
+      "SELECT severity, COUNT(*) AS n FROM radar_risks GROUP BY severity",
+    );
+    return Object.fromEntries(rows.map((row) => [row.severity, Number(row.n)]));
+  }
+
+  async notices(clusterUid: string): Promise<Notice[]> {
+    const rows = await this.db.all<{
+      channel: string;
+      cluster_uid: string;
+      kind: RiskKind;
+      ts: string | null;
+      shown: string;
+      gone: number;
+    }>(
+      "SELECT channel, cluster_uid, kind, ts, shown, gone FROM radar_notices WHERE cluster_uid = ?",
+      [clusterUid],
+    );
+    return rows.map((row) => ({
+      channel: row.channel,
+      clusterUid: row.cluster_uid,
+      kind: row.kind,
+      ts: row.ts,
+      shown: row.shown,
+      gone: Number(row.gone) === 1,
+    }));
+  }
+
+  /**
+   * Claims the first notice of a risk in a channel before it is posted; false when one exists
+   * (another pass, or a post lost mid-way: never posted twice).
+   */
+  async claimNotice(
+    channel: string,
+    clusterUid: string,
+    kind: RiskKind,
+    shown: string,
+    at: number,
+  ): Promise<boolean> {
+    const result = await this.db.run(
+      `INSERT INTO radar_notices (channel, cluster_uid, kind, ts, shown, gone, updated_at)
+       VALUES (?, ?, ?, NULL, ?, 0, ?) ON CONFLICT (channel, cluster_uid, kind) DO NOTHING`,
+      [channel, clusterUid, kind, shown, at],
+    );
+    return result.changes > 0;
+  }
+
+  async noticePosted(
+    channel: string,
+    clusterUid: string,
+    kind: RiskKind,
+    ts: string,
+    at: number,
+  ): Promise<void> {
+    await this.db.run(
+      "UPDATE radar_notices SET ts = ?, updated_at = ? WHERE channel = ? AND cluster_uid = ? AND kind = ?",
+      [ts, at, channel, clusterUid, kind],
+    );
+  }
+
+  async noticeShown(
+    notice: Pick<Notice, "channel" | "clusterUid" | "kind">,
+    shown: string,
+    gone: boolean,
+    at: number,
+  ): Promise<void> {
+    await this.db.run(
+      `UPDATE radar_notices SET shown = ?, gone = ?, updated_at = ?
+        WHERE channel = ? AND cluster_uid = ? AND kind = ?`,
+      [shown, gone ? 1 : 0, at, notice.channel, notice.clusterUid, notice.kind],
+    );
+  }
+
+  /** A risk that was gone holds again: its old notice is forgotten, so a new one is posted. */
+  async forgetNotice(notice: Pick<Notice, "channel" | "clusterUid" | "kind">): Promise<void> {
+    await this.db.run(
+      "DELETE FROM radar_notices WHERE channel = ? AND cluster_uid = ? AND kind = ?",
+      [notice.channel, notice.clusterUid, notice.kind],
+    );
+  }
+}

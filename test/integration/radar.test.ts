@@ -1,0 +1,166 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/log.ts";
+import { DEFAULT_RISK_SETTINGS } from "../../src/model/risk.ts";
+import { createRiskNotifier } from "../../src/radar/notices.ts";
+import { CALLS_PER_CLUSTER, createRadar, type Radar } from "../../src/radar/sweep.ts";
+import { Secret } from "../../src/secret.ts";
+import { createSlackPoster } from "../../src/slack/notify-poster.ts";
+import { RadarStore } from "../../src/store/radar.ts";
+import { BACKENDS } from "../support/backends.ts";
+import { type NotifyHarness, startNotifyHarness } from "../support/notify-harness.ts";
+import { POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
+
+/**
+ * The radar (issue 28) against the simulator, the real client, poller and store and the fake
+ * Slack, with the clock injected: the sweep reads each cluster at RADAR_CALLS_PER_MINUTE, and
+ * each risk becomes one notice in a `risks` channel, edited as it changes, said when gone.
+ */
+
+const DAY = 86_400_000;
+let h: NotifyHarness | undefined;
+let radar: Radar | undefined;
+afterEach(async () => {
+  await radar?.stop();
+  radar = undefined;
+  await h?.close();
+  h = undefined;
+});
+
+function startRadar(harness: NotifyHarness, callsPerMinute = 600): Radar {
+  return createRadar({
+    palette: harness.palette,
+    db: harness.db,
+    clock: harness.clock,
+    logger: silentLogger,
+    projects: harness.sim.control.projects(),
+    callsPerMinute,
+    settings: DEFAULT_RISK_SETTINGS,
+    // the pacing waits move the test's clock, never the wall clock
+    sleep: async (ms) => harness.clock.advance(ms),
+    notifier: createRiskNotifier({
+      db: harness.db,
+      slack: createSlackPoster({ token: new Secret("xoxb-test"), apiUrl: harness.fake.apiUrl }),
+      clock: harness.clock,
+      logger: silentLogger,
+    }),
+  });
+}
+
+/** every cluster far from any risk, so a test sees only what it sets up */
+function quietFleet(harness: NotifyHarness): void {
+  for (const cluster of harness.sim.control.clusters()) {
+    harness.sim.control.setCertificateExpiry(cluster.uid, harness.clock.now() + 200 * DAY);
+    harness.sim.control.setProfileUpdates(cluster.uid, []);
+  }
+}
+
+const textOf = (body: Record<string, unknown>) => JSON.stringify(body.blocks ?? body.text);
+
+describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (backend) => {
+  it("a certificate 20 days from expiry is one notice in a risks channel, and nothing more while it holds", async () => {
+    h = await startNotifyHarness({ openDb: await backend.database() });
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    await h.subs.add({ channel: "CC", kind: "all", createdBy: "U1" });
+    await h.cycle();
+    quietFleet(h);
+    const target = h.sim.control.clusters()[3]!;
+    h.sim.control.setCertificateExpiry(target.uid, h.clock.now() + 20 * DAY);
+    radar = startRadar(h);
+    const fleet = h.sim.control.clusters().length;
+    expect(await radar.sweep(fleet)).toBe(fleet);
+    const notices = h.posts("CR");
+    expect(notices).toHaveLength(1);
+    expect(textOf(notices[0]!)).toContain(target.name);
+    expect(textOf(notices[0]!)).toContain("expire in 20 days");
+    expect(textOf(notices[0]!)).toContain("Renew certificates");
+    // the poll's channel hears none of it, the risks channel nothing more on a second sweep
+    const cardsBefore = h.posts("CC").length;
+    h.clock.advance(60_000);
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(1);
+    expect(h.updates("CR")).toHaveLength(0);
+    expect(h.posts("CC")).toHaveLength(cardsBefore);
+    // a day later it says 19 days: the same message, edited in place
+    h.clock.advance(DAY);
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(1);
+    expect(h.updates("CR")).toHaveLength(1);
+    expect(textOf(h.updates("CR")[0]!)).toContain("expire in 19 days");
+    // renewed out of band: the notice says it is gone, once
+    h.sim.control.setCertificateExpiry(target.uid, h.clock.now() + 365 * DAY);
+    await radar.sweep(fleet);
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(1);
+    expect(h.updates("CR")).toHaveLength(2);
+    expect(textOf(h.updates("CR")[1]!)).toContain("no longer holds");
+    expect(await new RadarStore(h.db).risks()).toEqual([]);
+  });
+
+  it("a failed last backup is one risk; a repave pending past REPAVE_WARN_HOURS is one too", async () => {
+    h = await startNotifyHarness({ openDb: await backend.database() });
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    await h.cycle();
+    quietFleet(h);
+    const [backedUp, repaved] = h.sim.control.clusters();
+    h.sim.control.setBackupLocation(backedUp!.uid, "s3-nightly");
+    h.sim.control.setBackupRuns(backedUp!.uid, "0 3 * * *", [
+      { name: "nightly-2", state: "Failed", at: h.clock.now() - DAY / 2, msg: "bucket <gone>" },
+      { name: "nightly-1", state: "Completed", at: h.clock.now() - DAY - DAY / 2 },
+    ]);
+    h.sim.control.setRepavePending(repaved!.uid, ["pack values changed"]);
+    radar = startRadar(h);
+    await radar.readRepaves();
+    const fleet = h.sim.control.clusters().length;
+    await radar.sweep(fleet);
+    const store = new RadarStore(h.db);
+    const risks = await store.risks();
+    expect(risks.map((r) => [r.clusterUid, r.risk.kind])).toEqual([[backedUp!.uid, "backup"]]);
+    expect(risks[0]!.risk.summary).toBe("last backup Failed: bucket <gone>");
+    expect(h.posts("CR")).toHaveLength(1);
+    expect(textOf(h.posts("CR")[0]!)).toContain("bucket &lt;gone&gt;");
+    expect(textOf(h.posts("CR")[0]!)).toContain("Back up now");
+    // a day and an hour later, the repave still pending in the list is a risk too
+    h.clock.advance(25 * 3_600_000);
+    await radar.readRepaves();
+    const kinds = (await store.risks()).map((r) => r.risk.kind).sort();
+    expect(kinds).toEqual(["backup", "repave"]);
+    expect(h.posts("CR")).toHaveLength(2);
+    expect(textOf(h.posts("CR")[1]!)).toContain("Approve repave");
+  });
+
+  it("reads at most RADAR_CALLS_PER_MINUTE, only clusters in scope and not deleted", async () => {
+    h = await startNotifyHarness({ openDb: await backend.database() });
+    const [p1] = h.sim.control.projects();
+    await h.cycle();
+    const deleted = h.sim.control.clusters(p1)[0]!;
+    h.sim.control.setState(deleted.uid, "Deleted");
+    h.poller.requestReconcile();
+    await h.cycle();
+    const inP1 = h.sim.control.clusters(p1).filter((c) => c.uid !== deleted.uid);
+    expect(inP1.length).toBeGreaterThan(3);
+    radar = createRadar({
+      palette: h.palette,
+      db: h.db,
+      clock: h.clock,
+      logger: silentLogger,
+      projects: [p1!],
+      callsPerMinute: 30,
+      settings: DEFAULT_RISK_SETTINGS,
+      sleep: async (ms) => h!.clock.advance(ms),
+    });
+    h.sim.control.clearRequests();
+    const started = h.clock.now();
+    const read = await radar.sweep(10_000);
+    expect(read).toBe(inP1.length);
+    const calls = h.sim.control
+      .requests()
+      .filter((r) => /k8certificates|profileUpdates|features\/backup/.test(r.path));
+    expect(calls).toHaveLength(read * CALLS_PER_CLUSTER);
+    const paths = new Set(calls.map((c) => c.path.split("/")[3]));
+    expect([...paths].sort()).toEqual(inP1.map((c) => c.uid).sort());
+    // 30 a minute: the n-th call goes 2 s after the one before
+    const minutes = (h.clock.now() - started) / 60_000;
+    expect(calls.length / Math.max(minutes, 1e-9)).toBeLessThanOrEqual(30 * 1.04);
+    expect(h.clock.now() - started).toBeGreaterThanOrEqual((calls.length - 1) * 2_000);
+  });
+});
