@@ -1,5 +1,6 @@
 import type { Cluster, ClusterOverview, ClusterSummary } from "../palette/schemas.ts";
 import { tagsOf } from "../palette/tags.ts";
+import { RadarStore } from "../store/radar.ts";
 import type { ClusterCardData } from "../views/cluster-card.ts";
 import { errorSummary } from "./log-error.ts";
 import { messageReply, readScopes, shareVisibility, usageReply } from "./reply.ts";
@@ -36,6 +37,13 @@ export const clusterVerb: VerbSpec = {
       }),
     ]);
     const data = cardData(resolved, cluster, overview, resolved.summary);
+    // found by name the card has no repave state of its own: the radar's fleet-wide list of
+    // pending repaves says it, from the store, with no read per card
+    if (!data.repavePending) {
+      data.repavePending = (await new RadarStore(ctx.db).repaveSince([resolved.uid])).has(
+        resolved.uid,
+      );
+    }
     data.scope = { projectUid: scope.projectUid, projectName: resolved.projectName };
     return messageReply(
       {

@@ -20,6 +20,7 @@ import { muteVerbs } from "./mute.ts";
 import { nodesVerb } from "./nodes.ts";
 import { parseCommand, suggest } from "./parse.ts";
 import { errorReply, messageReply, usageReply } from "./reply.ts";
+import { risksVerb } from "./risks.ts";
 import { subscribeVerbs } from "./subscribe.ts";
 import type { CommandContext, MessageReply, ParsedCommand, Reply, VerbSpec } from "./types.ts";
 import { workloadsVerb } from "./workloads.ts";
@@ -40,6 +41,7 @@ export const VERBS: VerbSpec[] = [
   ...changeVerbs,
   auditVerb,
   whyVerb,
+  risksVerb,
 ];
 
 /** Short forms people type anyway. */
@@ -85,6 +87,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   freezes: [],
   audit: [],
   why: ["share", "page", "until"],
+  risks: [],
 };
 
 export function findVerb(name: string): VerbSpec | undefined {

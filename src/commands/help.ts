@@ -20,6 +20,7 @@ export const HELP_GROUPS: readonly HelpGroupSpec[] = [
       alerts: "the alerts raised now",
       kubeconfig: "its kubeconfig, to your DMs",
       why: "what changed before its trouble, and who did it",
+      risks: "what is about to break: certificates, repaves, backups",
     },
   },
   {

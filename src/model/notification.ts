@@ -140,6 +140,8 @@ export interface CardStatus {
   ack?: CardAck;
   snooze?: Hold;
   mute?: Hold;
+  /** the radar's fleet-wide list shows a repave of it pending approval (no read per card) */
+  repavePending?: boolean;
 }
 
 /**

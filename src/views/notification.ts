@@ -112,6 +112,9 @@ export function statusLines(status: CardStatus): string[] {
       `:mute: Muted by ${mention(m.userId)} until ${slackDate(m.untilMs, "dateTime")}${why}`,
     );
   }
+  if (status.repavePending) {
+    lines.push(":arrows_counterclockwise: Repave pending: Palette holds it until someone approves");
+  }
   return lines;
 }
 
@@ -164,6 +167,11 @@ function cardActions(payload: CardPayload, links: CardLinks, status: CardStatus)
   );
   // what changed before it and who did it, answered to the clicker only (/palette why)
   elements.push(commandButton("Why?", `why ${quoteArg(c.uid)}${where}`, "card_why"));
+  if (status.repavePending) {
+    elements.push(
+      commandButton("Approve repave", `repave approve ${quoteArg(c.uid)}${where}`, "card_repave"),
+    );
+  }
   if (links.consoleUrl) {
     elements.push(
       urlButton(

@@ -18,6 +18,7 @@ import { type HoldEntry, holdListBlocks } from "./holds.ts";
 import { errorBlocks, noticeBlocks, usageBlocks } from "./message.ts";
 import { type NodeTableData, nodeTableBlocks } from "./node-table.ts";
 import { subscriptionListBlocks } from "./notification-subscriptions.ts";
+import { type RiskRow, type RisksFilter, risksListBlocks } from "./risk.ts";
 import { type WhyData, whyBlocks } from "./why.ts";
 import { type WorkloadsData, workloadsBlocks } from "./workloads.ts";
 
@@ -57,6 +58,8 @@ const SCREENS = {
   holdList: (data: { holds: readonly HoldEntry[] }) => holdListBlocks(data),
   changeChoice: (data: ChangeChoiceData) => changeChoiceBlocks(data),
   why: (data: WhyData) => whyBlocks(data),
+  risks: (data: { rows: readonly RiskRow[]; filter: RisksFilter }) =>
+    risksListBlocks(data.rows, data.filter),
   error: (data: { mrkdwn: string; hint?: string }) => errorBlocks(data.mrkdwn, data.hint),
   notice: (data: { mrkdwn: string; hint?: string }) => noticeBlocks(data.mrkdwn, data.hint),
   usage: (data: { problem: string; usage: string; suggestion?: string }) =>

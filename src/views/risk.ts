@@ -103,26 +103,42 @@ export function riskGoneText(name: string, kind: RiskKind): string {
 export const RISKS_PER_KIND = 10;
 
 /** `/palette risks`: grouped by kind, worst first, with when each cluster was last read. */
-export function risksListBlocks(
-  rows: readonly RiskRow[],
-  filter: { project?: string; tag?: string },
-): { text: string; blocks: KnownBlock[] } {
-  const where = [
+export interface RisksFilter {
+  project?: string;
+  tag?: string;
+}
+
+function whereText(filter: RisksFilter): string {
+  return [
     filter.project ? `project ${code(filter.project)}` : undefined,
     filter.tag ? `tag ${code(filter.tag)}` : undefined,
   ]
     .filter(Boolean)
     .join(", ");
+}
+
+const NOTHING =
+  "no certificate near expiry, no repave waiting, no failing backup, no newer profile";
+
+/** The fallback text of `/palette risks` (plain words; the reply escapes it). */
+export function risksSummaryText(rows: readonly RiskRow[], filter: RisksFilter): string {
+  if (rows.length === 0) return `Nothing on the radar: ${NOTHING}`;
+  const counts = RISK_KINDS.flatMap((kind) => {
+    const n = rows.filter((row) => row.risk.kind === kind).length;
+    return n > 0 ? [`${n} ${KIND_TITLES[kind].toLowerCase()}`] : [];
+  });
+  return `On the radar${filter.project || filter.tag ? " (filtered)" : ""}: ${counts.join(", ")}`;
+}
+
+export function risksListBlocks(rows: readonly RiskRow[], filter: RisksFilter): KnownBlock[] {
+  const where = whereText(filter);
   if (rows.length === 0) {
-    const text = `Nothing on the radar${where ? ` in ${where}` : ""}: no certificate near expiry, no repave waiting, no failing backup, no newer profile.`;
-    return { text, blocks: [section(text)] };
+    return [section(`Nothing on the radar${where ? ` in ${where}` : ""}: ${NOTHING}.`)];
   }
   const blocks: KnownBlock[] = [header("On the radar")];
-  const counts: string[] = [];
   for (const kind of RISK_KINDS) {
     const ofKind = rows.filter((row) => row.risk.kind === kind).sort(compareRisks);
     if (ofKind.length === 0) continue;
-    counts.push(`${ofKind.length} ${KIND_TITLES[kind].toLowerCase()}`);
     const shown = ofKind.slice(0, RISKS_PER_KIND);
     const lines = shown.map(
       (row) =>
@@ -140,5 +156,5 @@ export function risksListBlocks(
     );
   }
   if (where) blocks.push(context(`Filtered to ${where}`));
-  return { text: `On the radar: ${counts.join(", ")}`, blocks: fitMessage(blocks) };
+  return fitMessage(blocks);
 }

@@ -99,7 +99,7 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
 
   it("answers bad input clearly", async () => {
     const { ctx } = await context(true, "C1", ["p1"]);
-    expect(all(await run("subscribe everything", ctx))).toContain("clusters, alerts or all");
+    expect(all(await run("subscribe everything", ctx))).toContain("clusters, alerts, all or risks");
     expect(all(await run("subscribe tag:a tag:b", ctx))).toContain("One `tag:`");
     // a project outside PALETTE_PROJECTS is refused by dispatch, for subscribe as for every verb
     const outside = await dispatch("subscribe project:p9", ctx);

@@ -1,0 +1,53 @@
+import { matchesFilter } from "../model/subscription.ts";
+import { RadarStore } from "../store/radar.ts";
+import { SnapshotStore } from "../store/snapshots.ts";
+import { risksSummaryText } from "../views/risk.ts";
+import { messageReply, usageReply } from "./reply.ts";
+import type { VerbSpec } from "./types.ts";
+
+/**
+ * `/palette risks [project:<uid>] [tag:<t>]`: what the radar (src/radar/) holds now, grouped by
+ * kind, worst first, with when each cluster was last read. Read from the store: no Palette call,
+ * so it answers at once whatever the fleet's size.
+ */
+export const risksVerb: VerbSpec = {
+  name: "risks",
+  usage: "risks [project:<uid>] [tag:<t>]",
+  summary: "what the radar sees coming: certificates, pending repaves, backups, newer profiles",
+  examples: ["/palette risks", "/palette risks tag:env:prod"],
+  run: async (command, ctx) => {
+    if (command.args.length > 0) {
+      return usageReply(risksVerb, "`risks` takes only `project:<uid>` and `tag:<t>`.");
+    }
+    if (command.tags.length > 1) {
+      return usageReply(risksVerb, "Give at most one `tag:`.");
+    }
+    const tag = command.tags[0];
+    const project = command.project ?? (ctx.projects.length === 1 ? ctx.projects[0] : undefined);
+    let rows = await new RadarStore(ctx.db).risks(command.project);
+    if (command.project === undefined && ctx.projects.length > 0) {
+      const watched = new Set(ctx.projects);
+      rows = rows.filter((row) => watched.has(row.project));
+    }
+    if (tag) {
+      const filter = {
+        id: 0,
+        channel: "",
+        kind: "risks" as const,
+        tag,
+        createdBy: "",
+        createdAt: "",
+      };
+      const tagged = new Set<string>();
+      await new SnapshotStore(ctx.db).forEach((cluster) => {
+        if (matchesFilter(filter, cluster)) tagged.add(cluster.uid);
+      });
+      rows = rows.filter((row) => tagged.has(row.clusterUid));
+    }
+    const filter = { ...(command.project ? { project } : {}), ...(tag ? { tag } : {}) };
+    return messageReply(
+      { screen: "risks", data: { rows, filter } },
+      risksSummaryText(rows, filter),
+    );
+  },
+};

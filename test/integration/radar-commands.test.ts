@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/log.ts";
+import { DEFAULT_RISK_SETTINGS } from "../../src/model/risk.ts";
+import { createRadar, type Radar } from "../../src/radar/sweep.ts";
+import { type NotifyHarness, startNotifyHarness } from "../support/notify-harness.ts";
+import { type BotHarness, startBot } from "../support/slack-harness.ts";
+
+/**
+ * The radar seen from Slack (issue 28), through signed slash commands against the bot's HTTP
+ * edge, the simulator and the store the radar filled: `/palette risks` grouped by kind, worst
+ * first; a pending repave from the fleet list on the notification card and on `/palette cluster`
+ * without a read per card.
+ */
+
+const DAY = 86_400_000;
+let h: NotifyHarness | undefined;
+let bot: BotHarness | undefined;
+let radar: Radar | undefined;
+afterEach(async () => {
+  await radar?.stop();
+  await bot?.close();
+  await h?.close();
+  radar = undefined;
+  bot = undefined;
+  h = undefined;
+});
+
+async function setUp(): Promise<{ h: NotifyHarness; bot: BotHarness; radar: Radar }> {
+  h = await startNotifyHarness({});
+  await h.subs.add({ channel: "CC", kind: "all", createdBy: "U1" });
+  await h.cycle();
+  for (const cluster of h.sim.control.clusters()) {
+    h.sim.control.setCertificateExpiry(cluster.uid, h.clock.now() + 200 * DAY);
+    h.sim.control.setProfileUpdates(cluster.uid, []);
+  }
+  const harness = h;
+  radar = createRadar({
+    palette: h.palette,
+    db: h.db,
+    clock: h.clock,
+    logger: silentLogger,
+    projects: h.sim.control.projects(),
+    callsPerMinute: 600,
+    settings: DEFAULT_RISK_SETTINGS,
+    sleep: async (ms) => harness.clock.advance(ms),
+  });
+  bot = await startBot({
+    db: h.db,
+    palette: h.palette,
+    clock: h.clock,
+    projects: h.sim.control.projects(),
+  });
+  return { h, bot, radar };
+}
+
+const blockText = (call: { body: Record<string, unknown> }) => JSON.stringify(call.body.blocks);
+
+describe("the radar from Slack", () => {
+  it("/palette risks lists what the radar holds, grouped by kind, worst first, with last-read times", async () => {
+    const { h, bot, radar } = await setUp();
+    const [soon, sooner, backedUp, newer] = h.sim.control.clusters();
+    h.sim.control.setCertificateExpiry(soon!.uid, h.clock.now() + 20 * DAY);
+    h.sim.control.setCertificateExpiry(sooner!.uid, h.clock.now() + 5 * DAY);
+    h.sim.control.setBackupLocation(backedUp!.uid, "s3");
+    h.sim.control.setBackupRuns(backedUp!.uid, "0 3 * * *", [
+      { name: "b1", state: "Failed", at: h.clock.now() - 3_600_000 },
+    ]);
+    h.sim.control.setProfileUpdates(newer!.uid, [{ uid: "p2", name: "base", version: "2.0.0" }]);
+    await radar.sweep(h.sim.control.clusters().length);
+
+    const { status, responseId } = await bot.command("risks");
+    expect(status).toBe(200);
+    const [answer] = await bot.responses(responseId);
+    const text = blockText(answer!);
+    const order = [
+      "Certificates expiring* (2)",
+      sooner!.name,
+      soon!.name,
+      "Backups failing or late* (1)",
+      backedUp!.name,
+      "Newer profile versions* (1)",
+      newer!.name,
+    ].map((needle) => text.indexOf(needle));
+    expect(
+      order.every((index) => index >= 0),
+      text,
+    ).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(text).toContain(":red_circle:");
+    expect(text).toContain("read 2026-");
+    expect(String(answer!.body.text)).toContain("On the radar");
+
+    // a tag no cluster has: nothing, said so
+    const none = await bot.command("risks tag:nothing-has-this");
+    const [empty] = await bot.responses(none.responseId);
+    expect(blockText(empty!)).toContain("Nothing on the radar");
+    // bad input gets a usage answer, not a crash
+    const bad = await bot.command("risks everything");
+    const [usage] = await bot.responses(bad.responseId);
+    expect(blockText(usage!)).toContain("risks [project:&lt;uid&gt;] [tag:&lt;t&gt;]");
+  });
+
+  it("a pending repave in the fleet list puts Approve repave on the card and on /palette cluster, with no read per card", async () => {
+    const { h, bot, radar } = await setUp();
+    const target = h.sim.control
+      .clusters()
+      .find((c) => c.state === "Running" && c.health === "Healthy")!;
+    h.sim.control.setRepavePending(target.uid, ["pack values changed"]);
+    h.sim.control.clearRequests();
+    await radar.readRepaves();
+    const listReads = h.sim.control
+      .requests()
+      .filter((r) => r.path === "/v1/dashboard/spectroclusters/repaveStatus");
+    // one paged list per watched project, not one read per cluster
+    expect(listReads).toHaveLength(h.sim.control.projects().length);
+
+    h.sim.control.clearRequests();
+    h.sim.control.setState(target.uid, "Upgrading");
+    await h.cycle();
+    const card = h.fake
+      .callsTo("chat.postMessage")
+      .filter((c) => c.body.channel === "CC")
+      .at(-1)!;
+    expect(blockText(card)).toContain(target.name);
+    expect(blockText(card)).toContain("Repave pending");
+    expect(blockText(card)).toContain("Approve repave");
+    expect(blockText(card)).toContain(`repave approve ${target.uid}`);
+
+    const { responseId } = await bot.command(`cluster ${target.name}`);
+    const [answer] = await bot.responses(responseId);
+    expect(blockText(answer!)).toContain("Approve repave");
+    expect(blockText(answer!)).toContain("Palette holds a repave");
+    const perCluster = h.sim.control
+      .requests()
+      .filter(
+        (r) => r.path.includes("/repave/status") || r.path === `/v1/spectroclusters/${target.uid}`,
+      );
+    expect(perCluster).toEqual([]);
+
+    // a cluster with nothing pending shows no such button
+    const other = h.sim.control.clusters().find((c) => c.uid !== target.uid)!;
+    const plain = await bot.command(`cluster ${other.name}`);
+    const [plainAnswer] = await bot.responses(plain.responseId);
+    expect(blockText(plainAnswer!)).not.toContain("Approve repave");
+  });
+});
