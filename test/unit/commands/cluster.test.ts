@@ -38,6 +38,7 @@ describe("cluster", () => {
       `workloads ${uid} project:${PROJECT}`,
       `kubeconfig ${uid} project:${PROJECT}`,
       `logs ${uid} project:${PROJECT}`,
+      `why ${uid} project:${PROJECT}`,
     ]);
     expect(text).toContain(
       `https://console.example.com/projects/${PROJECT}/clusters/${uid}/overview`,
