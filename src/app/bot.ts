@@ -202,7 +202,16 @@ export async function startBot(
     },
     onCycle: (result) => {
       // the fleet's pending repaves: one paged list, read after every reconciliation
-      if (result.kind === "reconcile" && result.ok) void radar.readRepaves();
+      // (a leader deposed mid-read has its write fenced: logged, not an unhandled rejection,
+      // which would end the process)
+      if (result.kind === "reconcile" && result.ok) {
+        radar.readRepaves().catch((error: unknown) => {
+          logger.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            "pending repaves not read",
+          );
+        });
+      }
       const outcome = result.ok ? "ok" : "error";
       metrics.pollCompleted(result.durationMs / 1000, result.clusters, outcome);
       metrics.pollCycle(result.kind, outcome, result.paletteCalls);

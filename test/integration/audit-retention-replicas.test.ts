@@ -1,0 +1,116 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { type RunningBot, startBot } from "../../src/app/bot.ts";
+import { ManualClock } from "../../src/clock.ts";
+import { loadConfig } from "../../src/config.ts";
+import { silentLogger } from "../../src/log.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { AuditLog } from "../../src/store/audit.ts";
+import { openPostgres } from "../../src/store/postgres.ts";
+import { migratePostgres } from "../../src/store/postgres-migrate.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
+import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
+import { freshDatabase, POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
+import { until } from "../support/start-process-harness.ts";
+
+/**
+ * AUDIT_RETENTION_DAYS with two replicas on one PostgreSQL database, wired as `start` wires
+ * them (src/app/bot.ts): only the holder of the leader lease deletes old audit rows; a follower
+ * that would prune every 50 ms deletes nothing until it takes the lease over.
+ */
+const NEVER = "0 0 1 1 *";
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 10, 25, 12);
+
+/** /readyz 200: elected and its first poll committed (as bot-leader.test.ts waits) */
+async function ready(bot: RunningBot): Promise<void> {
+  await until("/readyz 200", async () => {
+    const response = await fetch(`http://127.0.0.1:${bot.port}/readyz`);
+    await response.body?.cancel();
+    return response.status === 200;
+  });
+}
+
+describe("audit retention across replicas (PostgreSQL)", () => {
+  let sim: RunningSimulator | undefined;
+  let fake: FakeSlack | undefined;
+  const bots: RunningBot[] = [];
+  let reader: SqlDb | undefined;
+
+  afterAll(async () => {
+    for (const bot of bots.splice(0)) await bot.stop().catch(() => {});
+    await reader?.close();
+    await fake?.close();
+    await sim?.close();
+  });
+
+  it(
+    "the lease holder prunes; a follower does not, until it holds the lease",
+    async () => {
+      sim = await startSimulator({ clusters: 2, projects: 1, seed: 11 });
+      fake = await startFakeSlack();
+      const { url } = await freshDatabase();
+      reader = await openPostgres(url, { max: 2 });
+      await migratePostgres(reader);
+      const clock = new ManualClock(NOW);
+      const audit = new AuditLog(reader, clock);
+      const rowAged = async (days: number, target: string) => {
+        clock.set(NOW - days * DAY);
+        await audit.record({ userId: "W1", action: "ack", target, outcome: "granted" });
+        clock.set(NOW);
+      };
+      const targets = async () => (await audit.recent(20)).map((row) => row.target).sort();
+      await rowAged(45, "old: pruned by the first leader");
+      await rowAged(3, "recent");
+
+      const config = (replica: string) =>
+        loadConfig({
+          SLACK_BOT_TOKEN: `xoxb-retention-${replica}`,
+          SLACK_SIGNING_SECRET: "retention-signing-secret",
+          SLACK_API_URL: fake!.apiUrl,
+          PALETTE_API_URL: sim!.url,
+          PALETTE_API_KEY: sim!.credentials.apiKey,
+          STATE_DB: url,
+          PORT: "0",
+          POLL_SCHEDULE: NEVER,
+          RECONCILE_SCHEDULE: NEVER,
+          LEADER_LEASE_TTL_MS: "1500",
+          LEADER_RENEW_MS: "200",
+          AUDIT_RETENTION_DAYS: "30",
+        });
+      // the leader prunes at its election, then (here) not again for an hour
+      const leader = await startBot(config("a"), silentLogger, clock, {
+        replicaId: "replica-a",
+        auditPruneEveryMs: 3_600_000,
+      });
+      bots.push(leader);
+      // its first poll (run at election) done before anything stops it mid-write
+      await ready(leader);
+      await until(
+        "the leader's prune at election",
+        async () => !(await targets()).includes("old: pruned by the first leader"),
+      );
+      // a follower that would prune every 50 ms
+      const follower = await startBot(config("b"), silentLogger, clock, {
+        replicaId: "replica-b",
+        auditPruneEveryMs: 50,
+      });
+      bots.push(follower);
+      await rowAged(40, "old: left alone by the follower");
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(await targets()).toEqual(["old: left alone by the follower", "recent"]);
+
+      // the leader stops and releases the lease: the follower is elected and prunes
+      await leader.stop();
+      bots.splice(bots.indexOf(leader), 1);
+      await until(
+        "the new leader's prune",
+        async () => !(await targets()).includes("old: left alone by the follower"),
+        10_000,
+      );
+      expect(await targets()).toEqual(["recent"]);
+      await ready(follower);
+    },
+    POSTGRES_SETUP_TIMEOUT_MS,
+  );
+});
