@@ -86,8 +86,22 @@ export function entryLine(entry: TimelineEntry, timeZone: string): string {
   return `${when} ${icon(entry)} *${escapeMrkdwn(entry.what)}*${by}${message}${detail} · _${source}_`;
 }
 
-/** The likely-cause line, in mrkdwn. */
-export function causeLine(cause: LikelyCause, timeZone: string): string {
+/**
+ * The likely-cause line, in mrkdwn. `unread`: sources that could not be read; a cause found
+ * without them says so, since a change there would not show.
+ */
+export function causeLine(
+  cause: LikelyCause,
+  timeZone: string,
+  unread: ReadonlyArray<"audit" | "events"> = [],
+): string {
+  const line = causeWords(cause, timeZone);
+  if (cause.kind === "no-trouble" || unread.length === 0) return line;
+  const what = unread.map((source) => (source === "audit" ? "Palette's audit" : "the events"));
+  return `${line} _(${what.join(" and ")} could not be read: a change recorded there would not show here.)_`;
+}
+
+function causeWords(cause: LikelyCause, timeZone: string): string {
   const at = (ms: number) => `\`${formatWall(ms, timeZone)}\``;
   switch (cause.kind) {
     case "no-trouble": {
@@ -134,7 +148,13 @@ export function whyBlocks(data: WhyData): KnownBlock[] {
     context(
       `Since ${escapeMrkdwn(data.rangeLabel)} (${code(formatWall(data.sinceMs, data.timeZone))} → ${code(formatWall(data.untilMs, data.timeZone))}, ${escapeMrkdwn(data.timeZone)}) · UID ${code(data.cluster.uid)}`,
     ),
-    section(causeLine(data.cause, data.timeZone)),
+    section(
+      causeLine(
+        data.cause,
+        data.timeZone,
+        data.unavailable.map((missing) => missing.source),
+      ),
+    ),
     divider(),
   ];
   if (data.entries.length === 0) {

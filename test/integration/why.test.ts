@@ -233,6 +233,20 @@ describe("/palette why", () => {
     expect(text).toContain('"response_type":"ephemeral"');
   });
 
+  it("Palette's audit failing (500) still answers with the events and the bot's record, and says what could not be read", async () => {
+    const h = await start();
+    const cluster = awsCluster(h, "half-told");
+    h.clock.advance(3600_000);
+    h.sim.control.setHealth(cluster.uid, "UnHealthy", "apiserver unreachable");
+    h.sim.control.addFault({ pathPrefix: "/v1/audits", kind: "status", status: 500 });
+    const text = await ask(h, "why half-told");
+    expect(text).toContain("apiserver unreachable");
+    expect(text).toContain("Palette's audit could not be read");
+    // with Palette's audit unread, the cause is what the events show, never a guess
+    expect(text).toContain("no change recorded before it");
+    expect(text).toContain("a change recorded there would not show here");
+  });
+
   it("a long story pages: More runs the next page of the same range", async () => {
     const h = await start();
     const cluster = awsCluster(h, "long-one");
