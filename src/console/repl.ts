@@ -172,9 +172,11 @@ async function show(
           await options.onFile(reply);
         } else {
           const path = join(options.fileDir ?? process.cwd(), reply.fileName);
-          // a kubeconfig is a credential: a new 0600 file, never an old file's mode or a symlink
+          // a kubeconfig is a credential, an audit export names people: a new 0600 file, never
+          // an old file's mode or a symlink
           await writePrivateFile(path, reply.content);
-          write(`kubeconfig written to ${options.fileDir ? path : `./${reply.fileName}`}`);
+          const what = reply.auditAs === "audit-export" ? "audit" : "kubeconfig";
+          write(`${what} written to ${options.fileDir ? path : `./${reply.fileName}`}`);
         }
         break;
       case "modal":

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+const base = {
+  SLACK_BOT_TOKEN: "xoxb-test-bot-token",
+  SLACK_SIGNING_SECRET: "signing-secret-value",
+  PALETTE_API_KEY: "palette-api-key-value",
+};
+
+function errorOf(env: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("ALLOW_AUDIT and AUDIT_RETENTION_DAYS", () => {
+  it("default to nobody and 400 days", () => {
+    const config = loadConfig(base);
+    expect(config.allowAudit).toEqual([]);
+    expect(config.auditRetentionDays).toBe(400);
+  });
+
+  it("read a list of Slack IDs and a whole number of days", () => {
+    const config = loadConfig({
+      ...base,
+      ALLOW_AUDIT: "U0AUDITOR1, S0SECURITY",
+      AUDIT_RETENTION_DAYS: "30",
+    });
+    expect(config.allowAudit).toEqual(["U0AUDITOR1", "S0SECURITY"]);
+    expect(config.auditRetentionDays).toBe(30);
+  });
+
+  it.each([
+    ["0", "at least 1 day"],
+    ["-5", "at least 1 day"],
+    ["1.5", "whole number of days"],
+    ["forever", "number of days"],
+    ["36501", "at most 36500"],
+  ])("refuse AUDIT_RETENTION_DAYS=%s in one line", (value, says) => {
+    const error = errorOf({ ...base, AUDIT_RETENTION_DAYS: value });
+    expect(error.variable).toBe("AUDIT_RETENTION_DAYS");
+    expect(error.message).toContain(says);
+    expect(error.message).not.toContain("\n");
+  });
+
+  it("refuses an ALLOW_AUDIT entry that is not a Slack ID", () => {
+    expect(errorOf({ ...base, ALLOW_AUDIT: "alice@example.com" }).variable).toBe("ALLOW_AUDIT");
+  });
+});
