@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createAccessPolicy } from "../../src/access/policy.ts";
+import { buildIdentity } from "../../src/app/identity.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
@@ -34,7 +35,7 @@ afterEach(async () => {
   for (const harness of opened.splice(0)) await harness.close();
 });
 
-async function start(): Promise<Harness> {
+async function start(options: { strict?: boolean } = {}): Promise<Harness> {
   // 12:00 UTC is 07:00 in New York (EST) on this day
   const clock = new ManualClock(Date.UTC(2026, 10, 25, 12));
   const sim = await startSimulator({
@@ -65,6 +66,19 @@ async function start(): Promise<Harness> {
     policy,
     projects: [project],
     changeSchedule: () => ({ stop() {} }),
+    ...(options.strict
+      ? {
+          identity: (db) =>
+            buildIdentity(
+              {
+                mode: "strict",
+                method: "key",
+                keys: { current: new Secret(Buffer.alloc(32, 7).toString("base64")) },
+              },
+              { db, clock, logger: silentLogger, paletteApiUrl: sim.url },
+            ),
+        }
+      : {}),
   });
   const harness: Harness = {
     bot,
@@ -245,6 +259,34 @@ describe("/palette why", () => {
     // with Palette's audit unread, the cause is what the events show, never a guess
     expect(text).toContain("no change recorded before it");
     expect(text).toContain("a change recorded there would not show here");
+  });
+
+  it("under IDENTITY=strict, why reads Palette with the person's own key; an unlinked person is asked to log in first", async () => {
+    const h = await start({ strict: true });
+    const cluster = awsCluster(h, "strict-one");
+    h.sim.control.addAudit({
+      clusterUid: cluster.uid,
+      actionType: "update",
+      actionMsg: "strict entry",
+      email: "viewer@example.com",
+    });
+    h.sim.control.clearRequests();
+    expect(await ask(h, "why strict-one")).toContain("/palette login");
+    expect(h.sim.control.requests()).toEqual([]);
+    await h.bot.bot.edge.commandDeps.identity!.store.put({
+      slackUserId: ALICE,
+      paletteUserUid: "editor",
+      paletteUserName: "Eddie Editor",
+      method: "key",
+      apiKey: new Secret(h.sim.control.issueUserKey("editor@example.com")),
+    });
+    const text = await ask(h, "why strict-one");
+    expect(text).toContain("strict entry");
+    const reads = paletteCalls(h, "/v1/");
+    expect(reads.length).toBeGreaterThan(2);
+    expect(new Set(reads.map((request) => request.caller))).toEqual(
+      new Set(["editor@example.com"]),
+    );
   });
 
   it("a long story pages: More runs the next page of the same range", async () => {
