@@ -4,6 +4,7 @@ import type { Hold } from "../model/notification.ts";
 import type { Poller } from "../notify/poll.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { HoldStore } from "../store/holds.ts";
+import { RadarStore } from "../store/radar.ts";
 import type { SqlDb } from "../store/sql.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import type { FleetCluster, FleetSnapshot, HomeHold, HomeSubscription } from "../views/app-home.ts";
@@ -32,6 +33,7 @@ export function homeSources(deps: HomeSourceDeps): {
   fleet(): Promise<FleetSnapshot>;
   subscriptionsFor(userId: string): Promise<HomeSubscription[]>;
   holdsFor(userId: string): Promise<HomeHold[]>;
+  risks(): Promise<Record<string, number>>;
 } {
   const freshForMs = deps.freshForMs ?? 5 * 60_000;
   const subscriptions = new SubscriptionStore(deps.db, deps.clock);
@@ -120,6 +122,9 @@ export function homeSources(deps: HomeSourceDeps): {
       const channels = await channelsOf(userId);
       return all.filter((subscription) => channels.has(subscription.channel)).map(toHome);
     },
+
+    // the radar's counts by severity, from the store (src/radar/): no Palette call
+    risks: () => new RadarStore(deps.db).counts(),
 
     async holdsFor(userId) {
       const running = await holds.running(deps.clock.now());

@@ -132,6 +132,21 @@ export interface ChannelDigestPayload {
   flapping: Capped<DigestFlapper>;
   /** absent: nobody passed mutes in (not the same as none) */
   mutes?: Capped<DigestMute>;
+  /** what the radar holds for the channel's clusters (issue 28); absent: not read */
+  risks?: DigestRisks;
+}
+
+/** The digest's "Risks" section: counts by kind and the worst five, worst first. */
+export interface DigestRisks {
+  /** risk kind (certificates, repave, backup, update) → clusters */
+  counts: Record<string, number>;
+  worst: Capped<{
+    name: string;
+    project: string;
+    severity: string;
+    title: string;
+    summary: string;
+  }>;
 }
 
 /**

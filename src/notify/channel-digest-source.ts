@@ -1,12 +1,16 @@
 import type {
   ChannelDigestPayload,
   DigestMute,
+  DigestRisks,
   DigestSchedule,
   UnhealthySince,
 } from "../model/channel-digest.ts";
+import { compareRisks, KIND_TITLES, type Risk } from "../model/risk.ts";
+import { hearsPoll, matchesFilter, type Subscription } from "../model/subscription.ts";
 import { DigestStore } from "../store/digests.ts";
 import { HoldStore } from "../store/holds.ts";
 import { NotifyEventLog } from "../store/notify-events.ts";
+import { RadarStore } from "../store/radar.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import type { SqlExecutor } from "../store/sql.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
@@ -68,16 +72,18 @@ export async function composeChannelDigest(
   const to = iso(request.now);
   const fleet = request.fleet ?? (await readFleet(db));
   // one pass over the snapshots, a batch at a time: the digest holds counts, not the fleet
-  const tally = tallyClusters(subscriptions, fleet.unhealthySince, to);
+  // the clusters and events are the poll's subscriptions'; a `risks` one adds the Risks section
+  const pollSubscriptions = subscriptions.filter(hearsPoll);
+  const tally = tallyClusters(pollSubscriptions, fleet.unhealthySince, to);
   await new SnapshotStore(db).forEach((cluster) => {
     tally.add(cluster);
   });
-  return buildChannelDigest({
+  const digest = buildChannelDigest({
     channel: request.channel,
     cadence: request.schedule?.cadence,
     preview: request.preview,
     timeZone: request.schedule?.timeZone ?? "UTC",
-    subscriptions,
+    subscriptions: pollSubscriptions,
     tally,
     events: await new NotifyEventLog(db).between(iso(from), to),
     unhealthySince: fleet.unhealthySince,
@@ -86,6 +92,42 @@ export async function composeChannelDigest(
     to,
     mutes: request.mutes ?? (await activeMutes(db, request.channel, request.now)),
   });
+  return { ...digest, risks: await digestRisks(db, subscriptions) };
+}
+
+/** The radar's risks of the clusters the channel follows: counts by kind, the worst five. */
+async function digestRisks(db: SqlExecutor, subscriptions: Subscription[]): Promise<DigestRisks> {
+  const snapshots = new SnapshotStore(db);
+  const followed: Array<{ name: string; project: string; risk: Risk }> = [];
+  for (const row of await new RadarStore(db).risks()) {
+    const snap = (await snapshots.byUid(row.clusterUid)) ?? {
+      uid: row.clusterUid,
+      name: row.name,
+      project: row.project,
+      state: "",
+      health: "",
+      tags: [],
+    };
+    if (subscriptions.some((sub) => matchesFilter(sub, snap))) {
+      followed.push({ name: row.name, project: row.project, risk: row.risk });
+    }
+  }
+  const counts: Record<string, number> = {};
+  for (const item of followed) counts[item.risk.kind] = (counts[item.risk.kind] ?? 0) + 1;
+  const worst = [...followed].sort(compareRisks).slice(0, 5);
+  return {
+    counts,
+    worst: {
+      total: followed.length,
+      items: worst.map((item) => ({
+        name: item.name,
+        project: item.project,
+        severity: item.risk.severity,
+        title: KIND_TITLES[item.risk.kind],
+        summary: item.risk.summary,
+      })),
+    },
+  };
 }
 
 /** The channel's mutes still running at `now`, as the digest lists them. */

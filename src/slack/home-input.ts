@@ -22,6 +22,8 @@ export interface HomeDeps {
   subscriptionsFor(userId: string): Promise<HomeSubscription[]>;
   /** snoozes and mutes running in the channels `userId` is a member of; absent: not shown */
   holdsFor?(userId: string): Promise<HomeHold[]>;
+  /** the radar's risks by severity; absent: not shown */
+  risks?(): Promise<Record<string, number>>;
   /** IDENTITY=linked or strict: whom `userId` acts as; absent: the section is not shown */
   identityOf?(userId: string): Promise<HomeIdentity>;
   policy: AccessPolicy;
@@ -35,7 +37,7 @@ const PERMISSIONS: Permission[] = ["launch", "kubeconfig", "subscribe", "ack", "
 
 /** Gathers everything the view needs; every source may fail on its own without hiding the rest. */
 export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHomeInput> {
-  const [fleet, subscriptions, holds, identity, ...allowed] = await Promise.all([
+  const [fleet, subscriptions, holds, identity, risks, ...allowed] = await Promise.all([
     deps.fleet().catch((error: unknown) => {
       deps.logger.warn({ err: error }, "app home: fleet unavailable");
       // Palette errors have a user-safe description; anything else is not shown verbatim.
@@ -53,6 +55,10 @@ export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHome
       deps.logger.warn({ err: String(error) }, "app home: identity unavailable");
       return null;
     }),
+    deps.risks?.().catch((error: unknown) => {
+      deps.logger.warn({ err: String(error) }, "app home: the radar's risks unavailable");
+      return null;
+    }),
     ...PERMISSIONS.map((permission) => deps.policy.allows(userId, permission).catch(() => false)),
   ]);
   const permissions = Object.fromEntries(
@@ -68,6 +74,7 @@ export async function homeInput(userId: string, deps: HomeDeps): Promise<AppHome
     subscriptions,
     ...(holds !== undefined ? { holds } : {}),
     ...(identity !== undefined ? { identity } : {}),
+    ...(risks !== undefined ? { risks } : {}),
     consoleUrl: deps.consoleUrl,
     now: deps.clock.now(),
   };

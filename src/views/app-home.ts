@@ -82,6 +82,11 @@ export interface AppHomeInput {
    * null: could not be read; absent: the bot acts as its service account only
    */
   identity?: HomeIdentity | null;
+  /**
+   * The radar's risks by severity (critical, warning, info); null: could not be read; absent:
+   * not shown
+   */
+  risks?: Record<string, number> | null;
 }
 
 export interface HomeIdentity {
@@ -321,6 +326,27 @@ function holdBlocks(holds: HomeHold[] | null | undefined): KnownBlock[] {
   return [...blocks, divider()];
 }
 
+/** The radar's counts (issue 28): what `/palette risks` would list, in one line. */
+function riskBlocks(risks: Record<string, number> | null | undefined): KnownBlock[] {
+  if (risks === undefined) return [];
+  const blocks: KnownBlock[] = [header("On the radar")];
+  if (risks === null) {
+    blocks.push(section(":warning: The radar's risks could not be read just now."));
+  } else {
+    const critical = risks.critical ?? 0;
+    const warning = risks.warning ?? 0;
+    const info = risks.info ?? 0;
+    blocks.push(
+      section(
+        critical + warning + info === 0
+          ? "Nothing on the radar: no certificate near expiry, no repave waiting, no failing backup."
+          : `:red_circle: ${critical} critical · :large_orange_circle: ${warning} warning${warning === 1 ? "" : "s"} · :information_source: ${info} newer profile version${info === 1 ? "" : "s"} · \`/palette risks\` lists them`,
+      ),
+    );
+  }
+  return [...blocks, divider()];
+}
+
 export function buildAppHome(input: AppHomeInput): HomeView {
   const blocks: KnownBlock[] = [
     header("Palette fleet"),
@@ -332,6 +358,7 @@ export function buildAppHome(input: AppHomeInput): HomeView {
     ...subscriptionBlocks(input.subscriptions),
     divider(),
     ...holdBlocks(input.holds),
+    ...riskBlocks(input.risks),
     context("Type `/palette help` in any channel for the commands."),
   ];
   // The caps above keep us far below the limit; this is the belt for future edits.

@@ -84,6 +84,12 @@ function listBlocks<T>(
   return chunks.map((chunk) => section(chunk));
 }
 
+const RISK_EMOJI: Record<string, string> = {
+  critical: ":red_circle:",
+  warning: ":large_orange_circle:",
+  info: ":information_source:",
+};
+
 export function channelDigestBlocks(payload: ChannelDigestPayload): KnownBlock[] {
   const zone = payload.timeZone;
   const when = (iso: string) => {
@@ -155,6 +161,20 @@ export function channelDigestBlocks(payload: ChannelDigestPayload): KnownBlock[]
           mute.reason ? ` · ${detail(mute.reason)}` : ""
         }`,
       "mutes",
+    );
+  }
+  if (payload.risks) {
+    const risks = payload.risks;
+    const counts = Object.entries(risks.counts)
+      .map(([kind, n]) => `${n} ${escapeMrkdwn(kind)}`)
+      .join(" · ");
+    part(
+      risks.worst,
+      `Risks${counts ? ` — ${counts}` : ""}`,
+      "nothing on the radar",
+      (item) =>
+        `${RISK_EMOJI[item.severity] ?? ":grey_question:"} ${name(item.name)} · ${projectLabel(item.project)} · ${escapeMrkdwn(item.title)}: ${detail(item.summary)}`,
+      "risks",
     );
   }
   if (quiet.length > 0) blocks.push(context(`Since the last digest: ${quiet.join(" · ")}.`));

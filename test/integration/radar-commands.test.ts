@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { allowAll } from "../../src/access/types.ts";
+import { homeSources } from "../../src/app/home-sources.ts";
 import { silentLogger } from "../../src/log.ts";
 import { DEFAULT_RISK_SETTINGS } from "../../src/model/risk.ts";
 import { createRadar, type Radar } from "../../src/radar/sweep.ts";
 import { type NotifyHarness, startNotifyHarness } from "../support/notify-harness.ts";
-import { type BotHarness, startBot } from "../support/slack-harness.ts";
+import { type BotHarness, SIGNING_SECRET, startBot } from "../support/slack-harness.ts";
+import { loadPayload, postSigned } from "../support/slack-request.ts";
 
 /**
  * The radar seen from Slack (issue 28), through signed slash commands against the bot's HTTP
@@ -49,6 +52,19 @@ async function setUp(): Promise<{ h: NotifyHarness; bot: BotHarness; radar: Rada
     palette: h.palette,
     clock: h.clock,
     projects: h.sim.control.projects(),
+    home: {
+      ...homeSources({
+        poller: h.poller,
+        palette: h.palette,
+        db: h.db,
+        projects: h.sim.control.projects(),
+        clock: h.clock,
+      }),
+      policy: allowAll,
+      consoleUrl: "https://console.example.com/",
+      clock: h.clock,
+      logger: silentLogger,
+    },
   });
   return { h, bot, radar };
 }
@@ -98,6 +114,40 @@ describe("the radar from Slack", () => {
     const bad = await bot.command("risks everything");
     const [usage] = await bot.responses(bad.responseId);
     expect(blockText(usage!)).toContain("risks [project:&lt;uid&gt;] [tag:&lt;t&gt;]");
+  });
+
+  it("the channel digest has a Risks section (counts, the worst first) and the App Home the counts", async () => {
+    const { h, bot, radar } = await setUp();
+    const [soon, sooner] = h.sim.control.clusters();
+    h.sim.control.setCertificateExpiry(soon!.uid, h.clock.now() + 20 * DAY);
+    h.sim.control.setCertificateExpiry(sooner!.uid, h.clock.now() + 3 * DAY);
+    await radar.sweep(h.sim.control.clusters().length);
+    const channel = "C0RISKS";
+    await h.subs.add({ channel, kind: "risks", createdBy: "U1" });
+    const { responseId } = await bot.command("digest now", { channelId: channel });
+    const [digest] = await bot.responses(responseId);
+    const text = blockText(digest!);
+    expect(text).toContain("Risks — 2 certificates (2)");
+    expect(text.indexOf(sooner!.name)).toBeGreaterThan(-1);
+    expect(text.indexOf(sooner!.name)).toBeLessThan(text.indexOf(soon!.name));
+
+    const { payload } = loadPayload<{ payload: { event: Record<string, unknown> } }>(
+      "event_callback.app_home_opened.json",
+    );
+    const opened = await postSigned(
+      bot.url,
+      SIGNING_SECRET,
+      JSON.stringify({ ...payload, event: { ...payload.event, tab: "home" } }),
+      {
+        contentType: "application/json",
+      },
+    );
+    expect(opened.status).toBe(200);
+    const [home] = await bot.fake.waitFor("views.publish");
+    const view = JSON.stringify(home!.body.view);
+    expect(view).toContain("On the radar");
+    expect(view).toContain(":red_circle: 1 critical");
+    expect(view).toContain(":large_orange_circle: 1 warning ");
   });
 
   it("a pending repave in the fleet list puts Approve repave on the card and on /palette cluster, with no read per card", async () => {
