@@ -1,7 +1,5 @@
 import { createAccessPolicy } from "../access/policy.ts";
 import { type Clock, systemClock } from "../clock.ts";
-import { VERBS } from "../commands/dispatch.ts";
-import type { CommandDeps } from "../commands/types.ts";
 import type { Config } from "../config.ts";
 import { createHealth } from "../http/health.ts";
 import { Metrics } from "../http/metrics.ts";
@@ -15,12 +13,14 @@ import { createPoller } from "../notify/poll.ts";
 import { createPaletteClient } from "../palette/client.ts";
 import { createRiskNotifier } from "../radar/notices.ts";
 import { createRadar } from "../radar/sweep.ts";
+import { VERBS } from "../registry/dispatch.ts";
 import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { slackEmailOf } from "../slack/user-email.ts";
 import { AuditLog } from "../store/audit.ts";
 import { leaseFor } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
+import type { CommandDeps } from "../verb-kit/types.ts";
 import { homeSources } from "./home-sources.ts";
 import { buildIdentity, identityOfHome } from "./identity.ts";
 import {

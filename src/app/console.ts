@@ -4,7 +4,6 @@ import { allowAll } from "../access/types.ts";
 import { ChangeFollower } from "../changes/follow.ts";
 import type { Clock } from "../clock.ts";
 import { systemClock } from "../clock.ts";
-import type { CommandDeps } from "../commands/types.ts";
 import type { ApprovalConfig, Config, PaletteCredentials, StateStore } from "../config.ts";
 import { consoleChangeBoard, runChangePrompts } from "../console/change-prompts.ts";
 import { runLaunchPrompts } from "../console/launch-prompts.ts";
@@ -17,6 +16,7 @@ import { Secret } from "../secret.ts";
 import { AuditLog } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";
 import type { SqlDb } from "../store/sql.ts";
+import type { CommandDeps } from "../verb-kit/types.ts";
 
 export interface ConsoleSession {
   palette: PaletteClient;

@@ -1,12 +1,12 @@
 import type { Clock } from "../clock.ts";
 import type { IdentityConfig } from "../config.ts";
-import type { IdentityDeps } from "../identity/types.ts";
 import type { Logger } from "../log.ts";
 import type { PaletteIdentityApi } from "../palette/api.ts";
 import { createPaletteClient } from "../palette/client.ts";
 import { IdentityStore } from "../store/identities.ts";
 import { IdentityCipher } from "../store/identity-cipher.ts";
 import type { SqlExecutor } from "../store/sql.ts";
+import type { IdentityDeps } from "../verb-kit/identity-deps.ts";
 import type { HomeIdentity } from "../views/app-home.ts";
 
 /**

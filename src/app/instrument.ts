@@ -1,8 +1,8 @@
 import type { App, ReceiverEvent } from "@slack/bolt";
-import { dispatch as baseDispatch } from "../commands/dispatch.ts";
 import type { Metrics } from "../http/metrics.ts";
 import { type SlackPoster, SlackSendError } from "../notify/slack-port.ts";
 import type { PaletteClientEvent } from "../palette/client.ts";
+import { dispatch as baseDispatch } from "../registry/dispatch.ts";
 import type { Dispatch } from "../slack/types.ts";
 
 /** Palette client events → Prometheus series. */

@@ -1,9 +1,9 @@
-import { errorReply, messageReply, readScopes } from "../commands/reply.ts";
-import { replayWith, resolveCluster } from "../commands/resolve.ts";
-import type { CommandContext, Reply } from "../commands/types.ts";
 import { newerVersion } from "../model/change.ts";
 import { quoteArg } from "../model/command-text.ts";
 import { canScale } from "../palette/machine-pool-body.ts";
+import { errorReply, messageReply, readScopes } from "../verb-kit/reply.ts";
+import { replayWith, resolveCluster } from "../verb-kit/resolve.ts";
+import type { CommandContext, Reply } from "../verb-kit/types.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { scopeArg } from "../views/scope.ts";
 import { guardChange } from "./guard.ts";

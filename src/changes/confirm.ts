@@ -1,8 +1,8 @@
-import type { Requester } from "../commands/types.ts";
 import type { ChangePlan } from "../model/change.ts";
 import { planDrift } from "../model/plan-drift.ts";
 import { describeForUser } from "../palette/errors.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
+import type { Requester } from "../verb-kit/types.ts";
 import { differenceLine, driftRefusal } from "../views/change-drift.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
 import { auditStep, subjectOf, subjectOfPlan } from "./audit-trail.ts";

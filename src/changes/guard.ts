@@ -1,7 +1,7 @@
-import type { CommandDeps } from "../commands/types.ts";
 import { CHANGE_PERMISSION, type ChangePlan, type ChangeVerb } from "../model/change.ts";
 import { blockingFreeze, type Freeze, type FreezeTarget } from "../model/freeze.ts";
 import { FreezeStore } from "../store/freezes.ts";
+import type { CommandDeps } from "../verb-kit/types.ts";
 import { freezeRefusal } from "../views/change.ts";
 import { type AuditSubject, auditStep } from "./audit-trail.ts";
 

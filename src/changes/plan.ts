@@ -1,12 +1,12 @@
-import { errorReply, readScopes } from "../commands/reply.ts";
-import { replayWith, resolveCluster } from "../commands/resolve.ts";
-import type { CommandContext, MessageReply } from "../commands/types.ts";
 import { type ChangeCluster, type ChangePlan, newerVersion, packChanges } from "../model/change.ts";
 import type { Scope } from "../palette/api.ts";
 import { clusterProjectUid } from "../palette/cluster-project.ts";
 import { PaletteError } from "../palette/errors.ts";
 import { autoscaleRange, canScale } from "../palette/machine-pool-body.ts";
 import type { Cluster } from "../palette/schemas.ts";
+import { errorReply, readScopes } from "../verb-kit/reply.ts";
+import { replayWith, resolveCluster } from "../verb-kit/resolve.ts";
+import type { CommandContext, MessageReply } from "../verb-kit/types.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import type { ChangeAsk } from "./types.ts";
 

@@ -1,7 +1,7 @@
-import { errorReply } from "../commands/reply.ts";
-import type { MessageReply, Requester } from "../commands/types.ts";
 import { actingFor, cannotAct, personalRefusalLines } from "../identity/acting.ts";
 import type { ChangeVerb } from "../model/change.ts";
+import { errorReply } from "../verb-kit/reply.ts";
+import type { MessageReply, Requester } from "../verb-kit/types.ts";
 import type { ChangeDeps } from "./types.ts";
 
 /** What Palette is told the person wanted, in a refusal of their key ("… to scale in project p"). */

@@ -1,4 +1,4 @@
-import type { CommandDeps } from "../commands/types.ts";
+import type { CommandDeps } from "../verb-kit/types.ts";
 
 /** What the day-2 use case needs: the commands' deps (approvals included). */
 export type ChangeDeps = CommandDeps;

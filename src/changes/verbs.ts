@@ -1,8 +1,8 @@
-import { errorReply, messageReply, readScopes, usageReply } from "../commands/reply.ts";
-import { replayWith, resolveCluster } from "../commands/resolve.ts";
-import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../commands/types.ts";
 import { type FreezeScope, freezeUntil, sameScope } from "../model/freeze.ts";
 import { FreezeStore } from "../store/freezes.ts";
+import { errorReply, messageReply, readScopes, usageReply } from "../verb-kit/reply.ts";
+import { replayWith, resolveCluster } from "../verb-kit/resolve.ts";
+import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../verb-kit/types.ts";
 import { freezeLines, freezeScopeLabel } from "../views/change.ts";
 import { code, escapeMrkdwn, mention, slackDate } from "../views/mrkdwn.ts";
 import { chooseMachine, choosePool, chooseUpgrade } from "./choices.ts";

@@ -1,8 +1,8 @@
 import { isKnownUnhealthy } from "../model/cluster.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
+import { messageReply, readScopes, usageReply } from "../verb-kit/reply.ts";
+import type { VerbSpec } from "../verb-kit/types.ts";
 import type { AlertsData, RaisingCluster } from "../views/alerts.ts";
-import { messageReply, readScopes, usageReply } from "./reply.ts";
-import type { VerbSpec } from "./types.ts";
 
 /**
  * A cluster raises ClusterHealth when it reports a health that is not Healthy. A cluster with no

@@ -2,8 +2,8 @@ import { actingFor } from "../identity/acting.ts";
 import type { PaletteApi, Scope } from "../palette/api.ts";
 import { describeForUser } from "../palette/errors.ts";
 import type { PaletteAudit } from "../palette/history.ts";
-import { resolveCluster } from "./resolve.ts";
-import type { CommandContext, MessageReply } from "./types.ts";
+import { resolveCluster } from "../verb-kit/resolve.ts";
+import type { CommandContext, MessageReply } from "../verb-kit/types.ts";
 
 /**
  * Palette's side of `/palette audit` (issue 27): Palette's own audit log (GET /v1/audits, pages

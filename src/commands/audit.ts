@@ -1,10 +1,10 @@
 import type { PaletteAudit } from "../palette/history.ts";
 import type { AuditRecord } from "../store/audit.ts";
+import { errorReply, messageReply, usageReply } from "../verb-kit/reply.ts";
+import type { CommandContext, FileReply, VerbSpec } from "../verb-kit/types.ts";
 import { toCsv } from "../views/csv.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { DEFAULT_AUDIT_EXPORT_MAX, paletteAuditCells, readPaletteAudit } from "./audit-palette.ts";
-import { errorReply, messageReply, usageReply } from "./reply.ts";
-import type { CommandContext, FileReply, VerbSpec } from "./types.ts";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

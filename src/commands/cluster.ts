@@ -1,11 +1,11 @@
 import type { Cluster, ClusterOverview, ClusterSummary } from "../palette/schemas.ts";
 import { tagsOf } from "../palette/tags.ts";
 import { RadarStore } from "../store/radar.ts";
+import { errorSummary } from "../verb-kit/log-error.ts";
+import { messageReply, readScopes, shareVisibility, usageReply } from "../verb-kit/reply.ts";
+import { type ResolvedCluster, replayWith, resolveCluster } from "../verb-kit/resolve.ts";
+import type { VerbSpec } from "../verb-kit/types.ts";
 import type { ClusterCardData } from "../views/cluster-card.ts";
-import { errorSummary } from "./log-error.ts";
-import { messageReply, readScopes, shareVisibility, usageReply } from "./reply.ts";
-import { type ResolvedCluster, replayWith, resolveCluster } from "./resolve.ts";
-import type { VerbSpec } from "./types.ts";
 
 export const clusterVerb: VerbSpec = {
   name: "cluster",

@@ -1,9 +1,9 @@
 import { quoteArg } from "../model/command-text.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
+import { flagValue } from "../verb-kit/parse.ts";
+import { messageReply, readScopes, shareVisibility, usageReply } from "../verb-kit/reply.ts";
+import type { VerbSpec } from "../verb-kit/types.ts";
 import type { ClusterListData, ClusterListItem } from "../views/cluster-list.ts";
-import { flagValue } from "./parse.ts";
-import { messageReply, readScopes, shareVisibility, usageReply } from "./reply.ts";
-import type { VerbSpec } from "./types.ts";
 
 export const PAGE_SIZE = 50;
 const MAX_TAGS = 20;

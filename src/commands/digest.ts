@@ -6,10 +6,10 @@ import { nextOccurrence } from "../notify/digest-due.ts";
 import type { AuditAction, AuditOutcome } from "../store/audit.ts";
 import { DigestStore } from "../store/digests.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
+import { errorReply, messageReply, notice, usageReply } from "../verb-kit/reply.ts";
+import type { CommandContext, MessageReply, VerbSpec } from "../verb-kit/types.ts";
 import { channelDigestText } from "../views/channel-digest.ts";
 import { escapeMrkdwn, mention } from "../views/mrkdwn.ts";
-import { errorReply, messageReply, notice, usageReply } from "./reply.ts";
-import type { CommandContext, MessageReply, VerbSpec } from "./types.ts";
 
 /**
  * `/palette digest daily 09:00 [zone] | weekly mon 09:00 [zone] | off | now`, and alone: this

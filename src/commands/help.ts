@@ -1,7 +1,7 @@
+import { messageReply } from "../verb-kit/reply.ts";
+import type { VerbSpec } from "../verb-kit/types.ts";
 import type { HelpGroup } from "../views/help.ts";
 import { code } from "../views/mrkdwn.ts";
-import { messageReply } from "./reply.ts";
-import type { VerbSpec } from "./types.ts";
 
 /**
  * `/palette help` is one screen: the verbs grouped by what people come to do, one short line each.

@@ -7,9 +7,9 @@ import { CardStore } from "../store/cards.ts";
 import { HoldStore } from "../store/holds.ts";
 import { OutboxStore } from "../store/outbox.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
+import { errorReply, messageReply, notice } from "../verb-kit/reply.ts";
+import type { CommandContext, MessageReply } from "../verb-kit/types.ts";
 import { bold, escapeMrkdwn, mention, slackDate } from "../views/mrkdwn.ts";
-import { errorReply, messageReply, notice } from "./reply.ts";
-import type { CommandContext, MessageReply } from "./types.ts";
 
 /**
  * Snooze and mute as use cases, shared by the card's buttons and modal (src/slack/listeners/)

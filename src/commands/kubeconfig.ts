@@ -1,10 +1,10 @@
 import { actingDetail, actingFor, personalRefusal } from "../identity/acting.ts";
 import type { AuditOutcome } from "../store/audit.ts";
+import { errorSummary } from "../verb-kit/log-error.ts";
+import { messageReply, readScopes, usageReply } from "../verb-kit/reply.ts";
+import { replayWith, resolveCluster } from "../verb-kit/resolve.ts";
+import type { CommandContext, FileReply, VerbSpec } from "../verb-kit/types.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
-import { errorSummary } from "./log-error.ts";
-import { messageReply, readScopes, usageReply } from "./reply.ts";
-import { replayWith, resolveCluster } from "./resolve.ts";
-import type { CommandContext, FileReply, VerbSpec } from "./types.ts";
 
 /** A file name any OS accepts, from a cluster name that may hold anything. */
 export function kubeconfigFileName(clusterName: string): string {

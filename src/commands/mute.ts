@@ -1,10 +1,10 @@
 import { MAX_MUTE_DAYS, type MuteLength, muteUntil } from "../model/hold-time.ts";
 import { HoldStore } from "../store/holds.ts";
+import { errorReply, readScopes, usageReply } from "../verb-kit/reply.ts";
+import { replayWith, resolveCluster } from "../verb-kit/resolve.ts";
+import type { VerbSpec } from "../verb-kit/types.ts";
 import { code } from "../views/mrkdwn.ts";
 import { endHoldNow, holdRefusal, holdsList, muteCluster } from "./holds.ts";
-import { errorReply, readScopes, usageReply } from "./reply.ts";
-import { replayWith, resolveCluster } from "./resolve.ts";
-import type { VerbSpec } from "./types.ts";
 
 /**
  * `/palette mute <cluster> [1d|7d|until YYYY-MM-DD] [reason…]`, `unmute <cluster>` and `mutes`:

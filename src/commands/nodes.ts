@@ -1,9 +1,9 @@
 import type { Machine } from "../palette/schemas.ts";
+import { messageReply, readScopes, usageReply } from "../verb-kit/reply.ts";
+import { replayWith, resolveCluster } from "../verb-kit/resolve.ts";
+import type { VerbSpec } from "../verb-kit/types.ts";
 import { code } from "../views/mrkdwn.ts";
 import type { NodeMachine, NodePool } from "../views/node-table.ts";
-import { messageReply, readScopes, usageReply } from "./reply.ts";
-import { replayWith, resolveCluster } from "./resolve.ts";
-import type { VerbSpec } from "./types.ts";
 
 /** Bounds the calls one command makes; clusters have a handful of pools. */
 const MAX_POOLS = 20;

@@ -1,9 +1,9 @@
 import { matchesFilter } from "../model/subscription.ts";
 import { RadarStore } from "../store/radar.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
+import { messageReply, usageReply } from "../verb-kit/reply.ts";
+import type { VerbSpec } from "../verb-kit/types.ts";
 import { risksSummaryText } from "../views/risk.ts";
-import { messageReply, usageReply } from "./reply.ts";
-import type { VerbSpec } from "./types.ts";
 
 /**
  * `/palette risks [project:<uid>] [tag:<t>]`: what the radar (src/radar/) holds now, grouped by

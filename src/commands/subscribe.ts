@@ -5,9 +5,9 @@ import type { AuditOutcome } from "../store/audit.ts";
 import { OutboxStore } from "../store/outbox.ts";
 import { SnapshotStore } from "../store/snapshots.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
+import { errorReply, messageReply, notice, usageReply } from "../verb-kit/reply.ts";
+import type { CommandContext, MessageReply, VerbSpec } from "../verb-kit/types.ts";
 import { escapeMrkdwn, mention } from "../views/mrkdwn.ts";
-import { errorReply, messageReply, notice, usageReply } from "./reply.ts";
-import type { CommandContext, MessageReply, VerbSpec } from "./types.ts";
 
 /**
  * `/palette subscribe|unsubscribe|subscriptions`: which notifications this channel gets. The

@@ -1,8 +1,8 @@
 import type { Workloads } from "../palette/schemas.ts";
+import { messageReply, readScopes, usageReply } from "../verb-kit/reply.ts";
+import { replayWith, resolveCluster } from "../verb-kit/resolve.ts";
+import type { VerbSpec } from "../verb-kit/types.ts";
 import type { NamespaceCounts, UnhealthyPod } from "../views/workloads.ts";
-import { messageReply, readScopes, usageReply } from "./reply.ts";
-import { replayWith, resolveCluster } from "./resolve.ts";
-import type { VerbSpec } from "./types.ts";
 
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const MAX_NAMESPACES = 20;

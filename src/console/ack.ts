@@ -1,7 +1,7 @@
-import type { CommandContext } from "../commands/types.ts";
 import { acknowledgeCard } from "../notify/acknowledge.ts";
 import { cardStatus } from "../notify/card-status.ts";
 import { type Card, CardStore } from "../store/cards.ts";
+import type { CommandContext } from "../verb-kit/types.ts";
 import { ackAlreadyTaken, ackRefused, ackThreadLine, ackUnknownCard } from "../views/card-ack.ts";
 import { notificationCard, type RenderedMessage } from "../views/notification.ts";
 import { createConsolePoster } from "./notifications.ts";

@@ -1,11 +1,11 @@
 import type { ChangeBoard } from "../changes/board.ts";
 import { confirmChange } from "../changes/confirm.ts";
-import { dispatch } from "../commands/dispatch.ts";
-import type { CommandDeps, ModalReply, Requester } from "../commands/types.ts";
 import { requiresTypedName } from "../model/change.ts";
 import { quoteArg } from "../model/command-text.ts";
 import { describeForUser } from "../palette/errors.ts";
+import { dispatch } from "../registry/dispatch.ts";
 import { ChangeStore } from "../store/changes.ts";
+import type { CommandDeps, ModalReply, Requester } from "../verb-kit/types.ts";
 import { approvalCardBlocks, changeCardBlocks, changeConfirmBlocks } from "../views/change.ts";
 import { errorBlocks } from "../views/message.ts";
 import { replyBlocks } from "../views/reply.ts";

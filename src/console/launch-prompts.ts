@@ -1,4 +1,3 @@
-import type { CommandDeps, Requester } from "../commands/types.ts";
 import { loadChoices } from "../launch/options.ts";
 import { checkLaunchPermission, refusalLine } from "../launch/permission.ts";
 import { submitLaunch } from "../launch/submit.ts";
@@ -11,6 +10,7 @@ import {
   type RawValues,
 } from "../palette/providers/index.ts";
 import { isProvider, type Provider } from "../palette/providers-list.ts";
+import type { CommandDeps, Requester } from "../verb-kit/types.ts";
 import { launchCard, launchUnsettledNotice } from "../views/launch-card.ts";
 import { renderBlocks } from "./render.ts";
 

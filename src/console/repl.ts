@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { allowAll } from "../access/types.ts";
-import { dispatch } from "../commands/dispatch.ts";
-import type { CommandDeps, FileReply, ModalReply, Reply, Requester } from "../commands/types.ts";
 import { planMessage } from "../conversation/plan.ts";
 import { unfurlLinks } from "../conversation/unfurl.ts";
+import { dispatch, findVerb } from "../registry/dispatch.ts";
 import { CardStore } from "../store/cards.ts";
 import { EventClaimStore } from "../store/event-claims.ts";
+import type { CommandDeps, FileReply, ModalReply, Reply, Requester } from "../verb-kit/types.ts";
 import { replyBlocks } from "../views/reply.ts";
 import { unfurlBlocks } from "../views/unfurl.ts";
 import { consoleAckArgument, runConsoleAck } from "./ack.ts";
@@ -126,7 +126,11 @@ async function showMention(
       ts: `${Date.now()}`,
       direct: true,
     },
-    { cards: new CardStore(ctx.db), claims: new EventClaimStore(ctx.db, ctx.clock) },
+    {
+      cards: new CardStore(ctx.db),
+      claims: new EventClaimStore(ctx.db, ctx.clock),
+      isVerb: (name) => findVerb(name) !== undefined,
+    },
   );
   write("(in Slack this answer goes to the mention's thread, for the channel to see)");
   if (plan.kind === "quiet") return;

@@ -1,10 +1,9 @@
-import { findVerb } from "../commands/dispatch.ts";
-import { parseCommand } from "../commands/parse.ts";
-import { messageReply } from "../commands/reply.ts";
-import type { MessageReply } from "../commands/types.ts";
 import type { ClusterSnap } from "../model/cluster.ts";
 import type { CardStore } from "../store/cards.ts";
 import type { EventClaimStore } from "../store/event-claims.ts";
+import { parseCommand } from "../verb-kit/parse.ts";
+import { messageReply } from "../verb-kit/reply.ts";
+import type { MessageReply } from "../verb-kit/types.ts";
 import { commandFromMessage } from "./message-text.ts";
 import { withThreadCluster } from "./thread-cluster.ts";
 
@@ -33,6 +32,8 @@ export interface MessageInput {
 export interface PlanDeps {
   cards: CardStore;
   claims: EventClaimStore;
+  /** is this a verb the bot knows (aliases too)? The verb registry sits above this use case. */
+  isVerb(name: string): boolean;
 }
 
 /**
@@ -43,7 +44,7 @@ export interface PlanDeps {
 export async function planMessage(input: MessageInput, deps: PlanDeps): Promise<MessagePlan> {
   let text = commandFromMessage(input.text, input.botUserId);
   const { command } = parseCommand(text);
-  if (text === "" || findVerb(command.verb) === undefined) {
+  if (text === "" || !deps.isVerb(command.verb)) {
     if (input.direct) return { kind: "help", reply: shortHelp(true) };
     const thread = input.threadTs ?? input.ts;
     const first = await deps.claims.claim(`help:${input.channel}:${thread}`);

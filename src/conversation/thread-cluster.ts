@@ -1,6 +1,6 @@
-import { parseCommand } from "../commands/parse.ts";
 import type { ClusterSnap } from "../model/cluster.ts";
 import { quoteArg } from "../model/command-text.ts";
+import { parseCommand } from "../verb-kit/parse.ts";
 
 /**
  * In the thread of a notification card the card's cluster is the subject: `nodes`, `workloads`,

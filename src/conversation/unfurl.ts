@@ -1,7 +1,7 @@
 import { cardData } from "../commands/cluster.ts";
-import { errorSummary } from "../commands/log-error.ts";
 import type { Logger } from "../log.ts";
 import type { PaletteApi, Scope } from "../palette/api.ts";
+import { errorSummary } from "../verb-kit/log-error.ts";
 import type { UnfurlView } from "../views/unfurl.ts";
 import { type ConsoleLink, parseConsoleLink } from "./console-link.ts";
 

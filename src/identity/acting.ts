@@ -1,10 +1,10 @@
-import { errorReply } from "../commands/reply.ts";
-import type { MessageReply, Requester } from "../commands/types.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { IdentityLink } from "../store/identities.ts";
+import type { IdentityDeps, PersonalPalette } from "../verb-kit/identity-deps.ts";
+import { errorReply } from "../verb-kit/reply.ts";
+import type { MessageReply, Requester } from "../verb-kit/types.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { mintFor, personByEmail } from "./minted.ts";
-import type { IdentityDeps, PersonalPalette } from "./types.ts";
 
 /** Who an acting command runs as: the service account, the linked person, or no one yet. */
 export type Acting =

@@ -1,9 +1,9 @@
-import { errorSummary } from "../commands/log-error.ts";
 import type { Logger } from "../log.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { Secret } from "../secret.ts";
 import type { IdentityLink } from "../store/identities.ts";
-import type { IdentityDeps } from "./types.ts";
+import type { IdentityDeps } from "../verb-kit/identity-deps.ts";
+import { errorSummary } from "../verb-kit/log-error.ts";
 
 export type LinkResult =
   | { ok: true; link: IdentityLink }

@@ -1,10 +1,10 @@
-import { errorReply } from "../commands/reply.ts";
-import type { MessageReply } from "../commands/types.ts";
 import type { PaletteIdentityApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import type { IdentityLink } from "../store/identities.ts";
+import type { IdentityDeps, PersonalPalette } from "../verb-kit/identity-deps.ts";
+import { errorReply } from "../verb-kit/reply.ts";
+import type { MessageReply } from "../verb-kit/types.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
-import type { IdentityDeps, PersonalPalette } from "./types.ts";
 
 /** A minted key lives this long at most; it is deleted as soon as its command is done. */
 export const MINTED_KEY_LIFETIME_MS = 15 * 60_000;

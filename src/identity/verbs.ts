@@ -1,5 +1,5 @@
-import { errorReply, messageReply } from "../commands/reply.ts";
-import type { CommandContext, Reply, VerbSpec } from "../commands/types.ts";
+import { errorReply, messageReply } from "../verb-kit/reply.ts";
+import type { CommandContext, Reply, VerbSpec } from "../verb-kit/types.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 
 /** `/palette login`, `whoami`, `logout`: linking a Slack user to their own Palette user. */

@@ -1,4 +1,4 @@
-import type { CommandDeps } from "../commands/types.ts";
+import type { CommandDeps } from "../verb-kit/types.ts";
 
 /** Who may launch: ALLOW_LAUNCH decides; a refusal is audited and says how to be granted. */
 export type LaunchPermission =

@@ -1,5 +1,4 @@
 import { frozen } from "../changes/guard.ts";
-import type { CommandDeps, Requester } from "../commands/types.ts";
 import { type Acting, actingDetail, actingFor, personalRefusal } from "../identity/acting.ts";
 import { describeForUser, PaletteError } from "../palette/errors.ts";
 import {
@@ -11,6 +10,7 @@ import {
 import { isProvider, type Provider } from "../palette/providers-list.ts";
 import { AuditLog } from "../store/audit.ts";
 import { type LaunchRecord, LaunchStore } from "../store/launches.ts";
+import type { CommandDeps, Requester } from "../verb-kit/types.ts";
 import { freezeRefusal } from "../views/change.ts";
 import { checkLaunchPermission, refusalLine } from "./permission.ts";
 

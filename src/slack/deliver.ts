@@ -1,8 +1,8 @@
 import type { RespondArguments } from "@slack/bolt";
-import type { FileReply, MessageReply, Reply } from "../commands/types.ts";
 import type { Logger } from "../log.ts";
 import type { ChangePlan } from "../model/change.ts";
 import type { AuditLog } from "../store/audit.ts";
+import type { FileReply, MessageReply, Reply } from "../verb-kit/types.ts";
 import { reviewChangeData } from "../views/change.ts";
 import { replyBlocks } from "../views/reply.ts";
 import { sendFileToDm } from "./file-upload.ts";

@@ -1,7 +1,7 @@
 import type { webApi } from "@slack/bolt";
-import type { CommandDeps } from "../commands/types.ts";
 import { LaunchTracker } from "../launch/watch.ts";
 import type { SqlExecutor } from "../store/sql.ts";
+import type { CommandDeps } from "../verb-kit/types.ts";
 import { InFlight } from "./in-flight.ts";
 import { slackCardSink } from "./launch-card-sink.ts";
 

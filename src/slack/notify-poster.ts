@@ -1,5 +1,4 @@
 import { webApi } from "@slack/bolt";
-import type { ChannelProbe } from "../commands/types.ts";
 import {
   classifyHttpStatus,
   classifySlackError,
@@ -7,6 +6,7 @@ import {
   SlackSendError,
 } from "../notify/slack-port.ts";
 import type { Secret } from "../secret.ts";
+import type { ChannelProbe } from "../verb-kit/types.ts";
 
 // through Bolt, which re-exports the Web API client: one declared dependency, one version
 const {
@@ -127,7 +127,7 @@ export function toSendError(error: unknown): SlackSendError {
 }
 
 /**
- * `ChannelProbe` (src/commands/types.ts) over conversations.info: `/palette subscribe` warns when
+ * `ChannelProbe` (src/verb-kit/types.ts) over conversations.info: `/palette subscribe` warns when
  * the bot is not in the channel. A private channel the bot is not in answers channel_not_found.
  * No answer in time means "cannot tell", like any other failure.
  */

@@ -1,5 +1,5 @@
 import type { webApi } from "@slack/bolt";
-import type { CommandDeps, Requester } from "../commands/types.ts";
+import type { CommandDeps, Requester } from "../verb-kit/types.ts";
 import { launchView, type ProjectChoice } from "../views/launch-modal.ts";
 import { ackWithin } from "./ack.ts";
 

@@ -1,5 +1,5 @@
-import type { CommandDeps, Reply } from "../commands/types.ts";
 import type { Logger } from "../log.ts";
+import type { CommandDeps, Reply } from "../verb-kit/types.ts";
 import { code } from "../views/mrkdwn.ts";
 import type { AnswerGate } from "./answer-gate.ts";
 import { deliverReply, notice } from "./deliver.ts";

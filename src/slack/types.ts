@@ -1,17 +1,17 @@
 import type { App, RespondFn, webApi } from "@slack/bolt";
 import type { ChangeBoard } from "../changes/board.ts";
 import type { ChangeFollower } from "../changes/follow.ts";
+import type { SlackConfig } from "../config.ts";
+import type { HttpRoute } from "../http/routes.ts";
+import type { Logger } from "../log.ts";
+import type { SqlExecutor } from "../store/sql.ts";
 import type {
   CommandContext,
   CommandDeps,
   ModalReply,
   Reply,
   Requester,
-} from "../commands/types.ts";
-import type { SlackConfig } from "../config.ts";
-import type { HttpRoute } from "../http/routes.ts";
-import type { Logger } from "../log.ts";
-import type { SqlExecutor } from "../store/sql.ts";
+} from "../verb-kit/types.ts";
 import type { HomeDeps } from "./home-input.ts";
 import type { LaunchRuntime } from "./launch-runtime.ts";
 
@@ -69,7 +69,7 @@ export interface SlackAppDeps {
   onSlackCall?: (method: string, outcome: string) => void;
   /** commands answered at once (a burst beyond waits its turn, acks stay fast); default 8 */
   maxConcurrentCommands?: number;
-  /** the command dispatcher; default src/commands/dispatch.ts (tests may swap it) */
+  /** the command dispatcher; default src/registry/dispatch.ts (tests may swap it) */
   dispatch?: Dispatch;
   /** waits between auth.test attempts at start while Slack is down; tests shorten them */
   startRetryDelaysMs?: readonly number[];

@@ -1,9 +1,9 @@
-import { flagValue } from "../commands/parse.ts";
-import { messageReply, readScopes, shareVisibility, usageReply } from "../commands/reply.ts";
-import { resolveCluster } from "../commands/resolve.ts";
-import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../commands/types.ts";
 import { quoteArg } from "../model/command-text.ts";
 import type { ClusterOverview } from "../palette/schemas.ts";
+import { flagValue } from "../verb-kit/parse.ts";
+import { messageReply, readScopes, shareVisibility, usageReply } from "../verb-kit/reply.ts";
+import { resolveCluster } from "../verb-kit/resolve.ts";
+import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../verb-kit/types.ts";
 import { scopeArg } from "../views/scope.ts";
 import type { WhyData } from "../views/why.ts";
 import { gatherStory } from "./gather.ts";

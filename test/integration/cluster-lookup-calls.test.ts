@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dispatch } from "../../src/commands/dispatch.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
+import { dispatch } from "../../src/registry/dispatch.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { FakePalette, sampleFleet, testContext } from "../support/fake-palette.ts";

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.ts";
-import { dispatch } from "../../src/commands/dispatch.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createPoller } from "../../src/notify/poll.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
+import { dispatch } from "../../src/registry/dispatch.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowAll } from "../../src/access/types.ts";
 import { ManualClock } from "../../src/clock.ts";
-import type { CommandDeps } from "../../src/commands/types.ts";
 import { runLaunchPrompts } from "../../src/console/launch-prompts.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
@@ -11,6 +10,7 @@ import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
 import { LaunchStore } from "../../src/store/launches.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
+import type { CommandDeps } from "../../src/verb-kit/types.ts";
 
 describe("console launch prompts", () => {
   let sim: RunningSimulator;

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CommandContext, Reply } from "../../src/commands/types.ts";
 import { RUN_COMMAND_ACTION } from "../../src/model/command-text.ts";
 import { notice } from "../../src/slack/deliver.ts";
 import type { ModalHandler } from "../../src/slack/types.ts";
+import type { CommandContext, Reply } from "../../src/verb-kit/types.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
 
 /**

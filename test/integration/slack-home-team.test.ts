@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Reply } from "../../src/commands/types.ts";
 import { RUN_COMMAND_ACTION } from "../../src/model/command-text.ts";
 import { OTHER_TEAM_REFUSAL } from "../../src/slack/home-team.ts";
+import type { Reply } from "../../src/verb-kit/types.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
 
 /** SLACK_TEAM_ID with signed requests built from Slack's captured payloads (team T111). */

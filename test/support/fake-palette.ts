@@ -1,6 +1,5 @@
 import type { AccessPolicy } from "../../src/access/types.ts";
 import { ManualClock } from "../../src/clock.ts";
-import type { CommandContext } from "../../src/commands/types.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { ClusterSearch, Page, PaletteApi, Scope } from "../../src/palette/api.ts";
 import { PaletteError } from "../../src/palette/errors.ts";
@@ -23,6 +22,7 @@ import type {
 } from "../../src/palette/schemas.ts";
 import { AuditLog } from "../../src/store/audit.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
+import type { CommandContext } from "../../src/verb-kit/types.ts";
 
 /**
  * A small in-memory Palette for handler tests: a few clusters with pools, machines, workloads

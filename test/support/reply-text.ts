@@ -1,5 +1,5 @@
 import type { KnownBlock } from "@slack/types";
-import type { MessageReply, Reply } from "../../src/commands/types.ts";
+import type { MessageReply, Reply } from "../../src/verb-kit/types.ts";
 import { replyBlocks } from "../../src/views/reply.ts";
 
 /** Every text of a reply's blocks, joined: what a test greps for. */

@@ -1,6 +1,5 @@
 import { type AccessPolicy, allowAll } from "../../src/access/types.ts";
 import { type Clock, systemClock } from "../../src/clock.ts";
-import type { CommandDeps } from "../../src/commands/types.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import type { PaletteApi } from "../../src/palette/api.ts";
 import { Secret } from "../../src/secret.ts";
@@ -9,6 +8,7 @@ import type { SlackAppDeps } from "../../src/slack/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
+import type { CommandDeps } from "../../src/verb-kit/types.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "./fake-slack.ts";
 import { interactiveBody, loadPayload, signedRequest, slashCommandBody } from "./slack-request.ts";
 

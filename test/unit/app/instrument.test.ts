@@ -6,10 +6,10 @@ import {
   paletteMetricsHook,
   registerAckTiming,
 } from "../../../src/app/instrument.ts";
-import type { CommandContext, Reply } from "../../../src/commands/types.ts";
 import { Metrics } from "../../../src/http/metrics.ts";
 import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
 import { prefixLabel, ruleFor } from "../../../src/palette/rate-limits.ts";
+import type { CommandContext, Reply } from "../../../src/verb-kit/types.ts";
 import { sampleValue } from "../../support/prometheus.ts";
 
 const VERBS = ["clusters", "cluster", "kubeconfig", "help", "launch"];

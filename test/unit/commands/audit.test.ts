@@ -2,11 +2,11 @@ import { describe, expect, it, vi } from "vitest";
 import type { AccessPolicy } from "../../../src/access/types.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import { auditCsv, auditVerb, parseAuditFilter, parseSince } from "../../../src/commands/audit.ts";
-import { parse } from "../../../src/commands/parse.ts";
-import type { CommandContext } from "../../../src/commands/types.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { AuditLog } from "../../../src/store/audit.ts";
 import { openSqlite } from "../../../src/store/sqlite.ts";
+import { parse } from "../../../src/verb-kit/parse.ts";
+import type { CommandContext } from "../../../src/verb-kit/types.ts";
 import { FakePalette } from "../../support/fake-palette.ts";
 
 const NOW = Date.UTC(2026, 10, 25, 12);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { clusterVerb } from "../../../src/commands/cluster.ts";
-import { parse } from "../../../src/commands/parse.ts";
 import { RUN_COMMAND_ACTION } from "../../../src/model/command-text.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
+import { parse } from "../../../src/verb-kit/parse.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import {
   FakePalette,

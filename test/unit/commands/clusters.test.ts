@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clustersVerb, nextPageCommand } from "../../../src/commands/clusters.ts";
-import { parse } from "../../../src/commands/parse.ts";
+import { parse } from "../../../src/verb-kit/parse.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { FakePalette, PROJECT, sampleFleet, testContext } from "../../support/fake-palette.ts";
 import { asMessage, blocksText, buttonValues } from "../../support/reply-text.ts";

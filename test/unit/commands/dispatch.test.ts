@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { dispatch, VERBS } from "../../../src/commands/dispatch.ts";
 import { createLogger } from "../../../src/log.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
+import { dispatch, VERBS } from "../../../src/registry/dispatch.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { FakePalette, sampleFleet, testContext } from "../../support/fake-palette.ts";
 import { asMessage, blocksText } from "../../support/reply-text.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { dispatch, VERBS } from "../../../src/commands/dispatch.ts";
 import { HELP_GROUPS, helpGroups } from "../../../src/commands/help.ts";
-import type { VerbSpec } from "../../../src/commands/types.ts";
 import { renderBlocks } from "../../../src/console/render.ts";
+import { dispatch, VERBS } from "../../../src/registry/dispatch.ts";
+import type { VerbSpec } from "../../../src/verb-kit/types.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { testContext } from "../../support/fake-palette.ts";
 import { asMessage, blocksText } from "../../support/reply-text.ts";

@@ -1,9 +1,9 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { kubeconfigFileName, kubeconfigVerb } from "../../../src/commands/kubeconfig.ts";
-import { parse } from "../../../src/commands/parse.ts";
 import { createLogger } from "../../../src/log.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
+import { parse } from "../../../src/verb-kit/parse.ts";
 import { denyAll, FakePalette, sampleFleet, testContext } from "../../support/fake-palette.ts";
 import { blocksText, rendered } from "../../support/reply-text.ts";
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
-import { dispatch } from "../../../src/commands/dispatch.ts";
 import { parseMuteArgs } from "../../../src/commands/mute.ts";
-import type { CommandContext } from "../../../src/commands/types.ts";
 import type { CardPayload, HoldChange } from "../../../src/model/notification.ts";
+import { dispatch } from "../../../src/registry/dispatch.ts";
 import { HoldStore } from "../../../src/store/holds.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
+import type { CommandContext } from "../../../src/verb-kit/types.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { denyAll, PROJECT, testContext } from "../../support/fake-palette.ts";
 import { asMessage, blocksText } from "../../support/reply-text.ts";

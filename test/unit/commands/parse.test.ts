@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { quoteArg } from "../../../src/model/command-text.ts";
 import {
   editDistance,
   flagValue,
@@ -7,8 +8,7 @@ import {
   parseCommand,
   suggest,
   tokenize,
-} from "../../../src/commands/parse.ts";
-import { quoteArg } from "../../../src/model/command-text.ts";
+} from "../../../src/verb-kit/parse.ts";
 
 describe("parse", () => {
   it("reads an empty text as help", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { replayWith, resolveCluster } from "../../../src/commands/resolve.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
+import { replayWith, resolveCluster } from "../../../src/verb-kit/resolve.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import {
   FakePalette,

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { alertsVerb } from "../../../src/commands/alerts.ts";
 import { clusterVerb } from "../../../src/commands/cluster.ts";
 import { clustersVerb } from "../../../src/commands/clusters.ts";
-import { dispatch } from "../../../src/commands/dispatch.ts";
-import { parse } from "../../../src/commands/parse.ts";
 import { submitLaunch } from "../../../src/launch/submit.ts";
+import { dispatch } from "../../../src/registry/dispatch.ts";
+import { parse } from "../../../src/verb-kit/parse.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import {
   FakePalette,

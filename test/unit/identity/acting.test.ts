@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { personalRefusalLines } from "../../../src/identity/acting.ts";
-import type { IdentityDeps } from "../../../src/identity/types.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { Secret } from "../../../src/secret.ts";
 import type { IdentityLink } from "../../../src/store/identities.ts";
+import type { IdentityDeps } from "../../../src/verb-kit/identity-deps.ts";
 
 /** personalRefusalLines: Palette's refusal of a person's key, in their name. */
 

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { VERBS } from "../../../src/commands/dispatch.ts";
 import { CONFIG_VARIABLES } from "../../../src/config.ts";
+import { VERBS } from "../../../src/registry/dispatch.ts";
 
 const readme = readFileSync("README.md", "utf8");
 const doc = (page: string): string => readFileSync(join("docs", page), "utf8");

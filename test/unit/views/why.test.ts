@@ -68,7 +68,9 @@ describe("the why answer", () => {
   });
 
   it("the likely-cause line says what happened, or that nothing was recorded before it", () => {
-    expect(causeLine(data.cause, "UTC")).toContain("5 min before ClusterUnhealthy at `2026-11-25 12:10`");
+    expect(causeLine(data.cause, "UTC")).toContain(
+      "5 min before ClusterUnhealthy at `2026-11-25 12:10`",
+    );
     expect(causeLine({ kind: "event", entry: entries[1]! }, "UTC")).toContain(
       "no change recorded before it",
     );

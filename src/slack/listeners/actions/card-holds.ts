@@ -7,8 +7,8 @@ import {
   holdRefusal,
   snoozeCluster,
 } from "../../../commands/holds.ts";
-import type { CommandContext, MessageReply } from "../../../commands/types.ts";
 import { CARD_ACTIONS, type HoldKind, SNOOZE_CHOICES } from "../../../model/notification.ts";
+import type { CommandContext, MessageReply } from "../../../verb-kit/types.ts";
 import { muteModal } from "../../../views/mute-modal.ts";
 import { deliverReply, notice } from "../../deliver.ts";
 import { encodeMuteMetadata } from "../../mute-form.ts";

@@ -1,5 +1,5 @@
 import type { App } from "@slack/bolt";
-import type { CommandDeps } from "../../../commands/types.ts";
+import type { CommandDeps } from "../../../verb-kit/types.ts";
 import {
   LAUNCH_CALLBACK_ID,
   launchView,

@@ -1,6 +1,7 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import { planMessage } from "../../../conversation/plan.ts";
+import { findVerb } from "../../../registry/dispatch.ts";
 import { CardStore } from "../../../store/cards.ts";
 import { EventClaimStore } from "../../../store/event-claims.ts";
 import { deliverReply } from "../../deliver.ts";
@@ -80,7 +81,7 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
       ts: message.ts,
       direct: args.direct,
     },
-    { cards: new CardStore(db), claims },
+    { cards: new CardStore(db), claims, isVerb: (name) => findVerb(name) !== undefined },
   );
   const conversation = {
     channel: message.channel,

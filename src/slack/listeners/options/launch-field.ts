@@ -1,10 +1,10 @@
 import type { App } from "@slack/bolt";
-import type { CommandDeps } from "../../../commands/types.ts";
 import { type LookupSource, loadChoices } from "../../../launch/options.ts";
 import { describeForUser } from "../../../palette/errors.ts";
 import type { Choice } from "../../../palette/providers/index.ts";
 import { providerSpec } from "../../../palette/providers/index.ts";
 import { PROVIDERS } from "../../../palette/providers-list.ts";
+import type { CommandDeps } from "../../../verb-kit/types.ts";
 import {
   LAUNCH_CALLBACK_ID,
   option,

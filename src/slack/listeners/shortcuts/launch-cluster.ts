@@ -1,6 +1,6 @@
 import type { App } from "@slack/bolt";
-import type { CommandDeps } from "../../../commands/types.ts";
 import { checkLaunchPermission, refusalLine } from "../../../launch/permission.ts";
+import type { CommandDeps } from "../../../verb-kit/types.ts";
 import { openLaunchModal } from "../../open-launch-modal.ts";
 
 export const LAUNCH_SHORTCUT = "launch_cluster";

@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs } from "@slack/bolt";
-import type { CommandDeps } from "../../../commands/types.ts";
 import { GENERAL_ERROR_FIELD, type LaunchOutcome, submitLaunch } from "../../../launch/submit.ts";
 import type { LaunchTracker } from "../../../launch/watch.ts";
+import type { CommandDeps } from "../../../verb-kit/types.ts";
 import { launchUnsettledNotice } from "../../../views/launch-card.ts";
 import {
   LAUNCH_CALLBACK_ID,

@@ -1,6 +1,6 @@
 import type { App } from "@slack/bolt";
 import { cardTarget, holdRefusal, muteCluster } from "../../../commands/holds.ts";
-import type { CommandContext } from "../../../commands/types.ts";
+import type { CommandContext } from "../../../verb-kit/types.ts";
 import { MUTE_CALLBACK_ID, MUTE_FIELDS } from "../../../views/mute-modal.ts";
 import { replyBlocks } from "../../../views/reply.ts";
 import { decodeMuteMetadata, readMuteForm } from "../../mute-form.ts";

@@ -1,8 +1,8 @@
 import { actingFor } from "../identity/acting.ts";
-import { checkLaunchPermission } from "../launch/permission.ts";
+import { errorReply } from "../verb-kit/reply.ts";
+import type { VerbSpec } from "../verb-kit/types.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
-import { errorReply } from "./reply.ts";
-import type { VerbSpec } from "./types.ts";
+import { checkLaunchPermission } from "./permission.ts";
 
 /**
  * `/palette launch`: only people ALLOW_LAUNCH grants get the form; everyone else gets a clear

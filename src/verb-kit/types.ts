@@ -1,7 +1,6 @@
 import type { AccessPolicy } from "../access/types.ts";
 import type { Clock } from "../clock.ts";
 import type { ApprovalConfig } from "../config.ts";
-import type { IdentityDeps } from "../identity/types.ts";
 import type { Logger } from "../log.ts";
 import type { ChangePlan } from "../model/change.ts";
 import type { HoldChange } from "../model/notification.ts";
@@ -9,6 +8,7 @@ import type { PaletteApi } from "../palette/api.ts";
 import type { AuditLog } from "../store/audit.ts";
 import type { SqlDb } from "../store/sql.ts";
 import type { ReplyView } from "../views/reply.ts";
+import type { IdentityDeps } from "./identity-deps.ts";
 
 /**
  * The contract between the edges (Slack, console) and the commands. A handler gets everything
@@ -102,7 +102,7 @@ export type ModalReply =
 
 export type Reply = MessageReply | FileReply | ModalReply;
 
-/** A parsed `/palette` text (src/commands/parse.ts produces it). */
+/** A parsed `/palette` text (src/verb-kit/parse.ts produces it). */
 export interface ParsedCommand {
   /** lower-cased first word; "help" when the text is empty */
   verb: string;
@@ -118,7 +118,7 @@ export interface ParsedCommand {
   raw: string;
 }
 
-/** One verb of `/palette`. The dispatcher (src/commands/dispatch.ts) holds a table of these. */
+/** One verb of `/palette`. The registry (src/registry/dispatch.ts) holds a table of these. */
 export interface VerbSpec {
   name: string;
   /** e.g. "clusters [tag…] [project:<uid>]" */

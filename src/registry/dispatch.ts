@@ -1,29 +1,35 @@
 import { changeVerbs } from "../changes/verbs.ts";
+import { alertsVerb } from "../commands/alerts.ts";
+import { auditVerb } from "../commands/audit.ts";
+import { clusterVerb } from "../commands/cluster.ts";
+import { clustersVerb } from "../commands/clusters.ts";
+import { digestVerb } from "../commands/digest.ts";
+import { helpVerb } from "../commands/help.ts";
+import { kubeconfigVerb } from "../commands/kubeconfig.ts";
+import { muteVerbs } from "../commands/mute.ts";
+import { nodesVerb } from "../commands/nodes.ts";
+import { risksVerb } from "../commands/risks.ts";
+import { subscribeVerbs } from "../commands/subscribe.ts";
+import { workloadsVerb } from "../commands/workloads.ts";
 import { actingFor, personalRefusal } from "../identity/acting.ts";
 import { identityVerbs } from "../identity/verbs.ts";
+import { launchVerb } from "../launch/verb.ts";
 import { describeForUser } from "../palette/errors.ts";
 import type { AuditAction } from "../store/audit.ts";
+import { errorSummary } from "../verb-kit/log-error.ts";
+import { parseCommand, suggest } from "../verb-kit/parse.ts";
+import { errorReply, messageReply, usageReply } from "../verb-kit/reply.ts";
+import type {
+  CommandContext,
+  MessageReply,
+  ParsedCommand,
+  Reply,
+  VerbSpec,
+} from "../verb-kit/types.ts";
 import { checkSlackLimits } from "../views/limits.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { replyBlocks } from "../views/reply.ts";
 import { whyVerb } from "../why/verb.ts";
-import { alertsVerb } from "./alerts.ts";
-import { auditVerb } from "./audit.ts";
-import { clusterVerb } from "./cluster.ts";
-import { clustersVerb } from "./clusters.ts";
-import { digestVerb } from "./digest.ts";
-import { helpVerb } from "./help.ts";
-import { kubeconfigVerb } from "./kubeconfig.ts";
-import { launchVerb } from "./launch.ts";
-import { errorSummary } from "./log-error.ts";
-import { muteVerbs } from "./mute.ts";
-import { nodesVerb } from "./nodes.ts";
-import { parseCommand, suggest } from "./parse.ts";
-import { errorReply, messageReply, usageReply } from "./reply.ts";
-import { risksVerb } from "./risks.ts";
-import { subscribeVerbs } from "./subscribe.ts";
-import type { CommandContext, MessageReply, ParsedCommand, Reply, VerbSpec } from "./types.ts";
-import { workloadsVerb } from "./workloads.ts";
 
 export const VERBS: VerbSpec[] = [
   helpVerb(() => VERBS),
