@@ -195,6 +195,8 @@ export async function startBot(
     projects: config.palette.projects,
     schedule: config.pollSchedule,
     reconcileSchedule: config.reconcileSchedule,
+    // a health loss's notification carries its likely cause (issue 27), within the poll's budget
+    likelyCauses: true,
     onCommitted: () => sender.wake(),
     // a snooze or mute that ran out with nothing kept: its card drops the "Snoozed by…" line
     onHoldsEnded: (changes) => {

@@ -82,6 +82,7 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
     logger,
     projects: sim.control.projects(),
     schedule: DEMO_POLL_SCHEDULE,
+    likelyCauses: true,
     onCommitted: () => sender.wake(),
   });
   // `/palette digest daily 09:00` in the demo is posted at 09:00 too, to the console

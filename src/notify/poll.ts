@@ -26,11 +26,12 @@ import {
   resolveDeletedSilently,
   unraisedUnhealthy,
 } from "./alerts.ts";
-import { foldChannel } from "./digest.ts";
+import { DIGEST_THRESHOLD, foldChannel } from "./digest.ts";
 import { logForDigest } from "./digest-events.ts";
 import { applyFlapping } from "./flapping.ts";
 import { holdCycle } from "./holds.ts";
 import { readIncremental } from "./incremental.ts";
+import { addLikelyCauseLines } from "./likely-cause-lines.ts";
 import { readFull } from "./reconcile.ts";
 import { cardPayload, routeNews } from "./route.ts";
 import { type ReadDeps, type ScopeRead, scopeQuery } from "./scope-read.ts";
@@ -70,6 +71,12 @@ export interface PollerOptions {
   eventReadsWindowMs?: number;
   /** GETs by UID in flight at once, confirming clusters missing from a listing; default 4 */
   lookupParallelism?: number;
+  /**
+   * A notification that a cluster lost health or failed carries its likely cause (issue 27): two
+   * more reads per announced cluster (its audit and events, narrowed to the hour), out of the
+   * same budget and window as the event reads; none for a roll-up. Default off.
+   */
+  likelyCauses?: boolean;
   /** called after a cycle committed outbox rows (wakes the sender) */
   onCommitted?: (rows: number) => void;
   /** called after a cycle ended snoozes or mutes (the Slack edge redraws their cards) */
@@ -164,6 +171,8 @@ type PollPalette = Pick<
   | "getClusterOverview"
   | "listAlertComponents"
   | "listClusterEvents"
+  | "listAudits"
+  | "clusterEventsPage"
 >;
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -248,6 +257,10 @@ export function createPoller(options: PollerOptions): Poller {
       listAlertComponents: counted((scope) => options.palette.listAlertComponents(scope)),
       listClusterEvents: counted((uid, scope, limit) =>
         options.palette.listClusterEvents(uid, scope, limit),
+      ),
+      listAudits: counted((query, scope) => options.palette.listAudits(query, scope)),
+      clusterEventsPage: counted((uid, scope, next) =>
+        options.palette.clusterEventsPage(uid, scope, next),
       ),
     };
   };
@@ -557,6 +570,16 @@ export function createPoller(options: PollerOptions): Poller {
     const news = new Map(
       [...route.byChannel].map(([channel, list]) => [channel, list.map((n) => cardPayload(n, at))]),
     );
+    if (options.likelyCauses) {
+      eventCalls += await addLikelyCauseLines({
+        palette,
+        news,
+        rollUpOver: DIGEST_THRESHOLD,
+        now: started,
+        budget: eventBudget,
+        logger,
+      });
+    }
 
     // Baseline clusters already unhealthy count as raised, so their recovery is reported.
     const baselineRaised: RaisedAlert[] = [];

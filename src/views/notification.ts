@@ -78,6 +78,9 @@ export function notificationCard(
       ),
     );
   }
+  // a health loss's likely cause (issue 27), read by the poll when its budget allowed
+  const cause = payload.lines.find((line) => line.startsWith("Likely cause:"));
+  if (cause) blocks.push(context(`:mag: ${escapeMrkdwn(cause)}`));
   const tags = c.tags.length > 0 ? ` · tags ${c.tags.slice(0, 8).map(code).join(" ")}` : "";
   blocks.push(
     context(`Last change: ${escapeMrkdwn(headline)} · ${escapeMrkdwn(payload.at)}${tags}`),
@@ -231,7 +234,7 @@ export function notificationDigest(payload: DigestPayload): RenderedMessage {
     section(escapeMrkdwn(counts || "changes")),
     ...packLines(lines, LIMITS.sectionText, 8).map((chunk) => section(chunk)),
     context(
-      `Digest of one poll · ${escapeMrkdwn(payload.at)} · \`/palette clusters\` for the list`,
+      `Digest of one poll · ${escapeMrkdwn(payload.at)} · \`/palette clusters\` for the list · likely causes are not read for a roll-up: \`/palette why &lt;cluster&gt;\` tells one cluster's story`,
     ),
   ];
   return { text: fallback(`${payload.total} clusters changed: ${escapeMrkdwn(counts)}`), blocks };

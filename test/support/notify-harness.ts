@@ -44,6 +44,8 @@ export async function startNotifyHarness(
     sender?: Partial<Omit<SenderOptions, "db" | "slack" | "clock" | "logger">>;
     /** per Slack call, real milliseconds (the poster's time-out) */
     slackTimeoutMs?: number;
+    /** the poller's likely-cause lines (issue 27); the simulator's `clock`, if a ManualClock, drives both */
+    likelyCauses?: boolean;
   } = {},
 ): Promise<NotifyHarness> {
   const {
@@ -52,6 +54,7 @@ export async function startNotifyHarness(
     sender: senderOptions,
     slackTimeoutMs,
     pollProjects,
+    likelyCauses,
     ...simulatorOptions
   } = options;
   const sim = await startSimulator({ clusters: 24, projects: 2, seed: 11, ...simulatorOptions });
@@ -65,13 +68,17 @@ export async function startNotifyHarness(
   });
   const fake = await startFakeSlack();
   const db = openDb ? await openDb() : await openSqlite(dbPath ?? ":memory:");
-  const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
+  const clock =
+    simulatorOptions.clock instanceof ManualClock
+      ? simulatorOptions.clock
+      : new ManualClock(Date.UTC(2026, 0, 1, 12));
   const poller = createPoller({
     palette,
     db,
     clock,
     logger: silentLogger,
     projects: pollProjects ?? sim.control.projects(),
+    ...(likelyCauses ? { likelyCauses } : {}),
   });
   const sender = createSender({
     db,
