@@ -1,12 +1,12 @@
 import type { Logger } from "../log.ts";
+import { likelyCause } from "../model/likely-cause.ts";
 import type { CardPayload } from "../model/notification.ts";
 import type { PaletteApi } from "../palette/api.ts";
-import { likelyCause } from "../why/likely-cause.ts";
-import { auditEntry, eventEntry } from "../why/timeline.ts";
+import { auditEntry, eventEntry } from "../palette/history.ts";
 
 /**
  * The likely-cause line of a notification that says a cluster lost health or failed (issue 27):
- * the same rule as `/palette why` (src/why/likely-cause.ts), read from two Palette calls per
+ * the same rule as `/palette why` (src/model/likely-cause.ts), read from two Palette calls per
  * announced cluster, both narrowed to the cluster and the hour before now (one page of its audit,
  * one page of its events, newest first). The reads come out of the poll's own budget of event
  * reads and its time window; a cluster that would only reach a channel inside a roll-up of many

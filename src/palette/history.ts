@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { TimelineEntry } from "../model/why.ts";
 import {
   type eventsSchema,
   listMetaSchema,
@@ -131,5 +132,62 @@ export function eventPage(body: z.infer<typeof eventsSchema>): HistoryPage<Palet
     items: body.items,
     ...(token(body.listmeta?.continue) ? { continue: token(body.listmeta?.continue) } : {}),
     ...(typeof total === "number" ? { total } : {}),
+  };
+}
+
+// --- Palette's records as entries of a cluster's story (src/model/why.ts)
+
+/** audit action types that change a cluster (the likely cause considers these) */
+const WRITE_ACTIONS = new Set(["update", "deploy", "action"]);
+
+const at = (timestamp: string | null | undefined): number | undefined => {
+  const parsed = Date.parse(timestamp ?? "");
+  return Number.isNaN(parsed) ? undefined : parsed;
+};
+
+/** The actor as people name them: e-mail, else name, else the service, else "Palette". */
+export function actorName(audit: PaletteAudit): string {
+  const actor = audit.spec?.actor;
+  const kind = (actor?.actorType ?? "").toLowerCase();
+  if (kind === "user" || (!kind && actor?.user)) {
+    const user = actor?.user;
+    const full = [user?.firstName, user?.lastName].filter(Boolean).join(" ");
+    return user?.emailId || full || user?.uid || "a Palette user";
+  }
+  if (kind === "service") return actor?.serviceName || "a Palette service";
+  return "Palette";
+}
+
+export function auditEntry(audit: PaletteAudit): TimelineEntry | undefined {
+  const when = at(audit.metadata?.creationTimestamp);
+  if (when === undefined) return undefined;
+  const action = (audit.spec?.actionType ?? "").toLowerCase();
+  return {
+    at: when,
+    source: "audit",
+    who: { kind: "palette", name: actorName(audit) },
+    what: action || "audit",
+    message: audit.spec?.actionMsg || audit.spec?.contentMsg || audit.spec?.userMsg || "",
+    write: WRITE_ACTIONS.has(action),
+  };
+}
+
+export function severityOf(raw: string | null | undefined): "normal" | "warning" | "error" {
+  const value = (raw ?? "").toLowerCase();
+  if (value === "warning") return "warning";
+  if (value === "error" || value === "critical") return "error";
+  return "normal";
+}
+
+export function eventEntry(event: PaletteEvent): TimelineEntry | undefined {
+  const when = at(event.metadata?.creationTimestamp);
+  if (when === undefined) return undefined;
+  return {
+    at: when,
+    source: "event",
+    what: event.reason || "Event",
+    message: event.message ?? "",
+    severity: severityOf(event.severity),
+    write: false,
   };
 }

@@ -1,71 +1,16 @@
 import type { ChangePlan } from "../model/change.ts";
 import type { TimelineEntry, WhySource } from "../model/why.ts";
-import type { PaletteAudit } from "../palette/history.ts";
-import type { PaletteEvent } from "../palette/schemas.ts";
 import type { ClusterRecord } from "../store/cluster-record.ts";
 
 export type { TimelineEntry, Who, WhySource } from "../model/why.ts";
+// Palette's records as entries live with the reads (the poll's notifications use them too)
+export { actorName, auditEntry, eventEntry, severityOf } from "../palette/history.ts";
 
 /**
  * A cluster's story as one list: Palette's audit entries, Palette's events and the bot's own
  * record, each made an entry with a time, a who and a what. Pure: the reads are in gather.ts.
  * Texts are raw here; the view (src/views/why.ts) escapes every one of them.
  */
-
-/** audit action types that change a cluster (the likely cause considers these) */
-const WRITE_ACTIONS = new Set(["update", "deploy", "action"]);
-
-const at = (timestamp: string | null | undefined): number | undefined => {
-  const parsed = Date.parse(timestamp ?? "");
-  return Number.isNaN(parsed) ? undefined : parsed;
-};
-
-/** The actor as people name them: e-mail, else name, else the service, else "Palette". */
-export function actorName(audit: PaletteAudit): string {
-  const actor = audit.spec?.actor;
-  const kind = (actor?.actorType ?? "").toLowerCase();
-  if (kind === "user" || (!kind && actor?.user)) {
-    const user = actor?.user;
-    const full = [user?.firstName, user?.lastName].filter(Boolean).join(" ");
-    return user?.emailId || full || user?.uid || "a Palette user";
-  }
-  if (kind === "service") return actor?.serviceName || "a Palette service";
-  return "Palette";
-}
-
-export function auditEntry(audit: PaletteAudit): TimelineEntry | undefined {
-  const when = at(audit.metadata?.creationTimestamp);
-  if (when === undefined) return undefined;
-  const action = (audit.spec?.actionType ?? "").toLowerCase();
-  return {
-    at: when,
-    source: "audit",
-    who: { kind: "palette", name: actorName(audit) },
-    what: action || "audit",
-    message: audit.spec?.actionMsg || audit.spec?.contentMsg || audit.spec?.userMsg || "",
-    write: WRITE_ACTIONS.has(action),
-  };
-}
-
-export function severityOf(raw: string | null | undefined): "normal" | "warning" | "error" {
-  const value = (raw ?? "").toLowerCase();
-  if (value === "warning") return "warning";
-  if (value === "error" || value === "critical") return "error";
-  return "normal";
-}
-
-export function eventEntry(event: PaletteEvent): TimelineEntry | undefined {
-  const when = at(event.metadata?.creationTimestamp);
-  if (when === undefined) return undefined;
-  return {
-    at: when,
-    source: "event",
-    what: event.reason || "Event",
-    message: event.message ?? "",
-    severity: severityOf(event.severity),
-    write: false,
-  };
-}
 
 /** "scale worker-pool 3 → 5", plain words for a change (escaped by the view). */
 export function planWords(plan: ChangePlan): string {
