@@ -31,6 +31,13 @@ describe("README", () => {
     expect(ci).toMatch(/^npm test\b/m);
   });
 
+  it("links every page of docs/ from its Documentation table", () => {
+    const table = section(readme, "Documentation");
+    const pages = readdirSync("docs").filter((name) => name.endsWith(".md"));
+    expect(pages.length).toBeGreaterThanOrEqual(12);
+    for (const page of pages) expect(table, page).toContain(`](docs/${page})`);
+  });
+
   it("names the published image in its Docker section", () => {
     expect(section(readme, "Docker")).toContain("ghcr.io/<owner>/palette-chatops");
   });
