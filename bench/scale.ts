@@ -43,6 +43,11 @@ export interface ScaleFigures {
   /** each steady cycle's calls against its own bar */
   steadyCycles: Array<{ calls: number; bar: number; byEndpoint: Record<string, number> }>;
   everySteadyCycleWithinBar: boolean;
+  /**
+   * of those calls, the likely-cause reads of health-loss notifications (issue 27): per announced
+   * cluster one GET /v1/audits and one page of its events, mean per steady cycle
+   */
+  likelyCauseCallsPerSteadyCycle: number;
   /** clusters not Running and Healthy per project, mean over the steady cycles */
   unsteadyPerProject: number;
   /** Palette calls of the bot's last reconciliation (its own count, `poll_palette_calls`) */
@@ -325,6 +330,9 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
         byEndpoint: perCycleEndpoints[i] ?? {},
       })),
       everySteadyCycleWithinBar: perCycle.every((calls, i) => calls <= (bars[i] ?? 0)),
+      likelyCauseCallsPerSteadyCycle: mean(
+        perCycleEndpoints.map((byEndpoint) => 2 * (byEndpoint["GET /v1/audits"] ?? 0)),
+      ),
       unsteadyPerProject: mean(unsteadyCounts),
       callsPerReconcile: await metric('palette_chatops_poll_palette_calls{kind="reconcile"}'),
       changeToSlackMs: {
