@@ -6,6 +6,8 @@ import { createLogger } from "../log.ts";
 import { createDigestJob } from "../notify/channel-digest-job.ts";
 import { createSender } from "../notify/outbox-sender.ts";
 import { createPoller } from "../notify/poll.ts";
+import { createRiskNotifier } from "../radar/notices.ts";
+import { createRadar } from "../radar/sweep.ts";
 import { Secret } from "../secret.ts";
 import { startSimulator } from "../simulator/server.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
@@ -93,23 +95,50 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
     onCommitted: () => sender.wake(),
   });
   session.deps.onDigestChange = () => digests.sync();
+  // the radar (issue 28), quick here: a notice for a cluster whose certificates expire in 12
+  // days prints within seconds, and `renew certificates <name>` renews them
+  const radar = createRadar({
+    palette: session.palette,
+    db: session.db,
+    clock,
+    logger,
+    projects: sim.control.projects(),
+    callsPerMinute: 600,
+    settings: { certWarnDays: 30, repaveWarnHours: 24 },
+    notifier: createRiskNotifier({
+      db: session.db,
+      slack: createConsolePoster(out),
+      clock,
+      logger,
+    }),
+  });
   if (!quiet) {
     await new SubscriptionStore(session.db, clock).add({
       channel: "console",
       kind: "all",
       createdBy: "console",
     });
+    await new SubscriptionStore(session.db, clock).add({
+      channel: "console",
+      kind: "risks",
+      createdBy: "console",
+    });
+    // the sweep reads the clusters in UID order first: this one is among the first read
+    const [nearExpiry] = sim.control.clusters().sort((a, b) => a.uid.localeCompare(b.uid));
+    if (nearExpiry) sim.control.setCertificateExpiry(nearExpiry.uid, clock.now() + 12 * 86_400_000);
     // the baseline first, so it does not land in the middle of the first answer
     await poller.runCycle();
     await sender.drainAll(20);
     poller.start();
     sender.start();
     await digests.start();
+    radar.start();
   }
 
   try {
     await runConsoleOn(session);
   } finally {
+    await radar.stop();
     await poller.stop();
     await digests.stop();
     await sender.stop();
