@@ -1,33 +1,18 @@
-import type { z } from "zod";
-import { type Clock, systemClock } from "../clock.ts";
-import type { PaletteCredentials } from "../config.ts";
-import type { Logger } from "../log.ts";
 import { Secret } from "../secret.ts";
-import type {
-  ClusterSearch,
-  Page,
-  PaletteApi,
-  PaletteIdentityApi,
-  PaletteUser,
-  Scope,
-} from "./api.ts";
-import { TokenKeeper } from "./auth.ts";
-import { cloudConfigPath, machinesPath } from "./cloud-config-path.ts";
-import { describeEndpoint, errorFromException, errorFromResponse } from "./error-map.ts";
-import { PaletteError, PaletteSchemaError } from "./errors.ts";
-import { auditPage, auditsQuery, auditsSchema, clusterEventsQuery, eventPage } from "./history.ts";
+import type { ClusterSearch, Page, PaletteApi, PaletteIdentityApi, PaletteUser } from "./api.ts";
 import {
-  createUndiciTransport,
-  type Transport,
-  type TransportOptions,
-  type WireRequest,
-  type WireResponse,
-} from "./http.ts";
+  type ClientCore,
+  createClientCore,
+  nextToken,
+  type PaletteClientOptions,
+  parseResponse,
+  seg,
+} from "./client-core.ts";
+import { cloudConfigPath, machinesPath } from "./cloud-config-path.ts";
+import { describeEndpoint } from "./error-map.ts";
+import { auditPage, auditsQuery, auditsSchema, clusterEventsQuery, eventPage } from "./history.ts";
 import { decodeKubeconfig } from "./kubeconfig.ts";
-import { RequestPacer, realSleep, type Sleep } from "./limiter.ts";
 import { MAX_PAGES, nextPageToken } from "./paging.ts";
-import { parseBody, parseJson } from "./parse.ts";
-import { requestPriority } from "./priority.ts";
 import type { CloudAccountKind, Provider } from "./providers-list.ts";
 import {
   backupHistory,
@@ -39,16 +24,6 @@ import {
   profileUpdatesSchema,
   repaveListSchema,
 } from "./radar-reads.ts";
-import { prefixLabel, ruleFor } from "./rate-limits.ts";
-import {
-  type BackoffOptions,
-  DEFAULT_BACKOFF,
-  isRetryable,
-  MAX_RETRY_AFTER_MS,
-  parseRetryAfter,
-  type RequestClass,
-  retryDelay,
-} from "./retry.ts";
 import {
   alertComponentsSchema,
   apiKeyCreatedSchema,
@@ -76,80 +51,22 @@ import {
   userInfoSchema,
   userSchema,
   usersSummarySchema,
-  userTokenSchema,
   workloadsSchema,
 } from "./schemas.ts";
 import { clampLimit, clusterSearchBody, MAX_PAGE, unfilteredSearchBody } from "./search-body.ts";
-import {
-  copyStats,
-  emptyStats,
-  type PaletteClientEvent,
-  type PaletteClientStats,
-} from "./stats.ts";
+import type { PaletteClientStats } from "./stats.ts";
+
+export type { PaletteClientOptions } from "./client-core.ts";
 
 export type { PaletteClientEvent, PaletteClientStats } from "./stats.ts";
-
-export interface PaletteClientOptions {
-  /** e.g. https://api.spectrocloud.com (a trailing slash and a path prefix are fine) */
-  baseUrl: string;
-  credentials: PaletteCredentials;
-  logger: Logger;
-  /** drives the rate limiter; default the system clock */
-  clock?: Clock;
-  /** how the limiter and the backoff wait; default setTimeout. Tests pass a recorder. */
-  sleep?: Sleep;
-  /** node-cron expression of the token refresh; default every 10 minutes */
-  tokenRefreshSchedule?: string;
-  /** retries after the first try, for retryable failures; default 3 */
-  retries?: number;
-  /** pace requests at Palette's documented limits; default true */
-  rateLimit?: boolean;
-  connectTimeoutMs?: number;
-  bodyTimeoutMs?: number;
-  /** the undici pool's settings (connections, time-outs); the two fields above win */
-  dispatcherOptions?: TransportOptions;
-  backoff?: Partial<BackoffOptions>;
-  onEvent?: (event: PaletteClientEvent) => void;
-  /** replaces the undici pool (unit tests of the call logic) */
-  transport?: Transport;
-  /** jitter source; default Math.random */
-  random?: () => number;
-}
 
 export interface PaletteClient extends PaletteApi, PaletteIdentityApi {
   close(): Promise<void>;
   stats(): PaletteClientStats;
 }
 
-interface CallSpec {
-  method: WireRequest["method"];
-  path: string;
-  query?: Record<string, string | number | undefined>;
-  scope?: Scope;
-  body?: unknown;
-  accept?: string;
-  requestClass?: RequestClass;
-  /** auth calls carry no credential header and never trigger a re-login */
-  anonymous?: boolean;
-  /** an auth call's own token: the refresh sends the token it refreshes, as the Go SDK does */
-  token?: string;
-  /** overrides the client's retry bound for this call */
-  retries?: number;
-}
-
-const seg = (value: string): string => encodeURIComponent(value);
-
 /** how far back a log fetch reaches (v1ClusterLogFetcherRequest.duration; Palette's default) */
 const LOG_HOURS = 10;
-
-function withQuery(path: string, query: CallSpec["query"]): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query ?? {})) {
-    if (value !== undefined && value !== "") params.set(key, String(value));
-  }
-  const text = params.toString();
-  return text ? `${path}?${text}` : path;
-}
 
 function timestampOf(event: PaletteEvent): number {
   const at = Date.parse(event.metadata?.creationTimestamp ?? "");
@@ -168,239 +85,8 @@ function paletteUser(record: PaletteUserRecord): PaletteUser {
 }
 
 export function createPaletteClient(options: PaletteClientOptions): PaletteClient {
-  const clock = options.clock ?? systemClock;
-  const sleep = options.sleep ?? realSleep;
-  const retries = Math.max(0, options.retries ?? 3);
-  const backoff: BackoffOptions = { ...DEFAULT_BACKOFF, ...options.backoff };
-  const random = options.random ?? Math.random;
-  const logger = options.logger;
-  const onEvent = options.onEvent ?? (() => {});
-  const limiter = options.rateLimit === false ? undefined : new RequestPacer({ clock, sleep });
-  const transport =
-    options.transport ??
-    createUndiciTransport(options.baseUrl, {
-      ...options.dispatcherOptions,
-      connectTimeoutMs: options.connectTimeoutMs ?? options.dispatcherOptions?.connectTimeoutMs,
-      bodyTimeoutMs: options.bodyTimeoutMs ?? options.dispatcherOptions?.bodyTimeoutMs,
-    });
-  const counters = emptyStats();
-  const credentials = options.credentials;
-
-  const emit = (event: PaletteClientEvent): void => {
-    try {
-      onEvent(event);
-    } catch (error) {
-      logger.warn({ err: error }, "palette client onEvent hook threw");
-    }
-  };
-
-  const countFailure = (error: unknown): void => {
-    const key =
-      error instanceof PaletteError
-        ? error.kind
-        : error instanceof PaletteSchemaError
-          ? "schema"
-          : undefined;
-    if (key) counters.failures[key] = (counters.failures[key] ?? 0) + 1;
-  };
-
-  /** One HTTP exchange, paced; a transport exception becomes a PaletteError. */
-  async function sendOnce(request: WireRequest, endpoint: string): Promise<WireResponse> {
-    const rule = ruleFor(request.path);
-    const prefix = prefixLabel(rule);
-    const waitedMs = limiter ? await limiter.acquire(request.path, requestPriority()) : 0;
-    counters.throttledMs += waitedMs;
-    counters.calls[prefix] = (counters.calls[prefix] ?? 0) + 1;
-    const started = performance.now();
-    let status = 0;
-    try {
-      const response = await transport.send(request);
-      status = response.status;
-      if (status === 429) counters.rateLimited++;
-      return response;
-    } catch (error) {
-      throw errorFromException(error, endpoint);
-    } finally {
-      emit({
-        type: "request",
-        method: request.method,
-        prefix,
-        endpoint,
-        status,
-        durationMs: performance.now() - started,
-        waitedMs,
-      });
-    }
-  }
-
-  async function credentialHeaders(
-    spec: CallSpec,
-  ): Promise<{ headers: Record<string, string>; token?: string }> {
-    if (spec.anonymous) return { headers: spec.token ? { Authorization: spec.token } : {} };
-    if (credentials.kind === "apiKey") return { headers: { apiKey: credentials.apiKey.reveal() } };
-    const token = await keeper!.token();
-    return { headers: { Authorization: token }, token };
-  }
-
-  /** A call with pacing, credentials, one re-login on 401 and bounded retries. */
-  async function exchange(spec: CallSpec): Promise<WireResponse> {
-    const path = withQuery(spec.path, spec.query);
-    const endpoint = describeEndpoint(spec.method, spec.path);
-    const requestClass = spec.requestClass ?? "read";
-    const bound = spec.retries ?? retries;
-    let reauthenticated = false;
-    let attempt = 0;
-    let sentBefore = false;
-    for (;;) {
-      const { headers: auth, token } = await credentialHeaders(spec);
-      const headers: Record<string, string> = {
-        Accept: spec.accept ?? "application/json",
-        "User-Agent": "palette-chatops",
-        ...auth,
-      };
-      if (spec.scope?.projectUid) headers.ProjectUid = spec.scope.projectUid;
-      let body: string | undefined;
-      if (spec.body !== undefined) {
-        body = JSON.stringify(spec.body);
-        headers["Content-Type"] = "application/json";
-      }
-      let failure: PaletteError;
-      let retryAfterMs: number | undefined;
-      try {
-        const response = await sendOnce({ method: spec.method, path, headers, body }, endpoint);
-        if (response.status >= 200 && response.status < 300) return response;
-        // A delete whose earlier attempt may have gone through finds nothing left: done.
-        if (requestClass === "delete" && sentBefore && response.status === 404) return response;
-        if (response.status === 401 && token !== undefined && !reauthenticated && keeper) {
-          reauthenticated = true;
-          counters.reauthentications++;
-          await keeper.reauthenticate(token);
-          continue;
-        }
-        failure = errorFromResponse(response.status, response.body.toString("utf8"), endpoint);
-        retryAfterMs = parseRetryAfter(response.headers["retry-after"], clock.now());
-      } catch (error) {
-        if (error instanceof PaletteSchemaError) throw error;
-        failure = errorFromException(error, endpoint);
-      }
-      sentBefore = true;
-      const canRetry =
-        attempt < bound &&
-        isRetryable(failure, requestClass) &&
-        (retryAfterMs === undefined || retryAfterMs <= MAX_RETRY_AFTER_MS);
-      if (!canRetry) throw failure;
-      const delayMs = retryDelay(attempt, retryAfterMs, backoff, random);
-      attempt++;
-      counters.retries++;
-      emit({
-        type: "retry",
-        prefix: prefixLabel(ruleFor(path)),
-        endpoint,
-        attempt,
-        delayMs,
-        reason: failure.kind,
-      });
-      logger.warn(
-        { endpoint, status: failure.status, kind: failure.kind, attempt, delayMs },
-        "palette call failed, retrying",
-      );
-      await sleep(delayMs);
-    }
-  }
-
-  async function call<S extends z.ZodType>(spec: CallSpec, schema: S): Promise<z.infer<S>> {
-    try {
-      const response = await exchange(spec);
-      const endpoint = describeEndpoint(spec.method, spec.path);
-      return parseBody(schema, parseJson(response.body.toString("utf8"), endpoint), endpoint);
-    } catch (error) {
-      countFailure(error);
-      throw error;
-    }
-  }
-
-  /**
-   * A change (day-2): sent once. Not idempotent if another change landed between, so only a
-   * 429 or 503 (Palette did not take it) is tried again, as a create is.
-   */
-  async function write(spec: Omit<CallSpec, "requestClass">): Promise<void> {
-    try {
-      await exchange({ ...spec, requestClass: "create" });
-    } catch (error) {
-      countFailure(error);
-      throw error;
-    }
-  }
-
-  /** Every page of a `listmeta.continue` list. */
-  async function allPages<T>(
-    fetchPage: (continueToken: string | undefined) => Promise<{ items: T[]; continue?: string }>,
-  ): Promise<T[]> {
-    const all: T[] = [];
-    const seen = new Set<string>();
-    let next: string | undefined;
-    for (let page = 0; ; page++) {
-      const result = await fetchPage(next);
-      all.push(...result.items);
-      next = nextPageToken(result.continue, seen, page, "paged");
-      if (!next) return all;
-    }
-  }
-
-  const keeper =
-    credentials.kind === "serviceAccount"
-      ? new TokenKeeper({
-          logger,
-          clock,
-          schedule: options.tokenRefreshSchedule,
-          onEvent: (event) => {
-            if (event.type === "login") {
-              if (event.ok) counters.logins++;
-              else counters.loginFailures++;
-              emit({ type: "login", ok: event.ok, reason: event.reason });
-            } else {
-              if (event.ok) counters.refreshes++;
-              else counters.refreshFailures++;
-              emit({ type: "refresh", ok: event.ok });
-            }
-          },
-          source: {
-            login: async () =>
-              (
-                await call(
-                  {
-                    method: "POST",
-                    path: "/v1/auth/authenticate",
-                    anonymous: true,
-                    body: {
-                      emailId: credentials.email,
-                      org: credentials.org,
-                      password: credentials.password.reveal(),
-                    },
-                  },
-                  userTokenSchema,
-                )
-              ).Authorization,
-            refresh: async (token) =>
-              (
-                await call(
-                  {
-                    method: "GET",
-                    path: `/v1/auth/refresh/${seg(token)}`,
-                    anonymous: true,
-                    token,
-                    // a failed refresh falls back to a (retried) login at once
-                    retries: 0,
-                  },
-                  userTokenSchema,
-                )
-              ).Authorization,
-          },
-        })
-      : undefined;
-  keeper?.start();
-
-  const nextToken = (value: string | null | undefined): string | undefined => value || undefined;
+  const core: ClientCore = createClientCore(options);
+  const { call, write, exchange, counted, allPages } = core;
 
   async function searchClusters(query: ClusterSearch): Promise<Page<ClusterSummary>> {
     const result = await call(
@@ -488,7 +174,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
       ),
 
     async getKubeconfig(uid, scope) {
-      try {
+      return counted(async () => {
         const response = await exchange({
           method: "GET",
           path: `/v1/spectroclusters/${seg(uid)}/assets/kubeconfig`,
@@ -496,10 +182,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
           accept: "application/octet-stream",
         });
         return decodeKubeconfig(response.body);
-      } catch (error) {
-        countFailure(error);
-        throw error;
-      }
+      });
     },
 
     async listAlertComponents(scope) {
@@ -623,17 +306,14 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
     },
 
     async deleteCluster(uid, scope) {
-      try {
+      return counted(async () => {
         await exchange({
           method: "DELETE",
           path: `/v1/spectroclusters/${seg(uid)}`,
           scope,
           requestClass: "delete",
         });
-      } catch (error) {
-        countFailure(error);
-        throw error;
-      }
+      });
     },
 
     async getMachinePool(kind, configUid, pool, scope) {
@@ -698,7 +378,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
     },
 
     async backupNow(uid, config, scope) {
-      try {
+      return counted(async () => {
         const response = await exchange({
           method: "POST",
           path: `/v1/spectroclusters/${seg(uid)}/features/backup/onDemand`,
@@ -710,16 +390,12 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
           "POST",
           "/v1/spectroclusters/{uid}/features/backup/onDemand",
         );
-        return parseBody(uidSchema, parseJson(response.body.toString("utf8"), endpoint), endpoint)
-          .uid;
-      } catch (error) {
-        countFailure(error);
-        throw error;
-      }
+        return parseResponse(response, uidSchema, endpoint).uid;
+      });
     },
 
     async requestLogs(uid, lines, scope) {
-      try {
+      return counted(async () => {
         const response = await exchange({
           method: "POST",
           path: `/v1/spectroclusters/${seg(uid)}/features/logFetcher`,
@@ -728,12 +404,8 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
           requestClass: "create",
         });
         const endpoint = describeEndpoint("POST", "/v1/spectroclusters/{uid}/features/logFetcher");
-        return parseBody(uidSchema, parseJson(response.body.toString("utf8"), endpoint), endpoint)
-          .uid;
-      } catch (error) {
-        countFailure(error);
-        throw error;
-      }
+        return parseResponse(response, uidSchema, endpoint).uid;
+      });
     },
 
     async getLogRequest(uid, requestUid, scope) {
@@ -753,7 +425,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
     },
 
     async downloadLogs(requestUid, fileName, scope) {
-      try {
+      return counted(async () => {
         const response = await exchange({
           method: "GET",
           path: `/v1/spectroclusters/features/logFetcher/${seg(requestUid)}/download`,
@@ -762,10 +434,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
           accept: "application/octet-stream",
         });
         return response.body;
-      } catch (error) {
-        countFailure(error);
-        throw error;
-      }
+      });
     },
 
     async getClusterProfile(uid, scope) {
@@ -892,24 +561,17 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
     },
 
     async deleteApiKey(uid) {
-      try {
+      return counted(async () => {
         await exchange({
           method: "DELETE",
           path: `/v1/apiKeys/${seg(uid)}`,
           requestClass: "delete",
         });
-      } catch (error) {
-        countFailure(error);
-        throw error;
-      }
+      });
     },
 
-    async close() {
-      await keeper?.stop();
-      await transport.close();
-    },
-
-    stats: () => copyStats(counters),
+    close: () => core.close(),
+    stats: () => core.stats(),
   };
   return client;
 }
