@@ -1,33 +1,22 @@
 import { z } from "zod";
 import { CLOUD_ACCOUNT_KINDS, isProvider, type Provider } from "../palette/providers-list.ts";
-import type { ApiContext, ApiHandler } from "./api-context.ts";
+import type { ApiHandler } from "./api-context.ts";
+import { clusterLookups } from "./api-lookups.ts";
+import { badRequest, notFound, ok, page } from "./api-replies.ts";
 import type { TokenStore } from "./auth.ts";
-import { cloudConfig, kubeconfig, machines, workloads } from "./details.ts";
+import { addAuthRoutes } from "./auth-routes.ts";
+import { addClusterReadRoutes } from "./cluster-read-routes.ts";
+import { cloudConfig, machines } from "./details.ts";
 import { hasControlPlanePool, type PoolSpec, type SimCluster } from "./fleet.ts";
-import { ApiError, asRecord, type Reply } from "./http-util.ts";
+import { ApiError, asRecord } from "./http-util.ts";
 import type { UserDirectory } from "./identity.ts";
 import { addIdentityRoutes } from "./identity-routes.ts";
-import { clusterEvents } from "./lifecycle.ts";
-import { BadPageRequest, pageRequest, paginate } from "./paging.ts";
+import { paginate } from "./paging.ts";
 import { attachedProfileUid, profileVersion, versionsOf } from "./profile-versions.ts";
+import { addProjectRoutes } from "./project-routes.ts";
 import { addRadarRoutes, type RadarBook, scheduledBackupStatuses } from "./radar-routes.ts";
-import { sees } from "./rbac.ts";
-import {
-  clusterObject,
-  clusterOverview,
-  clusterSummary,
-  iso,
-  PROFILE_SETTLE_MS,
-} from "./render.ts";
+import { iso, PROFILE_SETTLE_MS } from "./render.ts";
 import { Router } from "./routes.ts";
-import {
-  matchesSearch,
-  type Searchable,
-  type SearchBody,
-  searchBodySchema,
-  sortSearchables,
-  UnsupportedFilter,
-} from "./search.ts";
 import type { SimState } from "./state.ts";
 import type { SimulatorCredentials } from "./types.ts";
 
@@ -44,138 +33,24 @@ export interface ApiDeps {
   radar: RadarBook;
 }
 
-const ok = (body: unknown, status = 200): Reply => ({ status, body });
-
-function notFound(what: string): ApiError {
-  return new ApiError(404, "ResourceNotFound", `${what} not found`);
-}
-
-function badRequest(message: string, code = "InvalidRequest"): ApiError {
-  return new ApiError(400, code, message);
-}
-
-function page(query: URLSearchParams) {
-  try {
-    return pageRequest(query);
-  } catch (error) {
-    if (error instanceof BadPageRequest) throw badRequest(error.message, "InvalidPageRequest");
-    throw error;
-  }
-}
-
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-const authBodySchema = z.object({
-  emailId: z.string().min(1),
-  org: z.string().optional(),
-  password: z.string().min(1),
-});
-
-const workloadsBodySchema = z
-  .object({
-    filter: z
-      .object({ namespaces: z.array(z.string()).nullish() })
-      .passthrough()
-      .nullish(),
-  })
-  .passthrough()
-  .nullish();
 
 export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
   const { state, tokens, credentials } = deps;
   const router = new Router<ApiHandler>();
   addIdentityRoutes(router, { state, users: deps.users, credentials });
   addRadarRoutes(router, { state, book: deps.radar });
+  addAuthRoutes(router, { tokens, credentials });
+  addClusterReadRoutes(router, state);
+  addProjectRoutes(router, state);
 
-  /** A cluster visible in the scope; Deleted ones stay readable by uid, as in Palette. */
-  const scopedCluster = (uid: string, projectUid: string | undefined): SimCluster => {
-    const cluster = state.cluster(uid);
-    if (!cluster || (projectUid && cluster.projectUid !== projectUid)) {
-      throw notFound(`Cluster '${uid}'`);
-    }
-    return cluster;
-  };
-  const liveCluster = (uid: string, projectUid: string | undefined): SimCluster => {
-    const cluster = scopedCluster(uid, projectUid);
-    if (state.condition(cluster).state === "Deleted") throw notFound(`Cluster '${uid}'`);
-    return cluster;
-  };
-
-  // --- auth
-  router.add("POST", "/v1/auth/authenticate", async (ctx) => {
-    const parsed = authBodySchema.safeParse(await ctx.body());
-    if (!parsed.success) throw badRequest("emailId and password are required");
-    const { emailId, org, password } = parsed.data;
-    const orgMatches = org === undefined || org === "" || org === credentials.org;
-    if (emailId !== credentials.email || password !== credentials.password || !orgMatches) {
-      throw new ApiError(401, "InvalidCredentials", "email, organization or password is wrong");
-    }
-    return ok({ Authorization: tokens.issue(emailId), isMfa: false });
-  });
-  router.add("GET", "/v1/auth/refresh/:token", (ctx) => {
-    const token = ctx.params.token ?? "";
-    if (!tokens.isLive(token)) {
-      throw new ApiError(401, "TokenExpired", "the token to refresh is expired or unknown");
-    }
-    return ok({ Authorization: tokens.issue(credentials.email), isMfa: false });
-  });
+  const { liveCluster, configCluster } = clusterLookups(state);
 
   // --- clusters
-  router.add("POST", "/v1/dashboard/spectroclusters/search", async (ctx) => {
-    const raw = (await ctx.body()) ?? {};
-    const parsed = searchBodySchema.safeParse(raw);
-    if (!parsed.success) throw badRequest("search body does not match v1SearchFilterSummarySpec");
-    const body: SearchBody = parsed.data;
-    const now = state.now();
-    const rows: (Searchable & { cluster: SimCluster })[] = [];
-    try {
-      for (const cluster of state.fleet.clusters) {
-        if (ctx.projectUid && cluster.projectUid !== ctx.projectUid) continue;
-        // tenant-wide, a user sees the clusters of the projects they have a role in
-        if (!sees(ctx.caller, cluster.projectUid)) continue;
-        const condition = state.condition(cluster);
-        const row = {
-          cluster,
-          name: cluster.name,
-          labels: cluster.labels,
-          provider: cluster.provider,
-          state: condition.state,
-          health: condition.health,
-          createdAt: cluster.createdAt,
-          deleted: condition.state === "Deleted",
-        };
-        if (matchesSearch(row, body)) rows.push(row);
-      }
-    } catch (error) {
-      if (error instanceof UnsupportedFilter) throw badRequest(error.message, "InvalidFilter");
-      throw error;
-    }
-    const sorted = sortSearchables(rows, body);
-    const { items, listmeta } = paginate(sorted, page(ctx.query));
-    return ok({
-      items: items.map((row) =>
-        clusterSummary(state.fleet, row.cluster, state.condition(row.cluster), now),
-      ),
-      listmeta,
-    });
-  });
-
-  router.add("GET", "/v1/spectroclusters/:uid", (ctx) => {
-    const cluster = scopedCluster(ctx.params.uid ?? "", ctx.projectUid);
-    return ok(clusterObject(state.fleet, cluster, state.condition(cluster), state.now()));
-  });
-  router.add("GET", "/v1/spectroclusters/:uid/status", (ctx) => {
-    const cluster = scopedCluster(ctx.params.uid ?? "", ctx.projectUid);
-    return ok({ status: { state: state.condition(cluster).state } });
-  });
   router.add("DELETE", "/v1/spectroclusters/:uid", (ctx) => {
     const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
     state.deleteCluster(cluster);
     return { status: 204 };
-  });
-  router.add("GET", "/v1/dashboard/spectroclusters/:uid/overview", (ctx) => {
-    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
-    return ok(clusterOverview(state.fleet, cluster, state.condition(cluster), state.now()));
   });
   router.add("POST", "/v1/spectroclusters/:provider", async (ctx) => {
     const provider = ctx.params.provider ?? "";
@@ -194,17 +69,6 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
   });
 
   // --- nodes
-  const configCluster = (kind: string, configUid: string, projectUid: string | undefined) => {
-    const cluster = state.clusterByConfig(configUid);
-    if (
-      !cluster ||
-      cluster.provider !== kind ||
-      (projectUid && cluster.projectUid !== projectUid)
-    ) {
-      throw notFound(`Cloud config '${kind}/${configUid}'`);
-    }
-    return cluster;
-  };
   router.add("GET", "/v1/cloudconfigs/:kind/:configUid", (ctx) => {
     const cluster = configCluster(
       ctx.params.kind ?? "",
@@ -453,103 +317,6 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
     return { status: 204 };
   });
 
-  // --- workloads
-  const workloadsOf = async (ctx: ApiContext) => {
-    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
-    const parsed = workloadsBodySchema.safeParse(await ctx.body());
-    if (!parsed.success) throw badRequest("body does not match v1ClusterWorkloadsSpec");
-    const namespaces = parsed.data?.filter?.namespaces ?? [];
-    return workloads(cluster, state.condition(cluster), namespaces, state.now());
-  };
-  router.add("POST", "/v1/dashboard/spectroclusters/:uid/workloads", async (ctx) =>
-    ok(await workloadsOf(ctx)),
-  );
-  const kinds: Record<string, keyof ReturnType<typeof workloads>["spec"]> = {
-    pod: "pods",
-    deployment: "deployments",
-    statefulset: "statefulSets",
-    daemonset: "daemonSets",
-    job: "jobs",
-    cronjob: "cronJobs",
-  };
-  router.add("POST", "/v1/dashboard/spectroclusters/:uid/workloads/:kind", async (ctx) => {
-    const kind = ctx.params.kind ?? "";
-    if (kind === "namespace") {
-      const all = await workloadsOf(ctx);
-      const names = new Set<string>();
-      for (const list of Object.values(all.spec)) {
-        for (const item of list as { metadata: { namespace: string } }[]) {
-          names.add(item.metadata.namespace);
-        }
-      }
-      return ok({
-        namespaces: [...names].sort().map((name) => ({
-          metadata: { entity: { kind: "Namespace", name, uid: name }, namespace: name },
-        })),
-      });
-    }
-    const key = kinds[kind];
-    if (!key) throw notFound(`Workload kind '${kind}'`);
-    const all = await workloadsOf(ctx);
-    return ok({ [key]: all.spec[key] });
-  });
-
-  router.add("GET", "/v1/spectroclusters/:uid/assets/kubeconfig", (ctx) => {
-    const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
-    const condition = state.condition(cluster);
-    if (condition.state !== "Running" && condition.state !== "Updating") {
-      throw notFound(`Kubeconfig of cluster '${cluster.uid}' (cluster is ${condition.state})`);
-    }
-    return {
-      status: 200,
-      raw: {
-        data: kubeconfig(cluster),
-        contentType: "application/octet-stream",
-        filename: `${cluster.name}.kubeconfig`,
-      },
-    };
-  });
-
-  // --- alerts and events
-  router.add("GET", "/v1/projects/alerts", () =>
-    ok({
-      components: [
-        {
-          name: "ClusterHealth",
-          description: "Raised when a cluster's health leaves Healthy",
-          supportedChannels: ["email", "app", "http"],
-        },
-        {
-          name: "ClusterUpdates",
-          description: "Raised when cluster updates are available or applied",
-          supportedChannels: ["email", "app"],
-        },
-      ],
-    }),
-  );
-  router.add("GET", "/v1/events/components/:objectKind/:objectUid", (ctx) => {
-    if (ctx.params.objectKind !== "spectrocluster") {
-      throw notFound(`Events of kind '${ctx.params.objectKind}'`);
-    }
-    const cluster = scopedCluster(ctx.params.objectUid ?? "", ctx.projectUid);
-    const now = state.now();
-    const events = clusterEvents(cluster, now, state.times).map((event) => ({
-      metadata: {
-        uid: event.uid,
-        name: `${cluster.name}.${event.uid.slice(-8)}`,
-        creationTimestamp: iso(event.at),
-        lastModifiedTimestamp: iso(event.at),
-      },
-      involvedObject: { kind: "spectrocluster", name: cluster.name, uid: cluster.uid },
-      relatedObject: { kind: "spectrocluster", name: cluster.name, uid: cluster.uid },
-      reason: event.reason,
-      message: event.message,
-      severity: event.severity,
-      source: { component: "palette-sim", host: "hubble" },
-    }));
-    return ok(paginate(events, page(ctx.query)));
-  });
-
   // --- launch inputs
   router.add("GET", "/v1/cloudaccounts/:kind", (ctx) => {
     const kind = ctx.params.kind ?? "";
@@ -633,38 +400,6 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
         },
       };
     });
-    return ok(paginate(items, page(ctx.query)));
-  });
-  router.add("POST", "/v1/dashboard/projects", async (ctx) => {
-    await ctx.body();
-    const items = state.fleet.projects
-      .filter((project) => sees(ctx.caller, project.uid))
-      .map((project) => {
-        let healthy = 0;
-        let unhealthy = 0;
-        let running = 0;
-        let errored = 0;
-        for (const cluster of state.fleet.clusters) {
-          if (cluster.projectUid !== project.uid) continue;
-          const condition = state.condition(cluster);
-          if (condition.state === "Running") running += 1;
-          if (condition.state === "Failed") errored += 1;
-          if (condition.health === "Healthy") healthy += 1;
-          else if (condition.health === "UnHealthy") unhealthy += 1;
-        }
-        return {
-          metadata: {
-            uid: project.uid,
-            name: project.name,
-            creationTimestamp: iso(project.createdAt),
-            labels: {},
-          },
-          status: {
-            clustersHealth: { healthy, unhealthy, running, errored },
-            status: { isDisabled: false },
-          },
-        };
-      });
     return ok(paginate(items, page(ctx.query)));
   });
 
