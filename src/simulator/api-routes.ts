@@ -1,17 +1,15 @@
 import { z } from "zod";
-import { CLOUD_ACCOUNT_KINDS, isProvider, type Provider } from "../palette/providers-list.ts";
 import type { ApiHandler } from "./api-context.ts";
 import { clusterLookups } from "./api-lookups.ts";
-import { badRequest, notFound, ok, page } from "./api-replies.ts";
+import { badRequest, notFound, ok } from "./api-replies.ts";
 import type { TokenStore } from "./auth.ts";
 import { addAuthRoutes } from "./auth-routes.ts";
 import { addClusterReadRoutes } from "./cluster-read-routes.ts";
-import { cloudConfig, machines } from "./details.ts";
-import { hasControlPlanePool, type PoolSpec, type SimCluster } from "./fleet.ts";
-import { ApiError, asRecord } from "./http-util.ts";
+import { ApiError } from "./http-util.ts";
 import type { UserDirectory } from "./identity.ts";
 import { addIdentityRoutes } from "./identity-routes.ts";
-import { paginate } from "./paging.ts";
+import { addLaunchRoutes } from "./launch-routes.ts";
+import { addMachinePoolRoutes } from "./machine-pool-routes.ts";
 import { attachedProfileUid, profileVersion, versionsOf } from "./profile-versions.ts";
 import { addProjectRoutes } from "./project-routes.ts";
 import { addRadarRoutes, type RadarBook, scheduledBackupStatuses } from "./radar-routes.ts";
@@ -23,6 +21,7 @@ import type { SimulatorCredentials } from "./types.ts";
 /** Every Palette endpoint the bot uses, on the real paths with the real response shapes. */
 
 export type { ApiContext, ApiHandler } from "./api-context.ts";
+export { validateCreate } from "./create-body.ts";
 
 export interface ApiDeps {
   state: SimState;
@@ -33,8 +32,6 @@ export interface ApiDeps {
   radar: RadarBook;
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
 export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
   const { state, tokens, credentials } = deps;
   const router = new Router<ApiHandler>();
@@ -43,8 +40,10 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
   addAuthRoutes(router, { tokens, credentials });
   addClusterReadRoutes(router, state);
   addProjectRoutes(router, state);
+  addLaunchRoutes(router, state);
+  addMachinePoolRoutes(router, state);
 
-  const { liveCluster, configCluster } = clusterLookups(state);
+  const { liveCluster } = clusterLookups(state);
 
   // --- clusters
   router.add("DELETE", "/v1/spectroclusters/:uid", (ctx) => {
@@ -52,70 +51,7 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
     state.deleteCluster(cluster);
     return { status: 204 };
   });
-  router.add("POST", "/v1/spectroclusters/:provider", async (ctx) => {
-    const provider = ctx.params.provider ?? "";
-    if (!isProvider(provider)) throw notFound(`Provider '${provider}'`);
-    const input = validateCreate(provider, await ctx.body());
-    const projectUid = ctx.projectUid ?? state.fleet.projects[0]?.uid ?? "";
-    if (state.nameTaken(projectUid, input.name)) {
-      throw new ApiError(
-        409,
-        "DuplicateClusterName",
-        `a cluster named '${input.name}' already exists in this project`,
-      );
-    }
-    const cluster = state.addCluster({ ...input, provider, projectUid, origin: "api" });
-    return ok({ uid: cluster.uid }, 201);
-  });
 
-  // --- nodes
-  router.add("GET", "/v1/cloudconfigs/:kind/:configUid", (ctx) => {
-    const cluster = configCluster(
-      ctx.params.kind ?? "",
-      ctx.params.configUid ?? "",
-      ctx.projectUid,
-    );
-    return ok(cloudConfig(state.fleet, cluster, state.now()));
-  });
-  router.add("GET", "/v1/cloudconfigs/:kind/:configUid/machinePools/:pool/machines", (ctx) => {
-    const cluster = configCluster(
-      ctx.params.kind ?? "",
-      ctx.params.configUid ?? "",
-      ctx.projectUid,
-    );
-    const list = machines(
-      cluster,
-      state.condition(cluster),
-      ctx.params.pool ?? "",
-      state.now(),
-      state.resizeMs,
-    );
-    if (!list) throw notFound(`Machine pool '${ctx.params.pool}'`);
-    return ok(paginate(list, page(ctx.query)));
-  });
-  router.add(
-    "PUT",
-    "/v1/cloudconfigs/:kind/:configUid/machinePools/:pool/machines/:machineUid/maintenance",
-    async (ctx) => {
-      const cluster = configCluster(
-        ctx.params.kind ?? "",
-        ctx.params.configUid ?? "",
-        ctx.projectUid,
-      );
-      const parsed = maintenanceSchema.safeParse(await ctx.body());
-      if (!parsed.success)
-        throw badRequest("body must be v1MachineMaintenance {action: cordon|uncordon}");
-      const list = machines(cluster, state.condition(cluster), ctx.params.pool ?? "", state.now());
-      if (!list) throw notFound(`Machine pool '${ctx.params.pool}'`);
-      const machineUid = ctx.params.machineUid ?? "";
-      if (!list.some((machine) => machine.metadata.uid === machineUid)) {
-        throw notFound(`Machine '${machineUid}'`);
-      }
-      cluster.maintenance ??= new Map();
-      cluster.maintenance.set(machineUid, { action: parsed.data.action, at: state.now() });
-      return { status: 204 };
-    },
-  );
   router.add("GET", "/v1/spectroclusters/:uid/repave/status", (ctx) => {
     const cluster = liveCluster(ctx.params.uid ?? "", ctx.projectUid);
     const repave = cluster.repave;
@@ -292,224 +228,9 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
     cluster.pause = { pause: parsed.data.lifecycleConfig.pause, at: state.now() };
     return { status: 204 };
   });
-  router.add("PUT", "/v1/cloudconfigs/:kind/:configUid/machinePools/:pool", async (ctx) => {
-    const cluster = configCluster(
-      ctx.params.kind ?? "",
-      ctx.params.configUid ?? "",
-      ctx.projectUid,
-    );
-    const condition = state.condition(cluster);
-    if (condition.state !== "Running") {
-      throw new ApiError(
-        409,
-        "ClusterNotRunning",
-        `cluster '${cluster.name}' is ${condition.state}; its machine pools can change when it is Running`,
-      );
-    }
-    const body = validatePoolUpdate(await ctx.body());
-    const poolName = ctx.params.pool ?? "";
-    if (body.poolConfig.name !== poolName) {
-      throw badRequest(`poolConfig.name '${body.poolConfig.name}' is not the pool '${poolName}'`);
-    }
-    if (!state.resizePool(cluster, poolName, body.poolConfig.size)) {
-      throw notFound(`Machine pool '${poolName}'`);
-    }
-    return { status: 204 };
-  });
-
-  // --- launch inputs
-  router.add("GET", "/v1/cloudaccounts/:kind", (ctx) => {
-    const kind = ctx.params.kind ?? "";
-    if (!(CLOUD_ACCOUNT_KINDS as readonly string[]).includes(kind)) {
-      throw notFound(`Cloud account kind '${kind}'`);
-    }
-    const accounts = state.fleet.cloudAccounts.filter(
-      (account) =>
-        account.kind === kind &&
-        (!ctx.projectUid ||
-          account.projectUid === undefined ||
-          account.projectUid === ctx.projectUid),
-    );
-    const items = accounts.map((account) => ({
-      apiVersion: "v1",
-      kind: `${kind}account`,
-      metadata: {
-        uid: account.uid,
-        name: account.name,
-        creationTimestamp: iso(account.createdAt),
-        annotations: { scope: account.projectUid ? "project" : "tenant" },
-      },
-      status: { state: "Running" },
-    }));
-    return ok(paginate(items, page(ctx.query)));
-  });
-  router.add("GET", "/v1/dashboard/clusterprofiles/metadata", () =>
-    ok({
-      items: state.fleet.profiles.map((profile) => ({
-        metadata: { name: profile.name, uid: profile.uid },
-        spec: { cloudType: profile.cloudType, version: profile.version },
-      })),
-    }),
-  );
-  router.add("GET", "/v1/clustergroups/hostCluster", () =>
-    ok({
-      summaries: state.fleet.clusterGroups.map((group) => {
-        const hosts = group.hostClusterUids
-          .map((uid) => state.cluster(uid))
-          .filter((cluster): cluster is SimCluster => cluster !== undefined);
-        return {
-          metadata: { uid: group.uid, name: group.name, labels: {}, annotations: {} },
-          spec: {
-            scope: group.scope,
-            endpointType: "LoadBalancer",
-            kubernetesDistroType: "k3s",
-            hostClusters: hosts.map((cluster) => ({
-              kind: "spectrocluster",
-              name: cluster.name,
-              uid: cluster.uid,
-              projectUid: cluster.projectUid,
-            })),
-            hostClustersCount: hosts.length,
-            virtualClustersCount: state.fleet.clusters.filter(
-              (cluster) => cluster.clusterGroupUid === group.uid,
-            ).length,
-          },
-        };
-      }),
-    }),
-  );
-  router.add("POST", "/v1/dashboard/edgehosts/search", async (ctx) => {
-    await ctx.body();
-    const hosts = state.fleet.edgeHosts.filter(
-      (host) => !ctx.projectUid || host.projectUid === ctx.projectUid,
-    );
-    const items = hosts.map((host) => {
-      const cluster = host.inUseClusterUid ? state.cluster(host.inUseClusterUid) : undefined;
-      const project = state.project(host.projectUid);
-      return {
-        metadata: { uid: host.uid, name: host.name, labels: {} },
-        spec: {
-          type: "edge-native",
-          host: { hostAddress: host.address, macAddress: host.macAddress },
-          projectMeta: { uid: host.projectUid, name: project?.name ?? "" },
-        },
-        status: {
-          state: cluster ? "in-use" : "ready",
-          health: { state: host.health },
-          inUseClusters: cluster ? [{ name: cluster.name, uid: cluster.uid }] : [],
-        },
-      };
-    });
-    return ok(paginate(items, page(ctx.query)));
-  });
-
   return router;
 }
 
-interface CreateInput {
-  name: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  pools?: PoolSpec[];
-  cloudAccountUid?: string;
-  profileUid?: string;
-}
-
-const stringMap = z.record(z.string(), z.string());
-
-/** Light structural validation of a create body, with messages that name the field. */
-export function validateCreate(provider: Provider, raw: unknown): CreateInput {
-  const body = asRecord(raw);
-  if (!body) throw badRequest("body must be a JSON object with metadata and spec");
-  const metadata = asRecord(body.metadata);
-  if (!metadata) throw badRequest("metadata is required");
-  const name = metadata.name;
-  if (typeof name !== "string" || name.length === 0) throw badRequest("metadata.name is required");
-  if (name.length > 63 || !DNS_LABEL.test(name)) {
-    throw badRequest(
-      `metadata.name '${name}' must be a DNS label: lowercase letters, digits and '-', at most 63`,
-    );
-  }
-  const labels = stringMap.safeParse(metadata.labels ?? {});
-  if (!labels.success) throw badRequest("metadata.labels must map strings to strings");
-  const annotations = stringMap.safeParse(metadata.annotations ?? {});
-  if (!annotations.success) throw badRequest("metadata.annotations must map strings to strings");
-  const spec = asRecord(body.spec);
-  if (!spec) throw badRequest("spec is required");
-  const out: CreateInput = { name, labels: labels.data, annotations: annotations.data };
-  if (typeof spec.cloudAccountUid === "string" && spec.cloudAccountUid) {
-    out.cloudAccountUid = spec.cloudAccountUid;
-  }
-  if (Array.isArray(spec.profiles)) {
-    const first = asRecord(spec.profiles[0]);
-    if (first && typeof first.uid === "string") out.profileUid = first.uid;
-  }
-  const poolsRaw = spec.machinepoolconfig;
-  if (!Array.isArray(poolsRaw) || poolsRaw.length === 0) {
-    throw badRequest("spec.machinepoolconfig must be a non-empty array");
-  }
-  const pools: PoolSpec[] = [];
-  for (const [index, item] of poolsRaw.entries()) {
-    const entry = asRecord(item);
-    if (!entry) throw badRequest(`spec.machinepoolconfig[${index}] must be an object`);
-    const poolConfig = asRecord(entry.poolConfig);
-    const cloud = asRecord(entry.cloudConfig);
-    if (provider !== "virtual" && !poolConfig) {
-      throw badRequest(`spec.machinepoolconfig[${index}].poolConfig is required`);
-    }
-    const isControlPlane = poolConfig?.isControlPlane === true;
-    const size = poolConfig?.size ?? 1;
-    if (typeof size !== "number" || !Number.isInteger(size) || size < 0) {
-      throw badRequest(`spec.machinepoolconfig[${index}].poolConfig.size must be an integer >= 0`);
-    }
-    const poolName =
-      typeof poolConfig?.name === "string" && poolConfig.name
-        ? poolConfig.name
-        : isControlPlane
-          ? "cp-pool"
-          : "worker-pool";
-    if (pools.some((pool) => pool.name === poolName)) {
-      throw badRequest(`machine pool name '${poolName}' is used twice`);
-    }
-    const instanceType =
-      typeof cloud?.instanceType === "string" ? cloud.instanceType : `${provider}-default`;
-    pools.push({ name: poolName, size, isControlPlane, instanceType });
-  }
-  if (hasControlPlanePool(provider) && !pools.some((pool) => pool.isControlPlane)) {
-    throw badRequest("a control-plane pool (poolConfig.isControlPlane: true) is required");
-  }
-  out.pools = pools;
-  return out;
-}
-
-const poolUpdateSchema = z.object({
-  cloudConfig: z.record(z.string(), z.unknown()),
-  poolConfig: z.object({
-    name: z.string().min(1),
-    size: z.number().int().min(0).max(1000),
-    labels: z.array(z.string()),
-    minSize: z.number().int().min(0).optional(),
-    maxSize: z.number().int().min(0).optional(),
-  }),
-});
-
-/** v1<Cloud>MachinePoolConfigEntity: cloudConfig required, poolConfig with name, size, labels */
-function validatePoolUpdate(raw: unknown): z.infer<typeof poolUpdateSchema> {
-  const parsed = poolUpdateSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw badRequest(
-      `body does not match the machine pool entity: ${issue?.path.join(".") || "body"} ${issue?.message ?? ""}`.trim(),
-    );
-  }
-  const { minSize, maxSize, size } = parsed.data.poolConfig;
-  if (minSize !== undefined && maxSize !== undefined && (size < minSize || size > maxSize)) {
-    throw badRequest(`poolConfig.size ${size} is outside minSize ${minSize} … maxSize ${maxSize}`);
-  }
-  return parsed.data;
-}
-
-const maintenanceSchema = z.object({ action: z.enum(["cordon", "uncordon"]) });
 const lifecycleSchema = z.object({ lifecycleConfig: z.object({ pause: z.boolean() }) });
 const backupSchema = z.object({
   backupLocationUid: z.string().min(1),
