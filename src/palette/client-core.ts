@@ -3,7 +3,7 @@ import { type Clock, systemClock } from "../clock.ts";
 import type { PaletteCredentials } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { Scope } from "./api.ts";
-import { TokenKeeper } from "./auth.ts";
+import { serviceAccountKeeper } from "./client-session.ts";
 import { describeEndpoint, errorFromException, errorFromResponse } from "./error-map.ts";
 import { PaletteError, PaletteSchemaError } from "./errors.ts";
 import {
@@ -27,7 +27,6 @@ import {
   type RequestClass,
   retryDelay,
 } from "./retry.ts";
-import { userTokenSchema } from "./schemas.ts";
 import {
   copyStats,
   emptyStats,
@@ -37,7 +36,7 @@ import {
 
 /**
  * How the Palette client talks to Palette, whatever it asks: the transport, the credential
- * (API key, or a service account's token kept fresh), pacing in priority lanes at Palette's
+ * (API key, or a service account's token kept fresh by client-session.ts), pacing in priority lanes at Palette's
  * limits, bounded retries, errors mapped to PaletteError, JSON parsed against a schema, and
  * `listmeta.continue` paging. Apart from the resource modules (client-*.ts) so each of those
  * says only which request a method sends and what the answer means.
@@ -308,53 +307,14 @@ export function createClientCore(options: PaletteClientOptions): ClientCore {
 
   const keeper =
     credentials.kind === "serviceAccount"
-      ? new TokenKeeper({
+      ? serviceAccountKeeper({
+          credentials,
           logger,
           clock,
           schedule: options.tokenRefreshSchedule,
-          onEvent: (event) => {
-            if (event.type === "login") {
-              if (event.ok) counters.logins++;
-              else counters.loginFailures++;
-              emit({ type: "login", ok: event.ok, reason: event.reason });
-            } else {
-              if (event.ok) counters.refreshes++;
-              else counters.refreshFailures++;
-              emit({ type: "refresh", ok: event.ok });
-            }
-          },
-          source: {
-            login: async () =>
-              (
-                await call(
-                  {
-                    method: "POST",
-                    path: "/v1/auth/authenticate",
-                    anonymous: true,
-                    body: {
-                      emailId: credentials.email,
-                      org: credentials.org,
-                      password: credentials.password.reveal(),
-                    },
-                  },
-                  userTokenSchema,
-                )
-              ).Authorization,
-            refresh: async (token) =>
-              (
-                await call(
-                  {
-                    method: "GET",
-                    path: `/v1/auth/refresh/${seg(token)}`,
-                    anonymous: true,
-                    token,
-                    // a failed refresh falls back to a (retried) login at once
-                    retries: 0,
-                  },
-                  userTokenSchema,
-                )
-              ).Authorization,
-          },
+          counters,
+          emit,
+          call,
         })
       : undefined;
   keeper?.start();
