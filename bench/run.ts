@@ -13,6 +13,7 @@ import { runClientBench } from "./client.ts";
 import { runFailoverBench } from "./failover.ts";
 import { runMentionBench } from "./mention.ts";
 import { runPollBench } from "./poll.ts";
+import { runRadarBench } from "./radar.ts";
 import { runScaleBench } from "./scale.ts";
 import { runSimulatorBench } from "./simulator.ts";
 import { runWhyBench } from "./why.ts";
@@ -38,6 +39,14 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ],
   // two to three minutes: three replicas on PostgreSQL, the leader killed ten times
   ["failover", runFailoverBench],
+  // ten minutes or more: `npm run bench -- radar` (RADAR_FLEETS=10000 for one size)
+  [
+    "radar",
+    () =>
+      runRadarBench(
+        process.env.RADAR_FLEETS ? process.env.RADAR_FLEETS.split(",").map(Number) : undefined,
+      ),
+  ],
 ];
 
 // a run of some figures keeps the others' last results, so the benchmarks table (docs/benchmarks.md) stays whole

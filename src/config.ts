@@ -156,7 +156,7 @@ const rawEnvSchema = z.object({
     .number({ message: "wants a number of calls per minute" })
     .int({ message: "wants a whole number of calls per minute" })
     .min(0, { message: "wants 0 (off) or more" })
-    .max(600, { message: "wants at most 600 (Palette allows 10 a second per prefix)" })
+    .max(600, { message: "wants at most 600 (10 a second; it runs behind the poll anyway)" })
     .default(30),
   APPROVAL_REQUIRED: csv.pipe(
     z.array(
