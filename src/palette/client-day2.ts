@@ -5,8 +5,9 @@ import { clusterBackupSchema, clusterProfileSchema, repaveSchema, uidSchema } fr
 
 /**
  * The Palette client's day-2 changes and the reads each one plans from: a held repave, an
- * on-demand backup, a profile upgrade, pausing a virtual cluster. Writes go through the core's
- * `write` (sent once; only a 429 or 503 is tried again); the backup, a create, is parsed here.
+ * on-demand backup, a profile upgrade, pausing a virtual cluster, deleting a cluster. Writes go
+ * through the core's `write` (sent once; only a 429 or 503 is tried again); the on-demand backup
+ * is sent as a create and the delete as a delete (a 404 after an earlier try counts as done).
  */
 
 type DayTwoCalls = Pick<
@@ -18,6 +19,7 @@ type DayTwoCalls = Pick<
   | "getClusterProfile"
   | "updateClusterProfiles"
   | "setLifecyclePause"
+  | "deleteCluster"
 >;
 
 export function dayTwoCalls({ call, write, exchange, counted }: ClientCore): DayTwoCalls {
@@ -112,5 +114,16 @@ export function dayTwoCalls({ call, write, exchange, counted }: ClientCore): Day
         scope,
         body: { lifecycleConfig: { pause } },
       }),
+
+    async deleteCluster(uid, scope) {
+      return counted(async () => {
+        await exchange({
+          method: "DELETE",
+          path: `/v1/spectroclusters/${seg(uid)}`,
+          scope,
+          requestClass: "delete",
+        });
+      });
+    },
   };
 }

@@ -13,9 +13,8 @@ import { MAX_PAGE, unfilteredSearchBody } from "./search-body.ts";
 
 /**
  * The Palette client's calls for launching a cluster: the options a launch offers (cloud
- * accounts, cluster profiles, cluster groups, edge hosts, projects), the create itself and the
- * delete that takes a launch back. Apart from the rest of the client so launch/ finds its
- * requests in one place.
+ * accounts, cluster profiles, cluster groups, edge hosts, projects) and the create itself. Apart
+ * from the rest of the client so launch/ finds its requests in one place.
  */
 
 type LaunchCalls = Pick<
@@ -26,10 +25,9 @@ type LaunchCalls = Pick<
   | "listEdgeHosts"
   | "listProjects"
   | "createCluster"
-  | "deleteCluster"
 >;
 
-export function launchCalls({ call, exchange, counted, allPages }: ClientCore): LaunchCalls {
+export function launchCalls({ call, allPages }: ClientCore): LaunchCalls {
   return {
     listCloudAccounts: (kind: CloudAccountKind, scope) =>
       allPages(async (next) => {
@@ -103,17 +101,6 @@ export function launchCalls({ call, exchange, counted, allPages }: ClientCore): 
         uidSchema,
       );
       return result.uid;
-    },
-
-    async deleteCluster(uid, scope) {
-      return counted(async () => {
-        await exchange({
-          method: "DELETE",
-          path: `/v1/spectroclusters/${seg(uid)}`,
-          scope,
-          requestClass: "delete",
-        });
-      });
     },
   };
 }
