@@ -128,6 +128,48 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
     expect(textOf(h.posts("CR")[1]!)).toContain("Approve repave");
   });
 
+  it("Palette failing a read keeps the last reading and its risk; Slack refusing the channel posts again later, once", async () => {
+    h = await startNotifyHarness({ openDb: await backend.database() });
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    await h.cycle();
+    quietFleet(h);
+    const target = h.sim.control.clusters()[2]!;
+    h.sim.control.setCertificateExpiry(target.uid, h.clock.now() + 10 * DAY);
+    // Slack refuses the channel first: nothing is claimed for good
+    let refuse = true;
+    h.fake.on("chat.postMessage", (call) => {
+      if (!refuse || call.body.channel !== "CR") return undefined;
+      refuse = false;
+      return { body: { ok: false, error: "not_in_channel" } };
+    });
+    radar = startRadar(h);
+    const fleet = h.sim.control.clusters().length;
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(1); // the refused one
+    const store = new RadarStore(h.db);
+    expect((await store.risks()).map((r) => r.risk.kind)).toEqual(["certificates"]);
+    // Palette answers 500 to the certificates now: the risk is kept, not "gone"
+    h.sim.control.addFault({
+      pathPrefix: `/v1/spectroclusters/${target.uid}/k8certificates`,
+      kind: "status",
+      status: 500,
+    });
+    h.clock.advance(60_000);
+    await radar.sweep(fleet);
+    expect((await store.risks()).map((r) => r.risk.kind)).toEqual(["certificates"]);
+    expect(
+      h.sim.control.requests().filter((r) => r.path.endsWith("/k8certificates") && r.status === 500)
+        .length,
+    ).toBeGreaterThan(0);
+    // the channel takes the bot back: the notice goes out once, and only once
+    expect(h.posts("CR")).toHaveLength(2);
+    expect(textOf(h.posts("CR")[1]!)).toContain(target.name);
+    h.sim.control.clearFaults();
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(2);
+    expect(h.updates("CR").filter((u) => textOf(u).includes("no longer holds"))).toHaveLength(0);
+  });
+
   it("reads at most RADAR_CALLS_PER_MINUTE, only clusters in scope and not deleted", async () => {
     h = await startNotifyHarness({ openDb: await backend.database() });
     const [p1] = h.sim.control.projects();
