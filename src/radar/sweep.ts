@@ -122,11 +122,17 @@ export function createRadar(options: RadarOptions): Radar {
   const scopeOf = (cluster: RadarCluster): Scope =>
     cluster.project ? { projectUid: cluster.project } : {};
 
-  /** one part of a reading; a failure keeps the part last read (a 404: the cluster is gone) */
+  /**
+   * one part of a reading; a failure keeps the part last read (a 404: the cluster is gone).
+   * Once stop() was called no part is read (nor waited for: a slot is up to 60 / rate seconds
+   * away), so a shutdown does not wait out the pacing of the cluster being read.
+   */
   async function part<T>(
     read: () => Promise<T>,
-  ): Promise<{ ok: true; value: T } | { ok: false; gone: boolean }> {
+  ): Promise<{ ok: true; value: T } | { ok: false; gone: boolean; stopped?: true }> {
+    if (stopping) return { ok: false, gone: false, stopped: true };
     await pace();
+    if (stopping) return { ok: false, gone: false, stopped: true };
     stats.sweepCalls += 1;
     try {
       return { ok: true, value: await inBulk(read) };
@@ -185,6 +191,8 @@ export function createRadar(options: RadarOptions): Radar {
     }
     const backup = await part(() => palette.getBackupHistory(cluster.uid, scope));
     if (backup.ok) reading.backup = backupReading(backup.value);
+    // stopped half-way: the reading is not kept, so the cluster stays due for the next leader
+    if ([certs, updates, backup].some((read) => !read.ok && read.stopped)) return false;
     const ok = certs.ok && updates.ok && backup.ok;
     if (!ok) stats.readFailures += 1;
     const readAt = clock.now();
