@@ -1,17 +1,20 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createAccessPolicy } from "../../src/access/policy.ts";
 import { ManualClock } from "../../src/clock.ts";
-import { silentLogger } from "../../src/log.ts";
-import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
-import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
-import { Secret } from "../../src/secret.ts";
-import { startSimulator } from "../../src/simulator/server.ts";
-import type { RunningSimulator } from "../../src/simulator/types.ts";
+import type { WireRequest } from "../../src/palette/http.ts";
 import { type ChangeRecord, ChangeStore } from "../../src/store/changes.ts";
-import { APPROVE_ACTION_ID, CONFIRM_NAME_FIELD } from "../../src/views/change.ts";
-import type { RecordedCall } from "../support/fake-slack.ts";
-import { type BotHarness, startBot } from "../support/slack-harness.ts";
-import { interactiveBody, loadPayload } from "../support/slack-request.ts";
+import { APPROVE_ACTION_ID } from "../../src/views/change.ts";
+import {
+  awsCluster,
+  CHANNEL,
+  type ChangesHarness,
+  closeChangesHarnesses,
+  type OpenedView,
+  openConfirmation,
+  startChangesHarness,
+  submitConfirmation,
+  texts,
+  waitForCall,
+} from "../support/changes-harness.ts";
 
 /**
  * Approvals that hold: what the second person approves is what runs (Palette read again and
@@ -20,170 +23,46 @@ import { interactiveBody, loadPayload } from "../support/slack-request.ts";
  * the fake Slack recording what the bot sent.
  */
 
-const CHANNEL = "C111";
 const ALICE = "W111";
 const BOB = "W222";
 /** ALLOW_SCALE names this group; Alice is in it until a test takes her out */
 const SCALERS = "S0SCALERS";
 const TTL_MS = 30 * 60_000;
 
-interface Harness {
-  bot: BotHarness;
-  sim: RunningSimulator;
-  clock: ManualClock;
-  project: string;
+interface Harness extends ChangesHarness {
   /** Slack's answer to usergroups.users.list for SCALERS */
   scalers: Set<string>;
-  /** every write the bot sent Palette */
-  writes: Array<{ method: string; path: string }>;
 }
 
-const opened: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-  for (const close of opened.splice(0)) await close();
-});
+afterEach(closeChangesHarnesses);
 
 async function start(approvals: { verbs: string[]; channel?: string }): Promise<Harness> {
-  const clock = new ManualClock(Date.UTC(2026, 10, 26, 9));
-  const sim = await startSimulator({ clock, clusters: 4, seed: 25 });
-  const writes: Harness["writes"] = [];
-  const inner = createUndiciTransport(sim.url);
-  const palette: PaletteClient = createPaletteClient({
-    baseUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    logger: silentLogger,
-    rateLimit: false,
-    retries: 0,
-    transport: {
-      send(request: WireRequest) {
-        if (request.method !== "GET" && !request.path.includes("/search")) {
-          writes.push({ method: request.method, path: request.path });
-        }
-        return inner.send(request);
-      },
-      close: () => inner.close(),
-    },
-  });
-  const project = sim.control.projects()[0]!;
   const scalers = new Set([ALICE]);
-  const policy = createAccessPolicy({
-    allowLaunch: [],
-    allowKubeconfig: [],
-    allowChanges: {
-      scale: [SCALERS, BOB],
-      delete: [ALICE, BOB],
-      maintenance: [ALICE, BOB],
-      backup: [ALICE, BOB],
-    },
-    client: {
-      usergroups: {
-        users: {
-          list: async ({ usergroup }) => ({
-            ok: true,
-            users: usergroup === SCALERS ? [...scalers] : [],
-          }),
-        },
+  const harness = await startChangesHarness({
+    clock: new ManualClock(Date.UTC(2026, 10, 26, 9)),
+    simulator: { clusters: 4, seed: 25 },
+    // every write the bot sent Palette
+    isWrite: (request: WireRequest) =>
+      request.method !== "GET" && !request.path.includes("/search"),
+    access: {
+      allowChanges: {
+        scale: [SCALERS, BOB],
+        delete: [ALICE, BOB],
+        maintenance: [ALICE, BOB],
+        backup: [ALICE, BOB],
       },
     },
-    clock,
-    logger: silentLogger,
-  });
-  const bot = await startBot({
-    palette,
-    clock,
-    policy,
-    projects: [project],
+    groupMembers: (usergroup) => (usergroup === SCALERS ? [...scalers] : []),
     approvals: { ...approvals, ttlMs: TTL_MS },
-    changeSchedule: () => ({ stop() {} }),
   });
-  opened.push(async () => {
-    await bot.close();
-    await palette.close();
-    await sim.close();
-  });
-  return { bot, sim, clock, project, scalers, writes };
+  return Object.assign(harness, { scalers });
 }
-
-function awsCluster(h: Harness, name: string) {
-  return h.sim.control.addCluster({
-    name,
-    projectUid: h.project,
-    provider: "aws",
-    pools: [
-      { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
-      { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
-    ],
-  });
-}
-
-let viewSequence = 0;
 
 /** `/palette <text>` → the confirmation Slack was asked to open */
-async function ask(h: Harness, text: string, userId = ALICE) {
-  const before = h.bot.fake.callsTo("views.open").length;
-  const answer = await h.bot.command(text, { userId, channelId: CHANNEL });
-  const deadline = Date.now() + 3_000;
-  while (h.bot.fake.callsTo("views.open").length === before) {
-    const reply = h.bot.fake
-      .callsTo("response")
-      .find((call) => call.body._responseId === answer.responseId);
-    if (reply) throw new Error(`no confirmation for ${text}: ${JSON.stringify(reply.body)}`);
-    if (Date.now() > deadline) throw new Error(`no answer to /palette ${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const view = h.bot.fake.callsTo("views.open")[before]!.body.view as {
-    callback_id: string;
-    private_metadata: string;
-    blocks: unknown[];
-  };
-  return { ...view, id: `VA${++viewSequence}` };
-}
+const ask = (h: Harness, text: string, userId = ALICE) =>
+  openConfirmation(h, text, { userId, viewPrefix: "VA" });
 
-async function confirm(h: Harness, view: Awaited<ReturnType<typeof ask>>, typedName?: string) {
-  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
-  const values =
-    typedName === undefined
-      ? {}
-      : {
-          [CONFIRM_NAME_FIELD]: {
-            [CONFIRM_NAME_FIELD]: { type: "plain_text_input", value: typedName },
-          },
-        };
-  await h.bot.post(
-    interactiveBody({
-      ...payload,
-      user: { ...(payload.user as object), id: ALICE },
-      view: {
-        ...(payload.view as object),
-        id: view.id,
-        callback_id: view.callback_id,
-        private_metadata: view.private_metadata,
-        blocks: view.blocks,
-        state: { values },
-      },
-      response_urls: [],
-    }),
-  );
-}
-
-function texts(calls: RecordedCall[]): string[] {
-  return calls.map((call) => JSON.stringify(call.body));
-}
-
-async function waitForCall(h: Harness, method: string, match: string, timeoutMs = 3_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = texts(h.bot.fake.callsTo(method)).find((text) => text.includes(match));
-    if (found) return found;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `no ${method} with ${match}; saw ${texts(h.bot.fake.callsTo(method)).join("\n")}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const confirm = (h: Harness, view: OpenedView) => submitConfirmation(h, view, { userId: ALICE });
 
 /** the request recorded for a cluster, once its card's place is stored */
 async function requestOf(h: Harness, clusterName: string): Promise<ChangeRecord> {

@@ -2,23 +2,30 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAccessPolicy } from "../../src/access/policy.ts";
 import { startBot as startFullBot } from "../../src/app/bot.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
-import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
-import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
-import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
-import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { AuditLog, type AuditRecord } from "../../src/store/audit.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
 import { APPROVE_ACTION_ID, REJECT_ACTION_ID } from "../../src/views/change.ts";
+import {
+  ask as askAs,
+  awsCluster,
+  CHANNEL,
+  changeAuditRows,
+  closeChangesHarnesses,
+  confirmOk,
+  type ChangesHarness as Harness,
+  type OpenedView,
+  RESIZE_MS,
+  startChangesHarness,
+  tick,
+  waitForCall,
+} from "../support/changes-harness.ts";
 import { startFakeSlack } from "../support/fake-slack.ts";
-import { type BotHarness, startBot } from "../support/slack-harness.ts";
-import { interactiveBody, loadPayload } from "../support/slack-request.ts";
 import { until } from "../support/start-process-harness.ts";
 
 /**
@@ -29,8 +36,6 @@ import { until } from "../support/start-process-harness.ts";
  * Signed Slack requests into the bot, the real Palette client, the simulator behind it.
  */
 
-const RESIZE_MS = 4_000;
-const CHANNEL = "C111";
 /** may scale */
 const ALICE = "W111";
 /** may scale: the second person */
@@ -40,171 +45,28 @@ const CAROL = "W333";
 /** on ALLOW_AUDIT, may change nothing */
 const AUDITOR = "W444";
 
-interface Harness {
-  bot: BotHarness;
-  sim: RunningSimulator;
-  palette: PaletteClient;
-  clock: ManualClock;
-  project: string;
-  /** PALETTE_PROJECTS as the bot holds it (the test narrows it to play a restart) */
-  projects: string[];
-  writes: Array<{ method: string; path: string }>;
-  close(): Promise<void>;
-}
+afterEach(closeChangesHarnesses);
 
-const opened: Harness[] = [];
-
-afterEach(async () => {
-  for (const harness of opened.splice(0)) await harness.close();
-});
-
-async function start(options: { approvals?: string[] } = {}): Promise<Harness> {
-  const clock = new ManualClock(Date.UTC(2026, 10, 25, 12));
-  const sim = await startSimulator({
-    clock,
-    clusters: 4,
-    seed: 25,
-    lifecycle: { provisioningMs: RESIZE_MS, deletingMs: RESIZE_MS },
-  });
-  const writes: Harness["writes"] = [];
-  const inner = createUndiciTransport(sim.url);
-  const palette = createPaletteClient({
-    baseUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    logger: silentLogger,
-    rateLimit: false,
-    retries: 0,
-    transport: {
-      send(request: WireRequest) {
-        if (["PUT", "PATCH", "DELETE"].includes(request.method)) {
-          writes.push({ method: request.method, path: request.path });
-        }
-        return inner.send(request);
-      },
-      close: () => inner.close(),
+function start(options: { approvals?: string[] } = {}): Promise<Harness> {
+  return startChangesHarness({
+    simulator: {
+      clusters: 4,
+      seed: 25,
+      lifecycle: { provisioningMs: RESIZE_MS, deletingMs: RESIZE_MS },
     },
-  });
-  const project = sim.control.projects()[0]!;
-  const projects = [project];
-  const policy = createAccessPolicy({
-    allowLaunch: [],
-    allowKubeconfig: [],
-    allowChanges: { scale: [ALICE, BOB] },
-    allowAudit: [AUDITOR],
-    client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
-    clock,
-    logger: silentLogger,
-  });
-  const bot = await startBot({
-    palette,
-    clock,
-    policy,
-    projects,
-    approvals: options.approvals ? { verbs: options.approvals, ttlMs: 30 * 60_000 } : undefined,
-    changeSchedule: () => ({ stop() {} }),
-  });
-  const harness: Harness = {
-    bot,
-    sim,
-    palette,
-    clock,
-    project,
-    projects,
-    writes,
-    async close() {
-      await bot.close();
-      await palette.close();
-      await sim.close();
-    },
-  };
-  opened.push(harness);
-  return harness;
-}
-
-function awsCluster(h: Harness, name: string) {
-  return h.sim.control.addCluster({
-    name,
-    projectUid: h.project,
-    provider: "aws",
-    pools: [
-      { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
-      { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
-    ],
+    access: { allowChanges: { scale: [ALICE, BOB] }, allowAudit: [AUDITOR] },
+    approvals: options.approvals ? { verbs: options.approvals } : undefined,
   });
 }
 
-let viewSequence = 0;
+const ask = (h: Harness, text: string, userId = ALICE) =>
+  askAs(h, text, { userId, viewPrefix: "VA" });
 
-interface OpenedView {
-  id: string;
-  callback_id: string;
-  private_metadata: string;
-  blocks: unknown[];
-}
-
-async function ask(h: Harness, text: string, userId = ALICE) {
-  const before = h.bot.fake.callsTo("views.open").length;
-  const answer = await h.bot.command(text, { userId, channelId: CHANNEL });
-  const reply = () =>
-    h.bot.fake.callsTo("response").find((call) => call.body._responseId === answer.responseId);
-  const deadline = Date.now() + 3_000;
-  while (h.bot.fake.callsTo("views.open").length === before && !reply()) {
-    if (Date.now() > deadline) throw new Error(`no answer to /palette ${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const call = h.bot.fake.callsTo("views.open")[before];
-  if (call) {
-    const view = call.body.view as OpenedView;
-    return { view: { ...view, id: `VA${++viewSequence}` }, reply: undefined };
-  }
-  return { view: undefined, reply: JSON.stringify(reply()!.body) };
-}
-
-async function confirm(h: Harness, view: OpenedView, userId = ALICE) {
-  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
-  const submission = {
-    ...payload,
-    user: { ...(payload.user as object), id: userId },
-    view: {
-      ...(payload.view as object),
-      id: view.id,
-      callback_id: view.callback_id,
-      private_metadata: view.private_metadata,
-      blocks: view.blocks,
-      state: { values: {} },
-    },
-    response_urls: [],
-  };
-  const answer = await h.bot.post(interactiveBody(submission));
-  expect(answer.status).toBe(200);
-}
-
-async function waitForCall(h: Harness, method: string, match: string, timeoutMs = 3_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = h.bot.fake
-      .callsTo(method)
-      .map((call) => JSON.stringify(call.body))
-      .find((text) => text.includes(match));
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no ${method} with ${match}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-async function tick(h: Harness): Promise<void> {
-  const store = new ChangeStore(h.bot.db, h.clock);
-  const deadline = Date.now() + 3_000;
-  while ((await store.following()).some((record) => !record.cardTs)) {
-    if (Date.now() > deadline) throw new Error("a followed change has no card");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  await h.bot.bot.edge.changeFollower.tick();
-}
+const confirm = (h: Harness, view: OpenedView, userId = ALICE) => confirmOk(h, view, { userId });
 
 /** the day-2 rows, oldest first */
 async function changeRows(h: Harness): Promise<AuditRecord[]> {
-  return (await h.bot.audit.recent(200)).filter((row) => row.action === "change").reverse();
+  return (await changeAuditRows(h, 200)).reverse();
 }
 
 /** waits until the audit holds `count` change rows (the submit's work runs after its ack) */

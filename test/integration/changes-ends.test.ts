@@ -1,15 +1,12 @@
 import { webApi } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAccessPolicy } from "../../src/access/policy.ts";
 import { allowAll } from "../../src/access/types.ts";
 import { buildIdentity } from "../../src/app/identity.ts";
-import { ManualClock, systemClock } from "../../src/clock.ts";
+import { systemClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { MAX_FAILED_READS } from "../../src/model/change.ts";
-import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
-import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
+import type { PaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
-import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { slackClientOptions } from "../../src/slack/app.ts";
 import { slackEmailOf } from "../../src/slack/user-email.ts";
@@ -17,9 +14,20 @@ import { ChangeStore } from "../../src/store/changes.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
 import { APPROVE_ACTION_ID } from "../../src/views/change.ts";
-import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
-import { type BotHarness, type HarnessOptions, startBot } from "../support/slack-harness.ts";
-import { interactiveBody, loadPayload } from "../support/slack-request.ts";
+import {
+  awsCluster,
+  closeChangesHarnesses,
+  confirmOk,
+  type ChangesHarness as Harness,
+  type OpenedView,
+  openConfirmation,
+  RESIZE_MS,
+  startChangesHarness,
+  texts,
+  waitForCall as waitForCallOn,
+} from "../support/changes-harness.ts";
+import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
+import type { HarnessOptions } from "../support/slack-harness.ts";
 
 /**
  * Every claimed change reaches an end the requester sees: signed Slack requests into the bot,
@@ -27,27 +35,18 @@ import { interactiveBody, loadPayload } from "../support/slack-request.ts";
  * recording what the bot said. Each case failed on main before the change that made it pass.
  */
 
-const RESIZE_MS = 4_000;
-const CHANNEL = "C111";
 const ALICE = "W111";
 const BOB = "W222";
 
-interface Harness {
-  bot: BotHarness;
-  sim: RunningSimulator;
-  clock: ManualClock;
-  project: string;
-  /** every PUT, PATCH and DELETE the bot sent Palette */
-  writes: Array<{ method: string; path: string }>;
-}
-
+/** what a test opened besides the harness, closed after it, the latest first */
 const opened: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
+  await closeChangesHarnesses();
   for (const close of opened.splice(0).reverse()) await close();
 });
 
-async function start(
+function start(
   options: {
     approvals?: string[];
     /** the client's time to Palette's answer (headers and body) */
@@ -55,120 +54,22 @@ async function start(
     bot?: (sim: RunningSimulator, palette: PaletteClient) => Partial<HarnessOptions>;
   } = {},
 ): Promise<Harness> {
-  const clock = new ManualClock(Date.UTC(2026, 10, 25, 12));
-  const sim = await startSimulator({
-    clock,
-    clusters: 12,
-    seed: 21,
-    lifecycle: { provisioningMs: RESIZE_MS, deletingMs: RESIZE_MS },
-  });
-  opened.push(() => sim.close());
-  const writes: Harness["writes"] = [];
-  const inner = createUndiciTransport(sim.url, { bodyTimeoutMs: options.answerTimeoutMs });
-  const palette = createPaletteClient({
-    baseUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    logger: silentLogger,
-    rateLimit: false,
-    retries: 0,
-    transport: {
-      send(request: WireRequest) {
-        if (["PUT", "PATCH", "DELETE"].includes(request.method)) {
-          writes.push({ method: request.method, path: request.path });
-        }
-        return inner.send(request);
-      },
-      close: () => inner.close(),
-    },
-  });
-  opened.push(() => palette.close());
-  const project = sim.control.projects()[0]!;
-  const policy = createAccessPolicy({
-    allowLaunch: [],
-    allowKubeconfig: [],
-    allowChanges: { scale: [ALICE, BOB], delete: [ALICE, BOB] },
-    client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
-    clock,
-    logger: silentLogger,
-  });
-  const bot = await startBot({
-    palette,
-    clock,
-    policy,
-    projects: [project],
-    approvals: options.approvals ? { verbs: options.approvals, ttlMs: 30 * 60_000 } : undefined,
-    changeSchedule: () => ({ stop() {} }),
-    ...options.bot?.(sim, palette),
-  });
-  opened.push(() => bot.close());
-  return { bot, sim, clock, project, writes };
-}
-
-function awsCluster(h: Harness, name: string) {
-  return h.sim.control.addCluster({
-    name,
-    projectUid: h.project,
-    provider: "aws",
-    pools: [
-      { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
-      { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
-    ],
+  return startChangesHarness({
+    answerTimeoutMs: options.answerTimeoutMs,
+    access: { allowChanges: { scale: [ALICE, BOB], delete: [ALICE, BOB] } },
+    approvals: options.approvals ? { verbs: options.approvals } : undefined,
+    bot: options.bot,
   });
 }
-
-let viewSequence = 0;
 
 /** `/palette <text>` and the confirmation it opened */
-async function ask(h: Harness, text: string, userId = ALICE) {
-  const before = h.bot.fake.callsTo("views.open").length;
-  await h.bot.command(text, { userId, channelId: CHANNEL });
-  const deadline = Date.now() + 5_000;
-  while (h.bot.fake.callsTo("views.open").length === before) {
-    if (Date.now() > deadline) throw new Error(`no confirmation for /palette ${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const view = h.bot.fake.callsTo("views.open")[before]!.body.view as {
-    callback_id: string;
-    private_metadata: string;
-    blocks: unknown[];
-  };
-  return { ...view, id: `VE${++viewSequence}` };
-}
+const ask = (h: Harness, text: string, userId = ALICE) =>
+  openConfirmation(h, text, { userId, viewPrefix: "VE", timeoutMs: 5_000 });
 
-async function confirm(h: Harness, view: Awaited<ReturnType<typeof ask>>, userId = ALICE) {
-  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
-  const submission = {
-    ...payload,
-    user: { ...(payload.user as object), id: userId },
-    view: {
-      ...(payload.view as object),
-      id: view.id,
-      callback_id: view.callback_id,
-      private_metadata: view.private_metadata,
-      blocks: view.blocks,
-      state: { values: {} as Record<string, unknown> },
-    },
-    response_urls: [],
-  };
-  const answer = await h.bot.post(interactiveBody(submission));
-  expect(answer.status).toBe(200);
-}
+const confirm = (h: Harness, view: OpenedView, userId = ALICE) => confirmOk(h, view, { userId });
 
-function texts(calls: RecordedCall[]): string[] {
-  return calls.map((call) => JSON.stringify(call.body));
-}
-
-async function waitForCall(fake: FakeSlack, method: string, match: string, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = texts(fake.callsTo(method)).find((text) => text.includes(match));
-    if (found) return found;
-    if (Date.now() > deadline) {
-      throw new Error(`no ${method} with ${match}; saw ${texts(fake.callsTo(method)).join("\n")}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const waitForCall = (fake: FakeSlack, method: string, match: string, timeoutMs = 5_000) =>
+  waitForCallOn(fake, method, match, timeoutMs);
 
 /** the line only `userId` sees (chat.postEphemeral), once the bot has sent it */
 async function privateLine(fake: FakeSlack, userId: string, timeoutMs = 5_000) {

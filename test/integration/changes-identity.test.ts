@@ -1,20 +1,26 @@
 import { webApi } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAccessPolicy } from "../../src/access/policy.ts";
 import { buildIdentity } from "../../src/app/identity.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
-import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
-import { startSimulator } from "../../src/simulator/server.ts";
-import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { slackClientOptions } from "../../src/slack/app.ts";
 import { slackEmailOf } from "../../src/slack/user-email.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import { APPROVE_ACTION_ID } from "../../src/views/change.ts";
-import { type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
-import { type BotHarness, startBot } from "../support/slack-harness.ts";
-import { interactiveBody, loadPayload } from "../support/slack-request.ts";
+import {
+  ask as askAs,
+  awsCluster,
+  closeChangesHarnesses,
+  confirmOk,
+  type ChangesHarness as Harness,
+  nextViewId,
+  type OpenedView,
+  startChangesHarness,
+  texts,
+  waitForCall as waitForCallOn,
+} from "../support/changes-harness.ts";
+import { startFakeSlack } from "../support/fake-slack.ts";
 
 /**
  * Day-2 changes under IDENTITY=linked|strict, end to end: signed Slack requests into the bot, the
@@ -28,18 +34,12 @@ const PERSON = "W701";
 /** a second person on ALLOW_SCALE, who approves PERSON's requests */
 const APPROVER = "W702";
 
-interface Harness {
-  bot: BotHarness;
-  sim: RunningSimulator;
-  palette: PaletteClient;
-  clock: ManualClock;
-  close(): Promise<void>;
-}
-
-const opened: Harness[] = [];
+/** the fake Slacks the tests started, closed after the harnesses */
+const fakes: Array<{ close(): Promise<void> }> = [];
 
 afterEach(async () => {
-  for (const harness of opened.splice(0)) await harness.close();
+  await closeChangesHarnesses();
+  for (const fake of fakes.splice(0)) await fake.close();
 });
 
 async function start(
@@ -51,72 +51,46 @@ async function start(
   approvals?: string[],
 ): Promise<Harness> {
   const clock = new ManualClock(Date.UTC(2026, 10, 26, 9));
-  const sim = await startSimulator({ clock, clusters: 8, seed: 25 });
-  const palette = createPaletteClient({
-    baseUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    logger: silentLogger,
-    rateLimit: false,
-    retries: 0,
-  });
-  const policy = createAccessPolicy({
-    allowLaunch: [],
-    allowKubeconfig: [],
-    allowChanges: {
-      scale: [PERSON, APPROVER],
-      delete: [PERSON],
-      maintenance: [PERSON],
-      backup: [PERSON],
-      logs: [PERSON],
-      upgrade: [PERSON],
-    },
-    client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
-    clock,
-    logger: silentLogger,
-  });
   const fake = await startFakeSlack();
+  fakes.push(fake);
   fake.on("users.info", (call) => ({
     body: { ok: true, user: { id: call.body.user, profile: { email } } },
   }));
   const slack = new webApi.WebClient("xoxb-test", slackClientOptions(fake.apiUrl));
-  const bot = await startBot({
-    palette,
+  return startChangesHarness({
     clock,
-    policy,
-    fake,
-    projects: projects === "first" ? [sim.control.projects()[0]!] : [],
-    changeSchedule: () => ({ stop() {} }),
-    approvals: approvals ? { verbs: approvals, ttlMs: 30 * 60_000 } : undefined,
-    identity: (db) =>
-      buildIdentity(
-        {
-          mode,
-          method: email ? "email" : "key",
-          keys: { current: new Secret(Buffer.alloc(32, 25).toString("base64")) },
-        },
-        {
-          db,
-          clock,
-          logger: silentLogger,
-          paletteApiUrl: sim.url,
-          ...(email ? { service: palette, emailOf: slackEmailOf(slack) } : {}),
-        },
-      ),
-  });
-  const harness: Harness = {
-    bot,
-    sim,
-    palette,
-    clock,
-    async close() {
-      await bot.close();
-      await fake.close();
-      await palette.close();
-      await sim.close();
+    simulator: { clusters: 8, seed: 25 },
+    access: {
+      allowChanges: {
+        scale: [PERSON, APPROVER],
+        delete: [PERSON],
+        maintenance: [PERSON],
+        backup: [PERSON],
+        logs: [PERSON],
+        upgrade: [PERSON],
+      },
     },
-  };
-  opened.push(harness);
-  return harness;
+    projects: (sim) => (projects === "first" ? [sim.control.projects()[0]!] : []),
+    approvals: approvals ? { verbs: approvals } : undefined,
+    bot: (sim, palette) => ({
+      fake,
+      identity: (db) =>
+        buildIdentity(
+          {
+            mode,
+            method: email ? "email" : "key",
+            keys: { current: new Secret(Buffer.alloc(32, 25).toString("base64")) },
+          },
+          {
+            db,
+            clock,
+            logger: silentLogger,
+            paletteApiUrl: sim.url,
+            ...(email ? { service: palette, emailOf: slackEmailOf(slack) } : {}),
+          },
+        ),
+    }),
+  });
 }
 
 /** links PERSON to the simulator's user with that e-mail, with a key of their own */
@@ -132,83 +106,14 @@ async function link(h: Harness, email: string, name: string): Promise<string> {
   return apiKey;
 }
 
-function awsCluster(h: Harness, name: string, projectUid: string) {
-  return h.sim.control.addCluster({
-    name,
-    projectUid,
-    provider: "aws",
-    pools: [
-      { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
-      { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
-    ],
-  });
-}
-
-interface OpenedView {
-  id: string;
-  callback_id: string;
-  private_metadata: string;
-  blocks: unknown[];
-}
-
-let viewSequence = 0;
-
 /** `/palette <text>`: the confirmation Slack was asked to open, or the reply at the response_url */
-async function ask(h: Harness, text: string) {
-  const before = h.bot.fake.callsTo("views.open").length;
-  const answer = await h.bot.command(text, { userId: PERSON, channelId: CHANNEL });
-  const reply = () =>
-    h.bot.fake.callsTo("response").find((call) => call.body._responseId === answer.responseId);
-  const deadline = Date.now() + 5_000;
-  while (h.bot.fake.callsTo("views.open").length === before && !reply()) {
-    if (Date.now() > deadline) throw new Error(`no answer to /palette ${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const call = h.bot.fake.callsTo("views.open")[before];
-  if (call) {
-    const view = call.body.view as OpenedView;
-    return { view: { ...view, id: `VI${++viewSequence}` }, reply: undefined, answer: undefined };
-  }
-  const body = reply()!.body;
-  return { view: undefined, reply: JSON.stringify(body), answer: body };
-}
+const ask = (h: Harness, text: string) =>
+  askAs(h, text, { userId: PERSON, channelId: CHANNEL, viewPrefix: "VI", timeoutMs: 5_000 });
 
-async function confirm(h: Harness, view: OpenedView) {
-  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
-  const submission = {
-    ...payload,
-    user: { ...(payload.user as object), id: PERSON },
-    view: {
-      ...(payload.view as object),
-      id: view.id,
-      callback_id: view.callback_id,
-      private_metadata: view.private_metadata,
-      blocks: view.blocks,
-      state: { values: {} },
-    },
-    response_urls: [],
-  };
-  const answer = await h.bot.post(interactiveBody(submission));
-  expect(answer.status).toBe(200);
-}
+const confirm = (h: Harness, view: OpenedView) => confirmOk(h, view, { userId: PERSON });
 
-function texts(calls: RecordedCall[]): string[] {
-  return calls.map((call) => JSON.stringify(call.body));
-}
-
-async function waitForCall(h: Harness, method: string, match: string, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = texts(h.bot.fake.callsTo(method)).find((text) => text.includes(match));
-    if (found) return found;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `no ${method} with ${match}; saw ${texts(h.bot.fake.callsTo(method)).join("\n")}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const waitForCall = (h: Harness, method: string, match: string, timeoutMs = 5_000) =>
+  waitForCallOn(h, method, match, timeoutMs);
 
 /** every text the bot sent the fake Slack (messages, ephemerals, updates, response_url answers) */
 function allTexts(h: Harness): string {
@@ -437,7 +342,7 @@ describe("IDENTITY=strict: a change's reads are the person's", () => {
     const before = h.bot.fake.callsTo("views.open").length;
     await h.bot.click(button.action_id, button.value, { userId: PERSON });
     const [opened] = (await h.bot.fake.waitFor("views.open", before + 1)).slice(before);
-    const view = { ...(opened!.body.view as OpenedView), id: `VI${++viewSequence}` };
+    const view = { ...(opened!.body.view as OpenedView), id: nextViewId("VI") };
     await confirm(h, view);
     await waitForCall(h, "chat.postMessage", "Cordoning");
     const requests = h.sim.control.requests();

@@ -1,18 +1,21 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createAccessPolicy } from "../../src/access/policy.ts";
-import { ManualClock } from "../../src/clock.ts";
-import { silentLogger } from "../../src/log.ts";
-import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
-import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
-import { Secret } from "../../src/secret.ts";
-import { startSimulator } from "../../src/simulator/server.ts";
-import type { RunningSimulator } from "../../src/simulator/types.ts";
+import type { WireRequest } from "../../src/palette/http.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import { FreezeStore } from "../../src/store/freezes.ts";
-import { APPROVE_ACTION_ID, CONFIRM_NAME_FIELD } from "../../src/views/change.ts";
-import type { RecordedCall } from "../support/fake-slack.ts";
-import { type BotHarness, startBot } from "../support/slack-harness.ts";
-import { interactiveBody, loadPayload } from "../support/slack-request.ts";
+import { APPROVE_ACTION_ID } from "../../src/views/change.ts";
+import {
+  ask as askAs,
+  awsCluster,
+  CHANNEL,
+  changeAuditRows,
+  closeChangesHarnesses,
+  type ChangesHarness as Harness,
+  type OpenedView,
+  settle,
+  startChangesHarness,
+  submitConfirmation,
+  waitForCall,
+} from "../support/changes-harness.ts";
 
 /**
  * The cluster's project, always: with PALETTE_PROJECTS empty (the default) a cluster named by
@@ -22,160 +25,40 @@ import { interactiveBody, loadPayload } from "../support/slack-request.ts";
  * the change's row, its audit rows and its cards must name the project.
  */
 
-const RESIZE_MS = 4_000;
-const CHANNEL = "C111";
 const ALICE = "W111";
 const BOB = "W222";
 
-interface Harness {
-  bot: BotHarness;
-  sim: RunningSimulator;
-  palette: PaletteClient;
-  clock: ManualClock;
-  project: string;
-  writes: Array<{ method: string; path: string }>;
-  /** called before each read the bot sends Palette, when set: a test's way into a race */
-  beforeRead?: (request: WireRequest) => Promise<void>;
-  close(): Promise<void>;
-}
+afterEach(closeChangesHarnesses);
 
-const opened: Harness[] = [];
-
-afterEach(async () => {
-  for (const harness of opened.splice(0)) await harness.close();
-});
-
-async function start(options: { approvals?: string[] } = {}): Promise<Harness> {
-  const clock = new ManualClock(Date.UTC(2026, 10, 25, 12));
-  const sim = await startSimulator({
-    clock,
-    clusters: 12,
-    seed: 21,
-    lifecycle: { provisioningMs: RESIZE_MS, deletingMs: RESIZE_MS },
-  });
-  const inner = createUndiciTransport(sim.url);
-  const harness = { writes: [] } as unknown as Harness;
-  const palette = createPaletteClient({
-    baseUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    logger: silentLogger,
-    rateLimit: false,
-    retries: 0,
-    transport: {
-      async send(request: WireRequest) {
-        if (request.method === "GET") await harness.beforeRead?.(request);
-        else if (request.method !== "POST" || request.path.includes("/features/")) {
-          harness.writes.push({ method: request.method, path: request.path });
-        }
-        return inner.send(request);
+function start(options: { approvals?: string[] } = {}): Promise<Harness> {
+  return startChangesHarness({
+    // every request but a read or a search, feature POSTs included
+    isWrite: (request: WireRequest) =>
+      request.method !== "GET" &&
+      (request.method !== "POST" || request.path.includes("/features/")),
+    access: {
+      allowLaunch: [ALICE],
+      allowChanges: {
+        scale: [ALICE, BOB],
+        delete: [ALICE, BOB],
+        maintenance: [ALICE, BOB],
+        backup: [ALICE, BOB],
+        logs: [ALICE],
+        upgrade: [ALICE, BOB],
       },
-      close: () => inner.close(),
     },
-  });
-  const policy = createAccessPolicy({
-    allowLaunch: [ALICE],
-    allowKubeconfig: [],
-    allowChanges: {
-      scale: [ALICE, BOB],
-      delete: [ALICE, BOB],
-      maintenance: [ALICE, BOB],
-      backup: [ALICE, BOB],
-      logs: [ALICE],
-      upgrade: [ALICE, BOB],
-    },
-    client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
-    clock,
-    logger: silentLogger,
-  });
-  const bot = await startBot({
-    palette,
-    clock,
-    policy,
     // PALETTE_PROJECTS empty, the default: every lookup is tenant-wide
-    projects: [],
-    approvals: options.approvals ? { verbs: options.approvals, ttlMs: 30 * 60_000 } : undefined,
-    changeSchedule: () => ({ stop() {} }),
-  });
-  Object.assign(harness, {
-    bot,
-    sim,
-    palette,
-    clock,
-    project: sim.control.projects()[0]!,
-    async close() {
-      await bot.close();
-      await palette.close();
-      await sim.close();
-    },
-  });
-  opened.push(harness);
-  return harness;
-}
-
-function awsCluster(h: Harness, name: string) {
-  return h.sim.control.addCluster({
-    name,
-    projectUid: h.project,
-    provider: "aws",
-    pools: [
-      { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
-      { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
-    ],
+    projects: () => [],
+    approvals: options.approvals ? { verbs: options.approvals } : undefined,
   });
 }
 
-let viewSequence = 0;
-
-interface OpenedView {
-  id: string;
-  callback_id: string;
-  private_metadata: string;
-  blocks: unknown[];
-}
-
-async function ask(h: Harness, text: string, userId = ALICE) {
-  const before = h.bot.fake.callsTo("views.open").length;
-  const answer = await h.bot.command(text, { userId, channelId: CHANNEL });
-  const reply = () =>
-    h.bot.fake.callsTo("response").find((call) => call.body._responseId === answer.responseId);
-  const deadline = Date.now() + 3_000;
-  while (h.bot.fake.callsTo("views.open").length === before && !reply()) {
-    if (Date.now() > deadline) throw new Error(`no answer to /palette ${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const call = h.bot.fake.callsTo("views.open")[before];
-  if (call) {
-    const view = call.body.view as OpenedView;
-    return { view: { ...view, id: `VP${++viewSequence}` }, reply: undefined };
-  }
-  return { view: undefined, reply: JSON.stringify(reply()!.body) };
-}
+const ask = (h: Harness, text: string, userId = ALICE) =>
+  askAs(h, text, { userId, viewPrefix: "VP" });
 
 async function confirm(h: Harness, view: OpenedView, typedName?: string) {
-  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
-  const values =
-    typedName === undefined
-      ? {}
-      : {
-          [CONFIRM_NAME_FIELD]: {
-            [CONFIRM_NAME_FIELD]: { type: "plain_text_input", value: typedName },
-          },
-        };
-  const submission = {
-    ...payload,
-    user: { ...(payload.user as object), id: ALICE },
-    view: {
-      ...(payload.view as object),
-      id: view.id,
-      callback_id: view.callback_id,
-      private_metadata: view.private_metadata,
-      blocks: view.blocks,
-      state: { values },
-    },
-    response_urls: [],
-  };
-  const answer = await h.bot.post(interactiveBody(submission));
-  return { status: answer.status };
+  const { status } = await submitConfirmation(h, view, { userId: ALICE, typedName });
+  return { status };
 }
 
 async function freezeProject(h: Harness, reason = "release") {
@@ -187,50 +70,21 @@ async function freezeProject(h: Harness, reason = "release") {
   expect(JSON.stringify(answer!.body)).toContain("frozen until");
 }
 
-function texts(calls: RecordedCall[]): string[] {
-  return calls.map((call) => JSON.stringify(call.body));
-}
-
-async function waitForCall(h: Harness, method: string, match: string, timeoutMs = 3_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = texts(h.bot.fake.callsTo(method)).find((text) => text.includes(match));
-    if (found) return found;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `no ${method} with ${match}; saw ${texts(h.bot.fake.callsTo(method)).join("\n")}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** the submit and the clicks ack first and work after: wait until no change is executing */
-async function settle(h: Harness): Promise<void> {
-  const store = new ChangeStore(h.bot.db, h.clock);
-  for (let i = 0; i < 200; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    if (i > 5 && !(await store.all()).some((record) => record.status === "executing")) return;
-  }
-}
-
 /** the change rows of the audit, the cluster and project read from their columns or detail */
 async function changeAudit(h: Harness) {
-  return (await h.bot.audit.recent(50))
-    .filter((row) => row.action === "change")
-    .map((row) => {
-      const detail = JSON.parse(row.detail ?? "{}") as Record<string, unknown>;
-      const columns = row as { clusterUid?: string; projectUid?: string; changeId?: number };
-      return {
-        ...row,
-        parsed: {
-          ...detail,
-          clusterUid: columns.clusterUid ?? detail.clusterUid,
-          projectUid: columns.projectUid ?? detail.projectUid,
-          changeId: columns.changeId ?? detail.changeId,
-        },
-      };
-    });
+  return (await changeAuditRows(h, 50)).map((row) => {
+    const detail = JSON.parse(row.detail ?? "{}") as Record<string, unknown>;
+    const columns = row as { clusterUid?: string; projectUid?: string; changeId?: number };
+    return {
+      ...row,
+      parsed: {
+        ...detail,
+        clusterUid: columns.clusterUid ?? detail.clusterUid,
+        projectUid: columns.projectUid ?? detail.projectUid,
+        changeId: columns.changeId ?? detail.changeId,
+      },
+    };
+  });
 }
 
 /** the `changes` row's own columns, as a reviewer would query them */

@@ -1,24 +1,29 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createAccessPolicy } from "../../src/access/policy.ts";
-import { ManualClock } from "../../src/clock.ts";
-import { silentLogger } from "../../src/log.ts";
-import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
-import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
-import { Secret } from "../../src/secret.ts";
-import { startSimulator } from "../../src/simulator/server.ts";
-import type { RunningSimulator } from "../../src/simulator/types.ts";
+import type { WireRequest } from "../../src/palette/http.ts";
 import { ChangePlanStore } from "../../src/store/change-plans.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
-import type { SqlDb } from "../../src/store/sql.ts";
 import {
   APPROVE_ACTION_ID,
   CHANGE_CALLBACK_ID,
   CONFIRM_NAME_FIELD,
   REJECT_ACTION_ID,
 } from "../../src/views/change.ts";
-import type { RecordedCall } from "../support/fake-slack.ts";
+import {
+  ask as askAs,
+  awsCluster,
+  CHANNEL,
+  closeChangesHarnesses,
+  type ChangesHarness as Harness,
+  type OpenedView,
+  RESIZE_MS,
+  settle,
+  startChangesHarness,
+  submitConfirmation,
+  texts,
+  tick,
+  waitForCall,
+} from "../support/changes-harness.ts";
 import { requestDefinition, schemaErrors } from "../support/simulator-openapi.ts";
-import { type BotHarness, startBot } from "../support/slack-harness.ts";
 import { interactiveBody, loadPayload } from "../support/slack-request.ts";
 
 /**
@@ -26,8 +31,6 @@ import { interactiveBody, loadPayload } from "../support/slack-request.ts";
  * simulator behind it (its clock moved by hand), the fake Slack recording what the bot sent.
  */
 
-const RESIZE_MS = 4_000;
-const CHANNEL = "C111";
 /** may scale and delete */
 const ALICE = "W111";
 /** may scale and delete too: the second person */
@@ -35,222 +38,47 @@ const BOB = "W222";
 /** may do neither */
 const CAROL = "W333";
 
-interface Harness {
-  bot: BotHarness;
-  sim: RunningSimulator;
-  palette: PaletteClient;
-  clock: ManualClock;
-  project: string;
-  /** every PUT, PATCH and DELETE (and feature POST) the bot sent Palette, with its body */
-  writes: Array<{ method: string; path: string; body: unknown }>;
-  close(): Promise<void>;
-}
+afterEach(closeChangesHarnesses);
 
-const opened: Harness[] = [];
+/** every PUT, PATCH and DELETE, and feature POST, the bot sends Palette */
+const changeOrFeature = (request: WireRequest) =>
+  request.method === "PUT" ||
+  request.method === "PATCH" ||
+  request.method === "DELETE" ||
+  (request.method === "POST" && request.path.includes("/features/"));
 
-afterEach(async () => {
-  for (const harness of opened.splice(0)) await harness.close();
-});
-
-async function start(
-  options: { approvals?: string[]; db?: SqlDb; sim?: RunningSimulator; clock?: ManualClock } = {},
-): Promise<Harness> {
-  const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 25, 12));
-  const sim =
-    options.sim ??
-    (await startSimulator({
-      clock,
-      clusters: 12,
-      seed: 21,
-      lifecycle: { provisioningMs: RESIZE_MS, deletingMs: RESIZE_MS },
-    }));
-  const writes: Harness["writes"] = [];
-  const inner = createUndiciTransport(sim.url);
-  const palette = createPaletteClient({
-    baseUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    logger: silentLogger,
-    rateLimit: false,
-    retries: 0,
-    transport: {
-      send(request: WireRequest) {
-        const change =
-          request.method === "PUT" ||
-          request.method === "PATCH" ||
-          request.method === "DELETE" ||
-          (request.method === "POST" && request.path.includes("/features/"));
-        if (change) {
-          writes.push({
-            method: request.method,
-            path: request.path,
-            body: request.body ? JSON.parse(request.body) : undefined,
-          });
-        }
-        return inner.send(request);
+function start(options: { approvals?: string[] } = {}): Promise<Harness> {
+  return startChangesHarness({
+    isWrite: changeOrFeature,
+    keepBodies: true,
+    access: {
+      allowLaunch: [ALICE],
+      allowChanges: {
+        scale: [ALICE, BOB],
+        delete: [ALICE, BOB],
+        maintenance: [ALICE, BOB],
+        backup: [ALICE, BOB],
+        logs: [ALICE],
+        upgrade: [ALICE, BOB],
       },
-      close: () => inner.close(),
     },
-  });
-  const project = sim.control.projects()[0]!;
-  const policy = createAccessPolicy({
-    allowLaunch: [ALICE],
-    allowKubeconfig: [],
-    allowChanges: {
-      scale: [ALICE, BOB],
-      delete: [ALICE, BOB],
-      maintenance: [ALICE, BOB],
-      backup: [ALICE, BOB],
-      logs: [ALICE],
-      upgrade: [ALICE, BOB],
-    },
-    client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
-    clock,
-    logger: silentLogger,
-  });
-  const bot = await startBot({
-    palette,
-    clock,
-    policy,
-    projects: [project],
-    db: options.db,
-    approvals: options.approvals ? { verbs: options.approvals, ttlMs: 30 * 60_000 } : undefined,
-    changeSchedule: () => ({ stop() {} }),
-  });
-  const harness: Harness = {
-    bot,
-    sim,
-    palette,
-    clock,
-    project,
-    writes,
-    async close() {
-      await bot.close();
-      await palette.close();
-      if (!options.sim) await sim.close();
-    },
-  };
-  opened.push(harness);
-  return harness;
-}
-
-/** an aws cluster of our own, Running, with a worker pool of 3 */
-function awsCluster(h: Harness, name: string) {
-  return h.sim.control.addCluster({
-    name,
-    projectUid: h.project,
-    provider: "aws",
-    pools: [
-      { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
-      { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
-    ],
+    approvals: options.approvals ? { verbs: options.approvals } : undefined,
   });
 }
 
 let viewSequence = 0;
 
-interface OpenedView {
-  id: string;
-  callback_id: string;
-  private_metadata: string;
-  blocks: unknown[];
-}
-
 /** `/palette <text>` and the confirmation Slack was asked to open, if any */
-async function ask(h: Harness, text: string, userId = ALICE) {
-  const before = h.bot.fake.callsTo("views.open").length;
-  const answer = await h.bot.command(text, { userId, channelId: CHANNEL });
-  const reply = () =>
-    h.bot.fake.callsTo("response").find((call) => call.body._responseId === answer.responseId);
-  const deadline = Date.now() + 3_000;
-  // the bot answers either way: a confirmation to open, or a reply at the response_url
-  while (h.bot.fake.callsTo("views.open").length === before && !reply()) {
-    if (Date.now() > deadline) throw new Error(`no answer to /palette ${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const call = h.bot.fake.callsTo("views.open")[before];
-  if (call) {
-    const view = call.body.view as OpenedView;
-    return { view: { ...view, id: `VC${++viewSequence}` }, reply: undefined };
-  }
-  return { view: undefined, reply: JSON.stringify(reply()!.body) };
-}
+const ask = (h: Harness, text: string, userId = ALICE) =>
+  askAs(h, text, { userId, viewPrefix: "VC" });
 
 /** the confirmation submitted (with the typed name, when asked) */
-async function confirm(h: Harness, view: OpenedView, userId = ALICE, typedName?: string) {
-  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
-  const values =
-    typedName === undefined
-      ? {}
-      : {
-          [CONFIRM_NAME_FIELD]: {
-            [CONFIRM_NAME_FIELD]: { type: "plain_text_input", value: typedName },
-          },
-        };
-  const submission = {
-    ...payload,
-    user: { ...(payload.user as object), id: userId },
-    view: {
-      ...(payload.view as object),
-      id: view.id,
-      callback_id: view.callback_id,
-      private_metadata: view.private_metadata,
-      blocks: view.blocks,
-      state: { values },
-    },
-    response_urls: [],
-  };
-  const answer = await h.bot.post(interactiveBody(submission));
-  return { status: answer.status, body: answer.text ? JSON.parse(answer.text) : {} };
-}
+const confirm = (h: Harness, view: OpenedView, userId = ALICE, typedName?: string) =>
+  submitConfirmation(h, view, { userId, typedName });
 
 /** a click on a request card's Approve or Reject */
 async function decide(h: Harness, actionId: string, changeId: number, userId: string) {
   return h.bot.click(actionId, String(changeId), { userId });
-}
-
-async function settle(h: Harness): Promise<void> {
-  // the submit and the clicks ack first and work after: wait for that work to finish
-  for (let i = 0; i < 200; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    if (i > 5 && !(await busy(h))) return;
-  }
-}
-
-async function busy(h: Harness): Promise<boolean> {
-  const records = await new ChangeStore(h.bot.db, h.clock).all();
-  return records.some((record) => record.status === "executing");
-}
-
-/**
- * One round of the change follower, once every accepted change's card is recorded (the card is
- * posted after the submit's ack, so a round could otherwise run before the card exists)
- */
-async function tick(h: Harness): Promise<void> {
-  const store = new ChangeStore(h.bot.db, h.clock);
-  const deadline = Date.now() + 3_000;
-  while ((await store.following()).some((record) => !record.cardTs)) {
-    if (Date.now() > deadline) throw new Error("a followed change has no card");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  await h.bot.bot.edge.changeFollower.tick();
-}
-
-function texts(calls: RecordedCall[]): string[] {
-  return calls.map((call) => JSON.stringify(call.body));
-}
-
-async function waitForCall(h: Harness, method: string, match: string, timeoutMs = 3_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = texts(h.bot.fake.callsTo(method)).find((text) => text.includes(match));
-    if (found) return found;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `no ${method} with ${match}; saw ${texts(h.bot.fake.callsTo(method)).join("\n")}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const poolPath = (configUid: string) =>
