@@ -1,13 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createAccessPolicy } from "../../src/access/policy.ts";
-import { buildIdentity } from "../../src/app/identity.ts";
-import { ManualClock } from "../../src/clock.ts";
-import { silentLogger } from "../../src/log.ts";
-import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
-import { startSimulator } from "../../src/simulator/server.ts";
-import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { type BotHarness, startBot } from "../support/slack-harness.ts";
+import {
+  closeChangesHarnesses,
+  type ChangesHarness as Harness,
+  startChangesHarness,
+  strictIdentity,
+} from "../support/changes-harness.ts";
 
 /**
  * Palette's side of `/palette audit` (issue 27): Palette's own audit log paged through
@@ -19,73 +17,14 @@ const CHANNEL = "C111";
 const AUDITOR = "W444";
 const ALICE = "W111";
 
-interface Harness {
-  bot: BotHarness;
-  sim: RunningSimulator;
-  palette: PaletteClient;
-  clock: ManualClock;
-  project: string;
-  close(): Promise<void>;
-}
+afterEach(closeChangesHarnesses);
 
-const opened: Harness[] = [];
-afterEach(async () => {
-  for (const harness of opened.splice(0)) await harness.close();
-});
-
-async function start(options: { strict?: boolean } = {}): Promise<Harness> {
-  const clock = new ManualClock(Date.UTC(2026, 10, 25, 12));
-  const sim = await startSimulator({ clock, clusters: 12, seed: 31 });
-  const palette = createPaletteClient({
-    baseUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    logger: silentLogger,
-    rateLimit: false,
-    retries: 0,
+function start(options: { strict?: boolean } = {}): Promise<Harness> {
+  return startChangesHarness({
+    simulator: { clusters: 12, seed: 31 },
+    access: { allowAudit: [AUDITOR] },
+    bot: options.strict ? strictIdentity(9) : undefined,
   });
-  const project = sim.control.projects()[0]!;
-  const policy = createAccessPolicy({
-    allowLaunch: [],
-    allowKubeconfig: [],
-    allowAudit: [AUDITOR],
-    client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
-    clock,
-    logger: silentLogger,
-  });
-  const bot = await startBot({
-    palette,
-    clock,
-    policy,
-    projects: [project],
-    changeSchedule: () => ({ stop() {} }),
-    ...(options.strict
-      ? {
-          identity: (db) =>
-            buildIdentity(
-              {
-                mode: "strict",
-                method: "key",
-                keys: { current: new Secret(Buffer.alloc(32, 9).toString("base64")) },
-              },
-              { db, clock, logger: silentLogger, paletteApiUrl: sim.url },
-            ),
-        }
-      : {}),
-  });
-  const harness: Harness = {
-    bot,
-    sim,
-    palette,
-    clock,
-    project,
-    async close() {
-      await bot.close();
-      await palette.close();
-      await sim.close();
-    },
-  };
-  opened.push(harness);
-  return harness;
 }
 
 function seedEntries(h: Harness, count: number): string {

@@ -1,16 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createAccessPolicy } from "../../src/access/policy.ts";
-import { buildIdentity } from "../../src/app/identity.ts";
-import { ManualClock } from "../../src/clock.ts";
-import { silentLogger } from "../../src/log.ts";
-import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
-import { startSimulator } from "../../src/simulator/server.ts";
-import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import { CHANGE_CALLBACK_ID } from "../../src/views/change.ts";
-import { type BotHarness, startBot } from "../support/slack-harness.ts";
-import { interactiveBody, loadPayload } from "../support/slack-request.ts";
+import {
+  awsCluster,
+  closeChangesHarnesses,
+  confirmOk,
+  type ChangesHarness as Harness,
+  openConfirmation,
+  startChangesHarness,
+  strictIdentity,
+} from "../support/changes-harness.ts";
 
 /**
  * `/palette why` end to end: signed Slack requests into the bot, the real Palette client, the
@@ -21,90 +21,18 @@ import { interactiveBody, loadPayload } from "../support/slack-request.ts";
 const CHANNEL = "C111";
 const ALICE = "W111";
 
-interface Harness {
-  bot: BotHarness;
-  sim: RunningSimulator;
-  palette: PaletteClient;
-  clock: ManualClock;
-  project: string;
-  close(): Promise<void>;
-}
+afterEach(closeChangesHarnesses);
 
-const opened: Harness[] = [];
-afterEach(async () => {
-  for (const harness of opened.splice(0)) await harness.close();
-});
-
-async function start(options: { strict?: boolean } = {}): Promise<Harness> {
+function start(options: { strict?: boolean } = {}): Promise<Harness> {
   // 12:00 UTC is 07:00 in New York (EST) on this day
-  const clock = new ManualClock(Date.UTC(2026, 10, 25, 12));
-  const sim = await startSimulator({
-    clock,
-    clusters: 12,
-    seed: 27,
-    lifecycle: { provisioningMs: 4_000, deletingMs: 4_000 },
-  });
-  const palette = createPaletteClient({
-    baseUrl: sim.url,
-    credentials: { kind: "apiKey", apiKey: new Secret(sim.credentials.apiKey) },
-    logger: silentLogger,
-    rateLimit: false,
-    retries: 0,
-  });
-  const project = sim.control.projects()[0]!;
-  const policy = createAccessPolicy({
-    allowLaunch: [ALICE],
-    allowKubeconfig: [],
-    allowChanges: { scale: [ALICE] },
-    client: { usergroups: { users: { list: async () => ({ ok: true, users: [] }) } } },
-    clock,
-    logger: silentLogger,
-  });
-  const bot = await startBot({
-    palette,
-    clock,
-    policy,
-    projects: [project],
-    changeSchedule: () => ({ stop() {} }),
-    ...(options.strict
-      ? {
-          identity: (db) =>
-            buildIdentity(
-              {
-                mode: "strict",
-                method: "key",
-                keys: { current: new Secret(Buffer.alloc(32, 7).toString("base64")) },
-              },
-              { db, clock, logger: silentLogger, paletteApiUrl: sim.url },
-            ),
-        }
-      : {}),
-  });
-  const harness: Harness = {
-    bot,
-    sim,
-    palette,
-    clock,
-    project,
-    async close() {
-      await bot.close();
-      await palette.close();
-      await sim.close();
+  return startChangesHarness({
+    simulator: {
+      clusters: 12,
+      seed: 27,
+      lifecycle: { provisioningMs: 4_000, deletingMs: 4_000 },
     },
-  };
-  opened.push(harness);
-  return harness;
-}
-
-function awsCluster(h: Harness, name: string, projectUid = h.project) {
-  return h.sim.control.addCluster({
-    name,
-    projectUid,
-    provider: "aws",
-    pools: [
-      { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
-      { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
-    ],
+    access: { allowLaunch: [ALICE], allowChanges: { scale: [ALICE] } },
+    bot: options.strict ? strictIdentity(7) : undefined,
   });
 }
 
@@ -117,35 +45,9 @@ async function ask(h: Harness, text: string): Promise<string> {
 
 /** a scale through the bot: asked, confirmed, sent */
 async function scaleThroughBot(h: Harness, name: string): Promise<void> {
-  const before = h.bot.fake.callsTo("views.open").length;
-  await h.bot.command(`scale ${name} worker-pool 5`, { userId: ALICE, channelId: CHANNEL });
-  const deadline = Date.now() + 3_000;
-  while (h.bot.fake.callsTo("views.open").length === before) {
-    if (Date.now() > deadline) throw new Error("no confirmation opened");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const view = h.bot.fake.callsTo("views.open")[before]!.body.view as {
-    callback_id: string;
-    private_metadata: string;
-    blocks: unknown[];
-  };
+  const view = await openConfirmation(h, `scale ${name} worker-pool 5`, { userId: ALICE });
   expect(view.callback_id).toBe(CHANGE_CALLBACK_ID);
-  const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
-  const submission = {
-    ...payload,
-    user: { ...(payload.user as object), id: ALICE },
-    view: {
-      ...(payload.view as object),
-      id: "VWHY1",
-      callback_id: view.callback_id,
-      private_metadata: view.private_metadata,
-      blocks: view.blocks,
-      state: { values: {} },
-    },
-    response_urls: [],
-  };
-  const answer = await h.bot.post(interactiveBody(submission));
-  expect(answer.status).toBe(200);
+  await confirmOk(h, { ...view, id: "VWHY1" }, { userId: ALICE });
   const store = new ChangeStore(h.bot.db, h.clock);
   for (let i = 0; i < 300; i++) {
     const [record] = await store.all();

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { type AccessPolicyOptions, createAccessPolicy } from "../../src/access/policy.ts";
+import { buildIdentity } from "../../src/app/identity.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
@@ -9,6 +10,7 @@ import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator, SimulatorOptions } from "../../src/simulator/types.ts";
 import type { AuditRecord } from "../../src/store/audit.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
+import type { SqlDb } from "../../src/store/sql.ts";
 import { CONFIRM_NAME_FIELD } from "../../src/views/change.ts";
 import type { FakeSlack, RecordedCall } from "./fake-slack.ts";
 import { type BotHarness, type HarnessOptions, startBot } from "./slack-harness.ts";
@@ -71,7 +73,29 @@ export interface ChangesHarnessOptions {
   /** APPROVAL_REQUIRED for these verbs, 30 minutes to approve unless said otherwise */
   approvals?: { verbs: string[]; channel?: string; ttlMs?: number };
   /** anything else for the bot (its store, its fake Slack, identity) */
-  bot?: (sim: RunningSimulator, palette: PaletteClient) => Partial<HarnessOptions>;
+  bot?: (
+    sim: RunningSimulator,
+    palette: PaletteClient,
+    clock: ManualClock,
+  ) => Partial<HarnessOptions>;
+}
+
+/**
+ * The `bot` option for IDENTITY=strict with LINK_METHOD=key: every Palette call is the linked
+ * person's, the links sealed with a key of 32 `keyByte` bytes
+ */
+export function strictIdentity(keyByte: number) {
+  return (sim: RunningSimulator, _palette: PaletteClient, clock: ManualClock) => ({
+    identity: (db: SqlDb) =>
+      buildIdentity(
+        {
+          mode: "strict",
+          method: "key",
+          keys: { current: new Secret(Buffer.alloc(32, keyByte).toString("base64")) },
+        },
+        { db, clock, logger: silentLogger, paletteApiUrl: sim.url },
+      ),
+  });
 }
 
 const isChange = (request: WireRequest) => ["PUT", "PATCH", "DELETE"].includes(request.method);
@@ -147,7 +171,7 @@ export async function startChangesHarness(options: ChangesHarnessOptions): Promi
     projects,
     approvals: approvals ? { ttlMs: 30 * 60_000, ...approvals } : undefined,
     changeSchedule: () => ({ stop() {} }),
-    ...options.bot?.(sim, palette),
+    ...options.bot?.(sim, palette, clock),
   });
   Object.assign(harness, {
     bot,
