@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Secret } from "../../src/secret.ts";
 import {
   closeChangesHarnesses,
   type ChangesHarness as Harness,
+  linkWithOwnKey,
   startChangesHarness,
   strictIdentity,
 } from "../support/changes-harness.ts";
@@ -16,6 +16,8 @@ import {
 const CHANNEL = "C111";
 const AUDITOR = "W444";
 const ALICE = "W111";
+/** the simulator's user who may edit */
+const EDITOR = { uid: "editor", name: "Eddie Editor", email: "editor@example.com" };
 
 afterEach(closeChangesHarnesses);
 
@@ -130,13 +132,7 @@ describe("/palette audit: Palette's side", () => {
   it("under IDENTITY=strict the audit read carries the person's own key", async () => {
     const h = await start({ strict: true });
     seedEntries(h, 5);
-    await h.bot.bot.edge.commandDeps.identity!.store.put({
-      slackUserId: AUDITOR,
-      paletteUserUid: "editor",
-      paletteUserName: "Eddie Editor",
-      method: "key",
-      apiKey: new Secret(h.sim.control.issueUserKey("editor@example.com")),
-    });
+    await linkWithOwnKey(h, AUDITOR, EDITOR);
     h.sim.control.clearRequests();
     const text = await exportAs(h, `audit project:${h.project} since 7d`, AUDITOR);
     expect(text).toContain("5 of Palette's");

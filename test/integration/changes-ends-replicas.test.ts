@@ -8,11 +8,11 @@ import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import { BACKENDS, closeOpened } from "../support/backends.ts";
+import { awsCluster, type OpenedView, submitConfirmation } from "../support/changes-harness.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { apiKeyClient } from "../support/palette-client-helpers.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
-import { interactiveBody, loadPayload } from "../support/slack-request.ts";
 
 /**
  * Two replicas on one PostgreSQL. Replica A sends a scale, Palette applies it, and A dies before
@@ -94,41 +94,13 @@ describe("day-2 ends on two replicas", () => {
     const a = await replica(dyingAfterPalette(db));
     const b = await replica(db);
     bots.push(b);
-    const project = sim.control.projects()[0]!;
-    sim.control.addCluster({
-      name: "orphaned-scale",
-      projectUid: project,
-      provider: "aws",
-      pools: [
-        { name: "cp-pool", size: 1, isControlPlane: true, instanceType: "m5.large" },
-        { name: "worker-pool", size: 3, isControlPlane: false, instanceType: "m5.xlarge" },
-      ],
-    });
+    awsCluster({ sim, project: sim.control.projects()[0]! }, "orphaned-scale");
 
     await a.command("scale orphaned-scale worker-pool 5", { userId: ALICE, channelId: CHANNEL });
     const [open] = await fake.waitFor("views.open", 1, 10_000);
-    const view = open!.body.view as {
-      callback_id: string;
-      private_metadata: string;
-      blocks: unknown[];
-    };
-    const { payload } = loadPayload<{ payload: Record<string, unknown> }>("view_submission.json");
+    const view = open!.body.view as OpenedView;
     sim.control.clearRequests();
-    await a.post(
-      interactiveBody({
-        ...payload,
-        user: { ...(payload.user as object), id: ALICE },
-        view: {
-          ...(payload.view as object),
-          id: "VORPHAN1",
-          callback_id: view.callback_id,
-          private_metadata: view.private_metadata,
-          blocks: view.blocks,
-          state: { values: {} },
-        },
-        response_urls: [],
-      }),
-    );
+    await submitConfirmation({ bot: a }, { ...view, id: "VORPHAN1" }, { userId: ALICE });
     const puts = () => sim.control.requests().filter((request) => request.method === "PUT");
     const deadline = Date.now() + 10_000;
     while (puts().length === 0) {

@@ -9,11 +9,13 @@ import { slackEmailOf } from "../../src/slack/user-email.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import { APPROVE_ACTION_ID } from "../../src/views/change.ts";
 import {
+  allChanges,
   ask as askAs,
   awsCluster,
   closeChangesHarnesses,
   confirmOk,
   type ChangesHarness as Harness,
+  linkWithOwnKey,
   nextViewId,
   type OpenedView,
   startChangesHarness,
@@ -61,14 +63,7 @@ async function start(
     clock,
     simulator: { clusters: 8, seed: 25 },
     access: {
-      allowChanges: {
-        scale: [PERSON, APPROVER],
-        delete: [PERSON],
-        maintenance: [PERSON],
-        backup: [PERSON],
-        logs: [PERSON],
-        upgrade: [PERSON],
-      },
+      allowChanges: { ...allChanges([PERSON]), scale: [PERSON, APPROVER] },
     },
     projects: (sim) => (projects === "first" ? [sim.control.projects()[0]!] : []),
     approvals: approvals ? { verbs: approvals } : undefined,
@@ -94,16 +89,8 @@ async function start(
 }
 
 /** links PERSON to the simulator's user with that e-mail, with a key of their own */
-async function link(h: Harness, email: string, name: string): Promise<string> {
-  const apiKey = h.sim.control.issueUserKey(email);
-  await h.bot.bot.edge.commandDeps.identity!.store.put({
-    slackUserId: PERSON,
-    paletteUserUid: email,
-    paletteUserName: name,
-    method: "key",
-    apiKey: new Secret(apiKey),
-  });
-  return apiKey;
+function link(h: Harness, email: string, name: string): Promise<string> {
+  return linkWithOwnKey(h, PERSON, { uid: email, name, email });
 }
 
 /** `/palette <text>`: the confirmation Slack was asked to open, or the reply at the response_url */

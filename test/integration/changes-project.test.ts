@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { WireRequest } from "../../src/palette/http.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import { FreezeStore } from "../../src/store/freezes.ts";
 import { APPROVE_ACTION_ID } from "../../src/views/change.ts";
 import {
+  allChanges,
   ask as askAs,
   awsCluster,
   CHANNEL,
   changeAuditRows,
+  changeOrFeature,
   closeChangesHarnesses,
   type ChangesHarness as Harness,
   type OpenedView,
@@ -32,20 +33,10 @@ afterEach(closeChangesHarnesses);
 
 function start(options: { approvals?: string[] } = {}): Promise<Harness> {
   return startChangesHarness({
-    // every request but a read or a search, feature POSTs included
-    isWrite: (request: WireRequest) =>
-      request.method !== "GET" &&
-      (request.method !== "POST" || request.path.includes("/features/")),
+    isWrite: changeOrFeature,
     access: {
       allowLaunch: [ALICE],
-      allowChanges: {
-        scale: [ALICE, BOB],
-        delete: [ALICE, BOB],
-        maintenance: [ALICE, BOB],
-        backup: [ALICE, BOB],
-        logs: [ALICE],
-        upgrade: [ALICE, BOB],
-      },
+      allowChanges: allChanges([ALICE, BOB], [ALICE]),
     },
     // PALETTE_PROJECTS empty, the default: every lookup is tenant-wide
     projects: () => [],

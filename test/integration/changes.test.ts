@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { WireRequest } from "../../src/palette/http.ts";
 import { ChangePlanStore } from "../../src/store/change-plans.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import {
@@ -9,9 +8,11 @@ import {
   REJECT_ACTION_ID,
 } from "../../src/views/change.ts";
 import {
+  allChanges,
   ask as askAs,
   awsCluster,
   CHANNEL,
+  changeOrFeature,
   closeChangesHarnesses,
   type ChangesHarness as Harness,
   type OpenedView,
@@ -40,27 +41,13 @@ const CAROL = "W333";
 
 afterEach(closeChangesHarnesses);
 
-/** every PUT, PATCH and DELETE, and feature POST, the bot sends Palette */
-const changeOrFeature = (request: WireRequest) =>
-  request.method === "PUT" ||
-  request.method === "PATCH" ||
-  request.method === "DELETE" ||
-  (request.method === "POST" && request.path.includes("/features/"));
-
 function start(options: { approvals?: string[] } = {}): Promise<Harness> {
   return startChangesHarness({
     isWrite: changeOrFeature,
     keepBodies: true,
     access: {
       allowLaunch: [ALICE],
-      allowChanges: {
-        scale: [ALICE, BOB],
-        delete: [ALICE, BOB],
-        maintenance: [ALICE, BOB],
-        backup: [ALICE, BOB],
-        logs: [ALICE],
-        upgrade: [ALICE, BOB],
-      },
+      allowChanges: allChanges([ALICE, BOB], [ALICE]),
     },
     approvals: options.approvals ? { verbs: options.approvals } : undefined,
   });

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Secret } from "../../src/secret.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import { CHANGE_CALLBACK_ID } from "../../src/views/change.ts";
 import {
@@ -7,6 +6,7 @@ import {
   closeChangesHarnesses,
   confirmOk,
   type ChangesHarness as Harness,
+  linkWithOwnKey,
   openConfirmation,
   startChangesHarness,
   strictIdentity,
@@ -20,6 +20,8 @@ import {
 
 const CHANNEL = "C111";
 const ALICE = "W111";
+/** the simulator's user who may edit */
+const EDITOR = { uid: "editor", name: "Eddie Editor", email: "editor@example.com" };
 
 afterEach(closeChangesHarnesses);
 
@@ -175,13 +177,7 @@ describe("/palette why", () => {
     h.sim.control.clearRequests();
     expect(await ask(h, "why strict-one")).toContain("/palette login");
     expect(h.sim.control.requests()).toEqual([]);
-    await h.bot.bot.edge.commandDeps.identity!.store.put({
-      slackUserId: ALICE,
-      paletteUserUid: "editor",
-      paletteUserName: "Eddie Editor",
-      method: "key",
-      apiKey: new Secret(h.sim.control.issueUserKey("editor@example.com")),
-    });
+    await linkWithOwnKey(h, ALICE, EDITOR);
     const text = await ask(h, "why strict-one");
     expect(text).toContain("strict entry");
     const reads = paletteCalls(h, "/v1/");

@@ -98,6 +98,46 @@ export function strictIdentity(keyByte: number) {
   });
 }
 
+/** ALLOW_SCALE, ALLOW_DELETE and the rest naming `people`; ALLOW_LOGS `logs` */
+export function allChanges(people: string[], logs = people) {
+  return {
+    scale: people,
+    delete: people,
+    maintenance: people,
+    backup: people,
+    logs,
+    upgrade: people,
+  };
+}
+
+/** every PUT, PATCH and DELETE, and feature POST (backup, logs), the bot sends Palette */
+export function changeOrFeature(request: WireRequest): boolean {
+  return (
+    ["PUT", "PATCH", "DELETE"].includes(request.method) ||
+    (request.method === "POST" && request.path.includes("/features/"))
+  );
+}
+
+/**
+ * Links `slackUserId` to the simulator's user `paletteUserUid` by a key of that user's own
+ * (IDENTITY=linked or strict), as `/palette login` would; returns the key
+ */
+export async function linkWithOwnKey(
+  h: { bot: BotHarness; sim: RunningSimulator },
+  slackUserId: string,
+  user: { uid: string; name: string; email: string },
+): Promise<string> {
+  const apiKey = h.sim.control.issueUserKey(user.email);
+  await h.bot.bot.edge.commandDeps.identity!.store.put({
+    slackUserId,
+    paletteUserUid: user.uid,
+    paletteUserName: user.name,
+    method: "key",
+    apiKey: new Secret(apiKey),
+  });
+  return apiKey;
+}
+
 const isChange = (request: WireRequest) => ["PUT", "PATCH", "DELETE"].includes(request.method);
 
 const opened: ChangesHarness[] = [];
