@@ -55,7 +55,7 @@ function start(options: { approvals?: string[] } = {}): Promise<Harness> {
       lifecycle: { provisioningMs: RESIZE_MS, deletingMs: RESIZE_MS },
     },
     access: { allowChanges: { scale: [ALICE, BOB] }, allowAudit: [AUDITOR] },
-    approvals: options.approvals ? { verbs: options.approvals } : undefined,
+    approvals: options.approvals,
   });
 }
 

@@ -57,7 +57,7 @@ function start(
   return startChangesHarness({
     answerTimeoutMs: options.answerTimeoutMs,
     access: { allowChanges: { scale: [ALICE, BOB], delete: [ALICE, BOB] } },
-    approvals: options.approvals ? { verbs: options.approvals } : undefined,
+    approvals: options.approvals,
     bot: options.bot,
   });
 }

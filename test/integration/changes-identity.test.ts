@@ -66,7 +66,7 @@ async function start(
       allowChanges: { ...allChanges([PERSON]), scale: [PERSON, APPROVER] },
     },
     projects: (sim) => (projects === "first" ? [sim.control.projects()[0]!] : []),
-    approvals: approvals ? { verbs: approvals } : undefined,
+    approvals,
     bot: (sim, palette) => ({
       fake,
       identity: (db) =>

@@ -40,7 +40,7 @@ function start(options: { approvals?: string[] } = {}): Promise<Harness> {
     },
     // PALETTE_PROJECTS empty, the default: every lookup is tenant-wide
     projects: () => [],
-    approvals: options.approvals ? { verbs: options.approvals } : undefined,
+    approvals: options.approvals,
   });
 }
 

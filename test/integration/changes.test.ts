@@ -49,7 +49,7 @@ function start(options: { approvals?: string[] } = {}): Promise<Harness> {
       allowLaunch: [ALICE],
       allowChanges: allChanges([ALICE, BOB], [ALICE]),
     },
-    approvals: options.approvals ? { verbs: options.approvals } : undefined,
+    approvals: options.approvals,
   });
 }
 

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessPolicy } from "../../src/access/policy.ts";
-import { buildIdentity } from "../../src/app/identity.ts";
 import { systemClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
-import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { LOGIN_CALLBACK_ID, LOGIN_KEY_FIELD } from "../../src/views/login-modal.ts";
+import { identityByKey } from "../support/changes-harness.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { apiKeyClient } from "../support/palette-client-helpers.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
@@ -48,15 +47,7 @@ beforeAll(async () => {
     policy,
     fake,
     logger: silentLogger,
-    identity: (db) =>
-      buildIdentity(
-        {
-          mode: "linked",
-          method: "key",
-          keys: { current: new Secret(Buffer.alloc(32, 4).toString("base64")) },
-        },
-        { db, clock: systemClock, logger: silentLogger, paletteApiUrl: sim.url },
-      ),
+    identity: identityByKey("linked", 4, sim),
   });
 });
 

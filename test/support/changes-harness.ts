@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { type AccessPolicyOptions, createAccessPolicy } from "../../src/access/policy.ts";
 import { buildIdentity } from "../../src/app/identity.ts";
-import { ManualClock } from "../../src/clock.ts";
+import { type Clock, ManualClock, systemClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
 import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
@@ -71,7 +71,7 @@ export interface ChangesHarnessOptions {
   /** PALETTE_PROJECTS; default the simulator's first project */
   projects?: (sim: RunningSimulator) => string[];
   /** APPROVAL_REQUIRED for these verbs, 30 minutes to approve unless said otherwise */
-  approvals?: { verbs: string[]; channel?: string; ttlMs?: number };
+  approvals?: string[] | { verbs: string[]; channel?: string; ttlMs?: number };
   /** anything else for the bot (its store, its fake Slack, identity) */
   bot?: (
     sim: RunningSimulator,
@@ -81,20 +81,30 @@ export interface ChangesHarnessOptions {
 }
 
 /**
- * The `bot` option for IDENTITY=strict with LINK_METHOD=key: every Palette call is the linked
- * person's, the links sealed with a key of 32 `keyByte` bytes
+ * IDENTITY=linked or strict with LINK_METHOD=key, for startBot's `identity`: the links sealed
+ * with a key of 32 `keyByte` bytes, each person's key checked against the simulator
  */
+export function identityByKey(
+  mode: "linked" | "strict",
+  keyByte: number,
+  sim: RunningSimulator,
+  clock: Clock = systemClock,
+) {
+  return (db: SqlDb) =>
+    buildIdentity(
+      {
+        mode,
+        method: "key",
+        keys: { current: new Secret(Buffer.alloc(32, keyByte).toString("base64")) },
+      },
+      { db, clock, logger: silentLogger, paletteApiUrl: sim.url },
+    );
+}
+
+/** the harness's `bot` option for IDENTITY=strict, LINK_METHOD=key (see identityByKey) */
 export function strictIdentity(keyByte: number) {
   return (sim: RunningSimulator, _palette: PaletteClient, clock: ManualClock) => ({
-    identity: (db: SqlDb) =>
-      buildIdentity(
-        {
-          mode: "strict",
-          method: "key",
-          keys: { current: new Secret(Buffer.alloc(32, keyByte).toString("base64")) },
-        },
-        { db, clock, logger: silentLogger, paletteApiUrl: sim.url },
-      ),
+    identity: identityByKey("strict", keyByte, sim, clock),
   });
 }
 
@@ -203,7 +213,9 @@ export async function startChangesHarness(options: ChangesHarnessOptions): Promi
     clock,
     logger: silentLogger,
   });
-  const approvals = options.approvals;
+  const approvals = Array.isArray(options.approvals)
+    ? { verbs: options.approvals }
+    : options.approvals;
   const bot = await startBot({
     palette,
     clock,
