@@ -202,6 +202,10 @@ async function send(
       wire.sent = true;
       await palette.approveRepave(plan.cluster.uid, scope);
       return;
+    case "renew":
+      wire.sent = true;
+      await palette.renewCertificates(plan.cluster.uid, scope);
+      return;
     case "pause":
     case "resume":
       wire.sent = true;

@@ -28,7 +28,12 @@ export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<P
         : ask.verb === "upgrade"
           ? [ask.profile, ask.version]
           : [];
-  const typed = ask.verb === "repave" ? "repave approve" : ask.verb;
+  const typed =
+    ask.verb === "repave"
+      ? "repave approve"
+      : ask.verb === "renew"
+        ? "renew certificates"
+        : ask.verb;
   const found = await resolveCluster(ask.cluster, scopes, ctx, replayWith(typed, replayExtra));
   if (found.kind === "reply") return found;
   const { scope } = found;
@@ -58,6 +63,21 @@ export async function planChange(ask: ChangeAsk, ctx: CommandContext): Promise<P
     case "cordon":
     case "uncordon":
       return planMaintenance(ask, base, ref, scope, ctx);
+    case "renew": {
+      // the expiry dates the confirmation shows, and what the follower waits to see move
+      const certificates = (await ctx.palette.getCertificates(base.uid, scope)).filter(
+        (cert) => !cert.authority,
+      );
+      const earliest = certificates[0]?.expiresAt;
+      if (earliest === undefined) {
+        return refuse(`Palette lists no Kubernetes certificates for ${shown}; nothing to renew.`);
+      }
+      const count = certificates.filter((cert) => cert.expiresAt === earliest).length;
+      return {
+        kind: "plan",
+        plan: { verb: "renew", cluster: base, expiresAt: earliest, count, readAt: ctx.clock.now() },
+      };
+    }
     case "repave": {
       const repave = await ctx.palette.getRepaveStatus(base.uid, scope);
       if (repave.state !== "Pending") {

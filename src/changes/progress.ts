@@ -6,12 +6,23 @@ import {
   logsProgress,
   maintenanceProgress,
   pauseProgress,
+  renewProgress,
   repaveProgress,
   scaleProgress,
   upgradeProgress,
 } from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
+
+/** The earliest expiry of the cluster's Kubernetes certificates (not their authorities'). */
+async function earliestCertificate(
+  uid: string,
+  scope: { projectUid?: string },
+  palette: PaletteApi,
+): Promise<number | undefined> {
+  const certificates = await palette.getCertificates(uid, scope);
+  return (certificates.find((cert) => !cert.authority) ?? certificates[0])?.expiresAt;
+}
 
 /** How far a change Palette accepted has got, read from Palette (one or two reads). */
 export async function readProgress(
@@ -62,6 +73,8 @@ export async function readProgress(
     }
     case "repave":
       return repaveProgress((await palette.getRepaveStatus(plan.cluster.uid, scope)).state);
+    case "renew":
+      return renewProgress(plan, await earliestCertificate(plan.cluster.uid, scope, palette));
     case "upgrade": {
       const cluster = await palette.getCluster(plan.cluster.uid, scope);
       const attached = (cluster.spec?.clusterProfileTemplates ?? []).flatMap((template) =>
@@ -128,6 +141,11 @@ export async function tookEffect(
     case "repave": {
       const { state } = await palette.getRepaveStatus(plan.cluster.uid, scope);
       return state !== undefined && state !== "Pending";
+    }
+    case "renew": {
+      // renewed: it happened; not yet: Palette may still be at it, so it cannot say
+      const earliest = await earliestCertificate(plan.cluster.uid, scope, palette);
+      return earliest !== undefined && earliest > plan.expiresAt ? true : undefined;
     }
     case "pause":
     case "resume": {

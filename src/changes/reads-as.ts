@@ -11,6 +11,7 @@ export const CHANGE_ACTION: Record<ChangeVerb, string> = {
   cordon: "cordon machines",
   uncordon: "uncordon machines",
   repave: "approve repaves",
+  renew: "renew certificates",
   pause: "pause clusters",
   resume: "resume clusters",
   backup: "back up clusters",

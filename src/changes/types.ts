@@ -7,7 +7,7 @@ export type ChangeDeps = CommandDeps;
 export type ChangeAsk =
   | { verb: "scale"; cluster: string; pool: string; size: number; project?: string }
   | {
-      verb: "delete" | "repave" | "pause" | "resume" | "backup" | "logs";
+      verb: "delete" | "repave" | "pause" | "resume" | "backup" | "logs" | "renew";
       cluster: string;
       project?: string;
     }

@@ -156,6 +156,19 @@ export const repaveVerb: VerbSpec = {
   },
 };
 
+export const renewVerb: VerbSpec = {
+  name: "renew",
+  usage: "renew certificates <cluster> [project:<uid>]",
+  summary: "renew a cluster's Kubernetes certificates now (ALLOW_MAINTENANCE)",
+  examples: ["/palette renew certificates web-prod"],
+  run: async (command, ctx) => {
+    if (command.args.length !== 2 || command.args[0]!.toLowerCase() !== "certificates") {
+      return usageReply(renewVerb, "Say `renew certificates <cluster>`.");
+    }
+    return askChange({ verb: "renew", cluster: command.args[1]!, project: command.project }, ctx);
+  },
+};
+
 export const backupVerb: VerbSpec = {
   name: "backup",
   usage: "backup <cluster> [project:<uid>]",
@@ -443,6 +456,7 @@ export const changeVerbs: VerbSpec[] = [
   machineVerb("cordon"),
   machineVerb("uncordon"),
   repaveVerb,
+  renewVerb,
   lifecycleVerb("pause"),
   lifecycleVerb("resume"),
   backupVerb,

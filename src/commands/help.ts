@@ -45,6 +45,7 @@ export const HELP_GROUPS: readonly HelpGroupSpec[] = [
       cordon: "stop scheduling on a node",
       uncordon: "schedule on it again",
       repave: "approve a repave Palette holds",
+      renew: "renew a cluster's Kubernetes certificates",
       pause: "pause a virtual cluster",
       resume: "resume it",
       backup: "back a cluster up now",

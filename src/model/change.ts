@@ -14,6 +14,7 @@ export const CHANGE_VERB_NAMES = [
   "backup",
   "logs",
   "upgrade",
+  "renew",
 ] as const;
 export type ChangeVerb = (typeof CHANGE_VERB_NAMES)[number];
 
@@ -97,7 +98,23 @@ export interface UpgradePlan {
   packs: Array<{ name: string; from?: string; to?: string }>;
 }
 
+/**
+ * The control plane's Kubernetes certificates renewed now (PATCH …/k8certificates/renew), as
+ * the radar suggests when they near expiry; `expiresAt` is the earliest expiry when planned.
+ */
+export interface RenewPlan {
+  verb: "renew";
+  cluster: ChangeCluster;
+  /** epoch ms: the earliest certificate expiry Palette listed */
+  expiresAt: number;
+  /** how many certificates expire then */
+  count: number;
+  /** epoch ms: when Palette was read (the confirmation counts the days left from it) */
+  readAt: number;
+}
+
 export type ChangePlan =
+  | RenewPlan
   | ScalePlan
   | DeletePlan
   | MaintenancePlan
@@ -121,6 +138,7 @@ export const CHANGE_PERMISSION: Record<ChangeVerb, ChangePermission> = {
   backup: "backup",
   logs: "logs",
   upgrade: "upgrade",
+  renew: "maintenance",
 };
 
 /** These can't be undone by another click: the person types the cluster's name to confirm. */
@@ -235,6 +253,17 @@ export function maintenanceProgress(
     return { kind: "failed", line: `Palette says the ${plan.verb} failed` };
   }
   return { kind: "working", line: status?.state ?? "asked" };
+}
+
+/** Renewed once the earliest expiry Palette lists is later than the one planned. */
+export function renewProgress(plan: RenewPlan, earliest: number | undefined): ChangeProgress {
+  if (earliest !== undefined && earliest > plan.expiresAt) {
+    return {
+      kind: "done",
+      line: `certificates renewed: the earliest now expires ${new Date(earliest).toISOString().slice(0, 10)}`,
+    };
+  }
+  return { kind: "working", line: "Palette is renewing the certificates" };
 }
 
 export function repaveProgress(state: string | undefined): ChangeProgress {

@@ -53,6 +53,12 @@ export function planDrift(planned: ChangePlan, current: ChangePlan): PlanDiffere
       );
       break;
     }
+    case "renew": {
+      if (current.verb !== "renew") break;
+      const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+      differ("the certificates' earliest expiry", day(planned.expiresAt), day(current.expiresAt));
+      break;
+    }
     case "repave": {
       if (current.verb !== "repave") break;
       differ("Palette's reasons for the repave", list(planned.reasons), list(current.reasons));

@@ -94,6 +94,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   audit: [],
   why: ["share", "page", "until"],
   risks: [],
+  renew: [],
 };
 
 export function findVerb(name: string): VerbSpec | undefined {

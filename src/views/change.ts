@@ -30,6 +30,8 @@ export function changeSummary(plan: ChangePlan): string {
       return `${plan.verb} ${code(plan.machine.name)} of ${cluster}`;
     case "repave":
       return `approve the pending repave of ${cluster}`;
+    case "renew":
+      return `renew the Kubernetes certificates of ${cluster}`;
     case "backup":
       return `back up ${cluster} now`;
     case "logs":
@@ -68,6 +70,13 @@ function effectLine(plan: ChangePlan): string[] {
           ? plan.reasons.slice(0, 10).map((reason) => `• ${escapeMrkdwn(reason)}`)
           : ["• (Palette gave no reason)"]),
       ];
+    case "renew": {
+      const days = Math.ceil((plan.expiresAt - plan.readAt) / 86_400_000);
+      return [
+        `*Renews the control plane's Kubernetes certificates*: ${plan.count} expire ${new Date(plan.expiresAt).toISOString().slice(0, 10)}${days > 0 ? ` (in ${days} day${days === 1 ? "" : "s"})` : " (expired)"}.`,
+        "Palette rotates them on each control-plane node; the new ones last a year.",
+      ];
+    }
     case "pause":
       return ["*Pauses the virtual cluster*: its workloads stop until it is resumed."];
     case "resume":
@@ -201,6 +210,7 @@ const VERB_LABEL: Record<ChangePlan["verb"], string> = {
   cordon: "Cordon",
   uncordon: "Uncordon",
   repave: "Approve repave",
+  renew: "Renew certificates",
   pause: "Pause",
   resume: "Resume",
   backup: "Back up",
@@ -213,6 +223,7 @@ const DOING: Record<ChangePlan["verb"], string> = {
   cordon: "Cordoning",
   uncordon: "Uncordoning",
   repave: "Approving the repave of",
+  renew: "Renewing the certificates of",
   pause: "Pausing",
   resume: "Resuming",
   backup: "Backing up",
@@ -225,6 +236,7 @@ const DONE: Record<ChangePlan["verb"], string> = {
   cordon: "Cordoned",
   uncordon: "Uncordoned",
   repave: "Approved the repave of",
+  renew: "Renewed the certificates of",
   pause: "Paused",
   resume: "Resumed",
   backup: "Backed up",
@@ -419,6 +431,8 @@ export function changeCommandText(plan: ChangePlan): string {
       return `${plan.verb} ${target} ${quoteArg(plan.machine.uid)}`;
     case "repave":
       return `repave approve ${target}`;
+    case "renew":
+      return `renew certificates ${target}`;
     case "upgrade":
       return `upgrade ${target} ${quoteArg(plan.profile.fromUid)} ${quoteArg(plan.profile.toVersion)}`;
     default:

@@ -42,7 +42,7 @@ function fixButton(row: Pick<RiskRow, "clusterUid" | "project">, kind: RiskKind)
   const target = `${quoteArg(row.clusterUid)}${scopeArg(row.project || undefined)}`;
   switch (kind) {
     case "certificates":
-      return commandButton("Renew certificates", `renew-certs ${target}`, "renew_certs");
+      return commandButton("Renew certificates", `renew certificates ${target}`, "renew_certs");
     case "repave":
       return commandButton("Approve repave", `repave approve ${target}`, "repave");
     case "update":
