@@ -38,7 +38,8 @@ export class RadarBook {
   facts(cluster: SimCluster): RadarFacts {
     let facts = this.#facts.get(cluster.uid);
     if (!facts) {
-      facts = seedFacts(cluster, this.state.now());
+      const profile = this.state.fleet.profiles.find((p) => p.uid === cluster.profileUid);
+      facts = seedFacts(cluster, this.state.now(), profile);
       this.#facts.set(cluster.uid, facts);
     }
     const renew = facts.renew;
@@ -73,7 +74,17 @@ export class RadarBook {
   }
 }
 
-function seedFacts(cluster: SimCluster, now: number): RadarFacts {
+/** "1.0.0" → "1.1.0": the next minor version of a profile, for its seeded update */
+function nextMinor(version: string): string {
+  const [major = "1", minor = "0"] = version.split(".");
+  return `${major}.${Number(minor) + 1 || 1}.0`;
+}
+
+function seedFacts(
+  cluster: SimCluster,
+  now: number,
+  profile: { name: string; version: string } | undefined,
+): RadarFacts {
   const seed = cluster.detailSeed;
   const near = seed % 50 === 7;
   const days = near ? 5 + (seed % 17) : 40 + (seed % 300);
@@ -90,7 +101,13 @@ function seedFacts(cluster: SimCluster, now: number): RadarFacts {
     backupSchedule: "0 3 * * *",
     profileUpdates:
       seed % 20 === 11
-        ? [{ uid: `${cluster.profileUid}-next`, name: "newer profile", version: "1.1.0" }]
+        ? [
+            {
+              uid: `${cluster.profileUid}-next`,
+              name: profile?.name ?? "cluster profile",
+              version: nextMinor(profile?.version ?? "1.0.0"),
+            },
+          ]
         : [],
   };
 }
