@@ -207,9 +207,16 @@ export function createRadar(options: RadarOptions): Radar {
     // one pass reads each cluster at most once: the oldest reading comes round again after it
     const seen = new Set<string>();
     while (read < count) {
-      const due = (await store.due(scopes, Math.min(batch, count - read))).filter(
-        (cluster) => !seen.has(cluster.uid),
-      );
+      const wanted = Math.min(batch, count - read);
+      // clusters a renewal changed since their last reading go first (their notice is stale)
+      const picked = [
+        ...(await store.renewedSinceRead(scopes, wanted)),
+        ...(await store.due(scopes, wanted)),
+      ];
+      const due = picked
+        .filter((cluster, index) => picked.findIndex((c) => c.uid === cluster.uid) === index)
+        .filter((cluster) => !seen.has(cluster.uid))
+        .slice(0, wanted);
       if (due.length === 0) break;
       for (const cluster of due) {
         seen.add(cluster.uid);

@@ -72,6 +72,28 @@ export class RadarStore {
     return rows.map((row) => ({ ...row, tags: parseTags(row.tags) }));
   }
 
+  /**
+   * Clusters in the scopes whose certificates a renewal (a day-2 change, src/changes/) renewed
+   * after the radar last read them: read before the rest, so their notice says the risk is gone
+   * now, not after a pass over the whole fleet.
+   */
+  async renewedSinceRead(scopes: readonly string[], limit: number): Promise<RadarCluster[]> {
+    if (scopes.length === 0) return [];
+    const rows = await this.db.all<{ uid: string; name: string; project: string; tags: string }>(
+      `SELECT DISTINCT s.cluster_uid AS uid, s.name AS name, s.project AS project, s.tags AS tags
+         FROM changes c
+         JOIN notify_snapshots s ON s.cluster_uid = c.cluster_uid
+         LEFT JOIN radar_readings r ON r.cluster_uid = c.cluster_uid
+        WHERE c.verb = 'renew' AND c.status = 'done'
+          AND c.ended_at IS NOT NULL AND c.ended_at > COALESCE(r.read_at, 0)
+          AND s.project IN (${scopes.map(() => "?").join(",")}) AND s.state <> 'Deleted'
+        ORDER BY s.cluster_uid
+        LIMIT ?`,
+      [...scopes, limit],
+    );
+    return rows.map((row) => ({ ...row, tags: parseTags(row.tags) }));
+  }
+
   async cluster(uid: string): Promise<RadarCluster | undefined> {
     const row = await this.db.get<{ uid: string; name: string; project: string; tags: string }>(
       `SELECT cluster_uid AS uid, name, project, tags FROM notify_snapshots
