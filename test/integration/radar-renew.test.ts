@@ -14,7 +14,7 @@ import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { createSlackPoster } from "../../src/slack/notify-poster.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
 import { SubscriptionStore } from "../../src/store/subscriptions.ts";
-import { CHANGE_CALLBACK_ID } from "../../src/views/change.ts";
+import { APPROVE_ACTION_ID, CHANGE_CALLBACK_ID } from "../../src/views/change.ts";
 import type { RecordedCall } from "../support/fake-slack.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
 import { interactiveBody, loadPayload } from "../support/slack-request.ts";
@@ -50,7 +50,7 @@ afterEach(async () => {
   opened = undefined;
 });
 
-async function start(): Promise<Harness> {
+async function start(approvals?: string[]): Promise<Harness> {
   const clock = new ManualClock(Date.UTC(2026, 10, 25, 12));
   const sim = await startSimulator({ clock, clusters: 12, seed: 21 });
   const writes: Harness["writes"] = [];
@@ -93,6 +93,7 @@ async function start(): Promise<Harness> {
     policy,
     projects: [project],
     changeSchedule: () => ({ stop() {} }),
+    approvals: approvals ? { verbs: approvals, ttlMs: 30 * 60_000 } : undefined,
   });
   // the radar on the bot's store, its notices to the same fake Slack
   const radar = createRadar({
@@ -260,6 +261,31 @@ describe("Renew certificates from the radar", () => {
     expect(
       h.bot.fake.callsTo("chat.postMessage").filter((c) => c.body.channel === RISKS),
     ).toHaveLength(1);
+  });
+
+  it("APPROVAL_REQUIRED=renew: nothing is sent until a second person approves, then one PATCH", async () => {
+    const h = await start(["renew"]);
+    const target = await nearExpiry(h);
+    const before = h.bot.fake.callsTo("views.open").length;
+    await h.bot.command(`renew certificates ${target.name}`, { userId: ALICE, channelId: CHANNEL });
+    await h.bot.fake.waitFor("views.open", before + 1);
+    const view = h.bot.fake.callsTo("views.open")[before]!.body.view as Record<string, unknown>;
+    await confirm(h, view);
+    const store = new ChangeStore(h.bot.db, h.clock);
+    const deadline = Date.now() + 3_000;
+    let request = (await store.all())[0];
+    while (!request?.requestTs) {
+      if (Date.now() > deadline) throw new Error("no approval request");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      request = (await store.all())[0];
+    }
+    expect(request.status).toBe("awaiting_approval");
+    expect(h.writes).toEqual([]);
+    await h.bot.click(APPROVE_ACTION_ID, String(request.id), { userId: BOB });
+    await waitForCall(h, "chat.postMessage", "Renewing the certificates of");
+    expect(h.writes).toEqual([
+      { method: "PATCH", path: `/v1/spectroclusters/${target.uid}/k8certificates/renew` },
+    ]);
   });
 
   it("a project freeze refuses the renewal, and Palette is never written", async () => {
