@@ -126,7 +126,7 @@ async function notSentWhenFrozen(
     projectUid: record.plan.cluster.projectUid || undefined,
   });
   if (!freeze) return undefined;
-  const reason = `Not sent: frozen. ${freezeRefusal(freeze).text}`;
+  const reason = `Not sent: frozen. ${freezeRefusal(freeze).reason}`;
   const failed = await store.move(record.id, "executing", "failed", { reason });
   await auditNotSent(deps.audit, failed ?? record, "freeze", reason, { freezeId: freeze.id });
   return { kind: "failed", record: failed ?? record, reason };

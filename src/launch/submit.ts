@@ -107,7 +107,7 @@ async function submitAs(
       outcome: "denied",
       detail: JSON.stringify({ reason: "frozen", freezeId: freeze.id }),
     });
-    return { kind: "denied", message: freezeRefusal(freeze).text };
+    return { kind: "denied", message: freezeRefusal(freeze).reason };
   }
 
   const built = buildCreateBody(provider, submission.raw);

@@ -381,11 +381,18 @@ export function freezeScopeLabel(freeze: Freeze): string {
 }
 
 /** What a refused change says: who froze what, why and until when. */
-export function freezeRefusal(freeze: Freeze): { mrkdwn: string; text: string } {
-  const reason = freeze.reason ? `: “${escapeMrkdwn(freeze.reason)}”` : "";
+/**
+ * A freeze's refusal three ways: `mrkdwn` for the message, `text` its fallback (shown in
+ * notifications, where Slack renders mrkdwn too, so escaped), and `reason` in plain words for
+ * what escapes it itself (a change card's line, a form's field error).
+ */
+export function freezeRefusal(freeze: Freeze): { mrkdwn: string; text: string; reason: string } {
+  const quoted = freeze.reason ? `: “${escapeMrkdwn(freeze.reason)}”` : "";
+  const reason = `Changes are frozen until ${new Date(freeze.untilMs).toISOString()}${freeze.reason ? `: ${freeze.reason}` : ""}`;
   return {
-    mrkdwn: `:snowflake: Changes to ${freezeScopeLabel(freeze)} are frozen by ${mention(freeze.frozenBy)} until ${slackDate(freeze.untilMs, "dateTime")}${reason}. Reads and notifications go on; ask them, or wait until it ends.`,
-    text: `Changes are frozen until ${new Date(freeze.untilMs).toISOString()}${freeze.reason ? `: ${freeze.reason}` : ""}`,
+    mrkdwn: `:snowflake: Changes to ${freezeScopeLabel(freeze)} are frozen by ${mention(freeze.frozenBy)} until ${slackDate(freeze.untilMs, "dateTime")}${quoted}. Reads and notifications go on; ask them, or wait until it ends.`,
+    text: escapeMrkdwn(reason),
+    reason,
   };
 }
 

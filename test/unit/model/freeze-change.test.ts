@@ -63,6 +63,11 @@ describe("blockingFreeze", () => {
     });
     expect(loud.mrkdwn).not.toContain("<!channel>");
     expect(loud.mrkdwn).toContain("&lt;!channel&gt;");
+    // the fallback text is shown in notifications and rendered as mrkdwn there too
+    expect(loud.text).not.toContain("<!channel>");
+    expect(loud.text).toContain("&lt;!channel&gt;");
+    // the plain reason is what a card or a form escapes itself (escaping it here would show &amp;lt;)
+    expect(loud.reason).toContain("<!channel> now");
   });
 });
 
