@@ -2,8 +2,9 @@
  * Fleet scale (`npm run bench -- scale`): the bot as its own process (`bin/palette-chatops.js
  * start`, HTTP mode) against the simulator with 10,000 and 50,000 clusters in 3 projects, 1% not
  * Running and Healthy, 20 changes a minute of churn, Palette's documented rate limits enforced,
- * POLL_SCHEDULE every 30 s and RECONCILE_SCHEDULE every 3 minutes. The simulator, the fake Slack
- * and the load live in this process; the bot's memory and latency are its own. Prints JSON.
+ * POLL_SCHEDULE every 30 s and RECONCILE_SCHEDULE every 3 minutes, the radar on at its default
+ * RADAR_CALLS_PER_MINUTE as in production. The simulator, the fake Slack and the load live in this
+ * process; the bot's memory and latency are its own. Prints JSON.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +24,20 @@ const DASHBOARD_PER_SECOND = 10;
 const SIGNING_SECRET = "scale-bench-signing-secret";
 const STEADY_CYCLES = 6;
 const MEASURED_RECONCILIATIONS = 2;
+/** RADAR_CALLS_PER_MINUTE's default (src/config.ts): the bench leaves it unset, as production does */
+const RADAR_DEFAULT_CALLS_PER_MINUTE = 30;
+
+/**
+ * The radar's paths (src/radar/, src/palette/client-radar.ts): its sweep's three reads per cluster
+ * and the fleet's pending-repave list. It runs in the background at its own pace and shares the
+ * simulator's request log, so these are taken out of every window that counts someone else's calls.
+ */
+const RADAR_SWEEP_PATH =
+  /^\/v1\/spectroclusters\/[^/]+\/(k8certificates|profileUpdates|features\/backup)$/;
+const RADAR_REPAVE_PATH = "/v1/dashboard/spectroclusters/repaveStatus";
+const isRadar = (request: { method: string; path: string }) =>
+  request.method === "GET" &&
+  (RADAR_SWEEP_PATH.test(request.path) || request.path === RADAR_REPAVE_PATH);
 
 export interface ScaleFigures {
   clusters: number;
@@ -32,7 +47,11 @@ export interface ScaleFigures {
   /** search pages over the documented /v1/dashboard limit: the least time a full listing takes */
   rateLimitFloorMs: number;
   reconcileToFloor: number;
-  /** Palette requests per steady (incremental) poll cycle, mean of STEADY_CYCLES */
+  /**
+   * Palette calls per steady (incremental) poll cycle, mean of STEADY_CYCLES: the bot's own count
+   * (`poll_palette_calls{kind="incremental"}`, the cycle's own counted client, so neither the
+   * radar nor a command can enter it, whatever its paths or timing)
+   */
   callsPerSteadyCycle: number;
   /**
    * the bar for those cycles, mean: per project 3, plus ceil(its clusters not Running and
@@ -40,14 +59,38 @@ export interface ScaleFigures {
    * off the simulator)
    */
   steadyCycleBar: number;
-  /** each steady cycle's calls against its own bar */
-  steadyCycles: Array<{ calls: number; bar: number; byEndpoint: Record<string, number> }>;
+  /**
+   * each steady cycle's calls against its own bar: `calls` the bot's own count; `simulatorCalls`
+   * the requests the simulator served in the cycle's window minus the radar's paths (a retried
+   * request counts there, not in the bot's count); `byEndpoint` what those were; `radarCalls` the
+   * radar's requests in the same window (not the poll's)
+   */
+  steadyCycles: Array<{
+    calls: number;
+    simulatorCalls: number;
+    bar: number;
+    byEndpoint: Record<string, number>;
+    radarCalls: number;
+  }>;
+  /** both counts of every steady cycle at or under its bar */
   everySteadyCycleWithinBar: boolean;
+  /** the bot's count and the simulator's (minus the radar) equal in every steady cycle */
+  countsAgree: boolean;
   /**
    * of those calls, the likely-cause reads of health-loss notifications (issue 27): per announced
    * cluster one GET /v1/audits and one page of its events, mean per steady cycle
    */
   likelyCauseCallsPerSteadyCycle: number;
+  /**
+   * the radar, on at its default RADAR_CALLS_PER_MINUTE, over the measured window: its sweep's
+   * reads a minute (not the poll's), and the pages of the pending-repave list (after reconciliations)
+   */
+  radar: {
+    callsPerMinuteSetting: number;
+    sweepCallsPerMinute: number;
+    repaveListCalls: number;
+    windowMinutes: number;
+  };
   /** clusters not Running and Healthy per project, mean over the steady cycles */
   unsteadyPerProject: number;
   /** Palette calls of the bot's last reconciliation (its own count, `poll_palette_calls`) */
@@ -173,7 +216,11 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
     await command(`subscribe clusters`);
 
     // steady cycles: Palette requests between consecutive poll completions
+    /** the bot's own count of each steady cycle's Palette calls */
     const perCycle: number[] = [];
+    /** the simulator's count of the same window, the radar's requests left out */
+    const perCycleSimulator: number[] = [];
+    const perCycleRadar: number[] = [];
     /** each steady cycle's requests by method and path shape, to see what a cycle spent */
     const perCycleEndpoints: Array<Record<string, number>> = [];
     const bars: number[] = [];
@@ -190,6 +237,8 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
     let polls = await pollsDone();
     let reconciled = await reconciles();
     let requestsAt = sim.control.requests().length;
+    const windowStartedAt = performance.now();
+    const windowRequestsAt = requestsAt;
     // names used once in the fleet: the card path (search + overview), not "pick one of 3"
     const uses = new Map<string, number>();
     for (const cluster of sim.control.clusters()) {
@@ -237,8 +286,12 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       const steady = reconciledNow === reconciled && (await reconcilingNow()) === 0;
       reconciled = reconciledNow;
       if (steady) {
-        const requests = sim.control.requests().slice(requestsAt);
-        perCycle.push(requests.length);
+        // set in the same tick as the completion counter: this is the cycle just seen complete
+        perCycle.push(await metric('palette_chatops_poll_palette_calls{kind="incremental"}'));
+        const window = sim.control.requests().slice(requestsAt);
+        const requests = window.filter((r) => !isRadar(r));
+        perCycleSimulator.push(requests.length);
+        perCycleRadar.push(window.length - requests.length);
         const byEndpoint: Record<string, number> = {};
         for (const r of requests) {
           const shape = `${r.method} ${r.path.replace(/\/[0-9a-f]{24}(?=\/|$)/g, "/{uid}")}`;
@@ -272,8 +325,15 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       // between polls: one command's own Palette calls, and a change the next poll must carry
       const before = sim.control.requests().length;
       await command(`cluster ${names[(perCycle.length * 97) % names.length]}`);
-      // a reconciliation's reads would count as the command's
-      if (steady) commandCalls.push(sim.control.requests().length - before);
+      // a reconciliation's reads would count as the command's; the radar's are left out
+      if (steady) {
+        commandCalls.push(
+          sim.control
+            .requests()
+            .slice(before)
+            .filter((r) => !isRadar(r)).length,
+        );
+      }
       const target = sim.control.clusters().find((c) => c.state === "Running")!;
       sim.control.setState(target.uid, "Upgrading");
       changes.push({ uid: target.uid, name: target.name, at: Date.now() });
@@ -281,6 +341,8 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       unsteadyBefore = unsteadyNow();
     }
     clearInterval(sampler);
+    const windowMinutes = (performance.now() - windowStartedAt) / 60_000;
+    const windowRadar = sim.control.requests().slice(windowRequestsAt).filter(isRadar);
     // commands while a poll runs: fire as the next cycle starts
     const pollAt = Date.now() + ((30_000 - (Date.now() % 30_000)) % 30_000);
     await sleep(pollAt - Date.now() + 200);
@@ -326,13 +388,28 @@ async function measure(clusters: number, script: string): Promise<ScaleFigures> 
       steadyCycleBar: mean(bars),
       steadyCycles: perCycle.map((calls, i) => ({
         calls,
+        simulatorCalls: perCycleSimulator[i] ?? 0,
         bar: bars[i] ?? 0,
         byEndpoint: perCycleEndpoints[i] ?? {},
+        radarCalls: perCycleRadar[i] ?? 0,
       })),
-      everySteadyCycleWithinBar: perCycle.every((calls, i) => calls <= (bars[i] ?? 0)),
+      everySteadyCycleWithinBar: perCycle.every(
+        (calls, i) => Math.max(calls, perCycleSimulator[i] ?? 0) <= (bars[i] ?? 0),
+      ),
+      countsAgree: perCycle.every((calls, i) => calls === perCycleSimulator[i]),
+      // GET /v1/audits is read by the likely-cause line only (the radar never reads it)
       likelyCauseCallsPerSteadyCycle: mean(
         perCycleEndpoints.map((byEndpoint) => 2 * (byEndpoint["GET /v1/audits"] ?? 0)),
       ),
+      radar: {
+        callsPerMinuteSetting: RADAR_DEFAULT_CALLS_PER_MINUTE,
+        sweepCallsPerMinute:
+          Math.round(
+            (windowRadar.filter((r) => r.path !== RADAR_REPAVE_PATH).length / windowMinutes) * 10,
+          ) / 10,
+        repaveListCalls: windowRadar.filter((r) => r.path === RADAR_REPAVE_PATH).length,
+        windowMinutes: Math.round(windowMinutes * 10) / 10,
+      },
       unsteadyPerProject: mean(unsteadyCounts),
       callsPerReconcile: await metric('palette_chatops_poll_palette_calls{kind="reconcile"}'),
       changeToSlackMs: {
@@ -381,13 +458,16 @@ export async function runScaleBench(fleets = [10_000, 50_000]) {
   const script = buildBot();
   for (const clusters of fleets) {
     process.stderr.write(`bench scale: ${clusters} clusters…\n`);
-    runs.push(await measure(clusters, script));
+    const run = await measure(clusters, script);
+    // each size's figures as soon as they are in: a long run cut short keeps what it measured
+    process.stderr.write(`bench scale: ${clusters} clusters: ${JSON.stringify(run)}\n`);
+    runs.push(run);
   }
   return {
     bench: "scale",
     node: process.version,
     setup:
-      "bot as its own process (compiled, node dist/main.js start, HTTP mode); simulator (rate limits enforced, 1% unhealthy, churn 20/min), fake Slack and load in the bench process; POLL_SCHEDULE */30 s, RECONCILE_SCHEDULE every 3 min",
+      "bot as its own process (compiled, node dist/main.js start, HTTP mode); simulator (rate limits enforced, 1% unhealthy, churn 20/min), fake Slack and load in the bench process; POLL_SCHEDULE */30 s, RECONCILE_SCHEDULE every 3 min; the radar on at its default RADAR_CALLS_PER_MINUTE (30); a steady cycle's calls are the bot's own poll_palette_calls, checked against the simulator's log minus the radar's paths",
     runs,
   };
 }
