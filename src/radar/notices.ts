@@ -24,6 +24,13 @@ export interface RiskNotifier {
 
 const GONE = "gone";
 
+/**
+ * A post Slack failed without saying it did not post (a time-out, a 5xx) keeps its claim, so a
+ * pass soon after does not post it twice; after this long with no ts recorded it is posted again
+ * (a duplicate only if Slack posted and the answer was lost, rather than a notice lost for good).
+ */
+export const NOTICE_RETRY_MS = 10 * 60_000;
+
 /** Slack surely did not post: the claim is given back so the next pass tries again. */
 function surelyNotPosted(error: unknown): boolean {
   return error instanceof SlackSendError && error.kind !== "transient";
@@ -67,7 +74,11 @@ export function createRiskNotifier(deps: {
       ...(readAt !== undefined ? { readAt } : {}),
     };
     const shown = riskFingerprint(risk);
-    if (!(await store.claimNotice(channel, cluster.uid, risk.kind, shown, clock.now()))) return;
+    const now = clock.now();
+    if (
+      !(await store.claimNotice(channel, cluster.uid, risk.kind, shown, now, now - NOTICE_RETRY_MS))
+    )
+      return;
     try {
       const { ts } = await slack.postMessage({
         channel,
@@ -124,7 +135,9 @@ export function createRiskNotifier(deps: {
         for (const risk of risks) {
           const since = stored.get(risk.kind)?.since ?? clock.now();
           const notice = noticeOf(channel, risk.kind);
-          if (!notice) {
+          // no notice yet, or one whose post never recorded its ts: the claim decides whether
+          // it is time (a fresh claim is left alone, an old one is posted again)
+          if (!notice || notice.ts === null) {
             await post(channel, cluster, risk, since, readAt);
             continue;
           }

@@ -292,17 +292,26 @@ export class RadarStore {
    * Claims the first notice of a risk in a channel before it is posted; false when one exists
    * (another pass, or a post lost mid-way: never posted twice).
    */
+  /**
+   * Claims the first notice of a risk in a channel, once. A claim whose post never recorded a ts
+   * (Slack failed in a way that may or may not have posted) can be claimed again once it is older
+   * than `retryBefore`, so such a notice is tried again rather than lost.
+   */
   async claimNotice(
     channel: string,
     clusterUid: string,
     kind: RiskKind,
     shown: string,
     at: number,
+    retryBefore: number,
   ): Promise<boolean> {
     const result = await this.db.run(
       `INSERT INTO radar_notices (channel, cluster_uid, kind, ts, shown, gone, updated_at)
-       VALUES (?, ?, ?, NULL, ?, 0, ?) ON CONFLICT (channel, cluster_uid, kind) DO NOTHING`,
-      [channel, clusterUid, kind, shown, at],
+       VALUES (?, ?, ?, NULL, ?, 0, ?)
+       ON CONFLICT (channel, cluster_uid, kind) DO UPDATE SET shown = excluded.shown,
+         updated_at = excluded.updated_at
+       WHERE radar_notices.ts IS NULL AND radar_notices.updated_at <= ?`,
+      [channel, clusterUid, kind, shown, at, retryBefore],
     );
     return result.changes > 0;
   }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/log.ts";
 import { DEFAULT_RISK_SETTINGS } from "../../src/model/risk.ts";
-import { createRiskNotifier } from "../../src/radar/notices.ts";
+import { createRiskNotifier, NOTICE_RETRY_MS } from "../../src/radar/notices.ts";
 import { CALLS_PER_CLUSTER, createRadar, type Radar } from "../../src/radar/sweep.ts";
 import { Secret } from "../../src/secret.ts";
 import { createSlackPoster } from "../../src/slack/notify-poster.ts";
@@ -168,6 +168,37 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
     await radar.sweep(fleet);
     expect(h.posts("CR")).toHaveLength(2);
     expect(h.updates("CR").filter((u) => textOf(u).includes("no longer holds"))).toHaveLength(0);
+  });
+
+  it("Slack failing the post (a 500: it may or may not have posted) does not lose the notice: tried again after a while, once", async () => {
+    h = await startNotifyHarness({ openDb: await backend.database() });
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    await h.cycle();
+    quietFleet(h);
+    const target = h.sim.control.clusters()[2]!;
+    h.sim.control.setCertificateExpiry(target.uid, h.clock.now() + 10 * DAY);
+    let failing = true;
+    h.fake.on("chat.postMessage", (call) => {
+      if (!failing || call.body.channel !== "CR") return undefined;
+      failing = false;
+      return { status: 500, body: { ok: false, error: "internal_error" } };
+    });
+    radar = startRadar(h);
+    const fleet = h.sim.control.clusters().length;
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(1); // the failed one
+    // a pass soon after leaves it alone: the answer may still have been a post
+    h.clock.advance(60_000);
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(1);
+    // after NOTICE_RETRY_MS with no ts recorded, the notice is posted again, and only once
+    h.clock.advance(NOTICE_RETRY_MS);
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(2);
+    expect(textOf(h.posts("CR")[1]!)).toContain(target.name);
+    h.clock.advance(NOTICE_RETRY_MS);
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(2);
   });
 
   it("reads at most RADAR_CALLS_PER_MINUTE, only clusters in scope and not deleted", async () => {
