@@ -27,8 +27,8 @@ export const MIGRATIONS: Migration[] = [
   ...identityLinks,
   ...launchPaletteUser,
   ...day2,
+  auditColumns,
   changePlans,
   freezeAnnouncedIn,
-  auditColumns,
   radar,
 ];
