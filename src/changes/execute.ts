@@ -8,6 +8,7 @@ import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import { freezeRefusal } from "../views/change.ts";
 import { auditNotSent, auditStep, subjectOf } from "./audit-trail.ts";
 import { frozen } from "./guard.ts";
+import { planScope } from "./progress.ts";
 import { CHANGE_ACTION } from "./reads-as.ts";
 import type { ChangeDeps } from "./types.ts";
 
@@ -161,7 +162,7 @@ async function send(
   palette: PaletteApi,
   wire: { sent: boolean },
 ): Promise<string | undefined> {
-  const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
+  const scope = planScope(plan);
   switch (plan.verb) {
     case "scale": {
       const pool = await palette.getMachinePool(

@@ -15,7 +15,7 @@ import type { SqlDb } from "../store/sql.ts";
 import { auditStep, type ChangeStep, subjectOf } from "./audit-trail.ts";
 import { type ChangeBoard, showApprovalRequest } from "./board.ts";
 import { UNCONFIRMED_LINE } from "./execute.ts";
-import { readProgress, tookEffect } from "./progress.ts";
+import { planScope, readProgress, tookEffect } from "./progress.ts";
 
 export interface ChangeFollowerDeps {
   db: SqlDb;
@@ -228,9 +228,7 @@ export class ChangeFollower {
 
   /** the collected logs, downloaded once (by whoever ended the change) into the requester's DM */
   private async deliverLogs(record: ChangeRecord, fileName: string, took: string): Promise<void> {
-    const scope = record.plan.cluster.projectUid
-      ? { projectUid: record.plan.cluster.projectUid }
-      : {};
+    const scope = planScope(record.plan);
     try {
       const content = await this.deps.palette.downloadLogs(
         record.paletteRef ?? "",

@@ -11,8 +11,26 @@ import {
   scaleProgress,
   upgradeProgress,
 } from "../model/change.ts";
-import type { PaletteApi } from "../palette/api.ts";
+import type { PaletteApi, Scope } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
+
+/** The project a change's Palette calls are scoped to (the tenant when it has none). */
+export function planScope(plan: ChangePlan): Scope {
+  return plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
+}
+
+type MachinePlan = Extract<ChangePlan, { verb: "cordon" | "uncordon" }>;
+
+/** The machine a cordon or uncordon is about, as its pool lists it now (undefined: gone). */
+async function plannedMachine(plan: MachinePlan, palette: PaletteApi, scope: Scope) {
+  const machines = await palette.listMachines(
+    plan.cluster.cloudType,
+    plan.configUid,
+    plan.pool,
+    scope,
+  );
+  return machines.find((entry) => entry.metadata?.uid === plan.machine.uid);
+}
 
 /** The earliest expiry of the cluster's Kubernetes certificates (not their authorities'). */
 async function earliestCertificate(
@@ -30,7 +48,7 @@ export async function readProgress(
   palette: PaletteApi,
   paletteRef?: string,
 ): Promise<ChangeProgress> {
-  const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
+  const scope = planScope(plan);
   switch (plan.verb) {
     case "delete": {
       const state = await palette.getClusterState(plan.cluster.uid, scope).catch((error) => {
@@ -57,13 +75,7 @@ export async function readProgress(
     }
     case "cordon":
     case "uncordon": {
-      const machines = await palette.listMachines(
-        plan.cluster.cloudType,
-        plan.configUid,
-        plan.pool,
-        scope,
-      );
-      const machine = machines.find((entry) => entry.metadata?.uid === plan.machine.uid);
+      const machine = await plannedMachine(plan, palette, scope);
       if (!machine)
         return { kind: "failed", line: `\`${plan.machine.name}\` is gone from the pool` };
       return maintenanceProgress(plan, {
@@ -108,7 +120,7 @@ export async function tookEffect(
   palette: PaletteApi,
   paletteRef?: string,
 ): Promise<boolean | undefined> {
-  const scope = plan.cluster.projectUid ? { projectUid: plan.cluster.projectUid } : {};
+  const scope = planScope(plan);
   switch (plan.verb) {
     case "scale": {
       // Palette stores the pool's new size when it takes the PUT, before any machine moves
@@ -129,13 +141,7 @@ export async function tookEffect(
     }
     case "cordon":
     case "uncordon": {
-      const machines = await palette.listMachines(
-        plan.cluster.cloudType,
-        plan.configUid,
-        plan.pool,
-        scope,
-      );
-      const machine = machines.find((entry) => entry.metadata?.uid === plan.machine.uid);
+      const machine = await plannedMachine(plan, palette, scope);
       return machine?.status?.maintenanceStatus?.action === plan.verb;
     }
     case "repave": {
