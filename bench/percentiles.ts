@@ -9,3 +9,7 @@ export function percentiles(samples: number[]) {
     count: sorted.length,
   };
 }
+
+/** the mean of a run's figures, to one decimal (0 for none) */
+export const mean = (values: number[]): number =>
+  Math.round((values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)) * 10) / 10;

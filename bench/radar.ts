@@ -10,7 +10,7 @@
  * per incremental cycle (its `poll_palette_calls` gauge), `/palette cluster <name>` answer times
  * while the sweep runs, and the bot's resident memory (median of 1 s samples, and VmHWM).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -21,6 +21,8 @@ import { postSigned, slashCommandBody } from "../test/support/slack-request.ts";
 import { freePort, spawnCli, until } from "../test/support/start-process-harness.ts";
 import { buildBot } from "./compiled-bot.ts";
 import { imageNodeFlags, imageNodeOptions } from "./image-node-options.ts";
+import { mean } from "./percentiles.ts";
+import { peakRssMb, rssMb } from "./process-memory.ts";
 
 const PROJECTS = 3;
 const SIGNING_SECRET = "radar-bench-signing-secret";
@@ -56,13 +58,6 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return Math.round(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0);
 };
-const mean = (values: number[]) =>
-  Math.round((values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)) * 10) / 10;
-
-function status(pid: number, field: "VmRSS" | "VmHWM"): number {
-  const text = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) / 1024);
-}
 
 async function measure(
   clusters: number,
@@ -141,7 +136,7 @@ async function measure(
     let nextCommand = started;
     while (Date.now() - started < windowMs) {
       await sleep(1_000);
-      rss.push(status(bot.child.pid!, "VmRSS"));
+      rss.push(rssMb(bot.child.pid!));
       if (samples.length === 0 || Date.now() - samples.at(-1)!.at >= 5_000) {
         samples.push({ at: Date.now(), count: sweepCount() });
       }
@@ -185,7 +180,7 @@ async function measure(
         samples: answers.length,
       },
       botSteadyRssMb: percentile(rss, 50),
-      botPeakRssMb: status(bot.child.pid!, "VmHWM"),
+      botPeakRssMb: peakRssMb(bot.child.pid!),
       palette429s: sim.control.requests().filter((r) => r.status === 429).length,
     };
   } finally {

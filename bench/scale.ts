@@ -6,7 +6,7 @@
  * RADAR_CALLS_PER_MINUTE as in production. The simulator, the fake Slack and the load live in this
  * process; the bot's memory and latency are its own. Prints JSON.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -17,6 +17,8 @@ import { postSigned, slashCommandBody } from "../test/support/slack-request.ts";
 import { freePort, spawnCli, until } from "../test/support/start-process-harness.ts";
 import { buildBot } from "./compiled-bot.ts";
 import { imageNodeFlags, imageNodeOptions } from "./image-node-options.ts";
+import { mean } from "./percentiles.ts";
+import { peakRssMb, rssMb } from "./process-memory.ts";
 
 const PROJECTS = 3;
 const PAGE = 50;
@@ -126,22 +128,6 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return Math.round(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0);
 };
-
-const mean = (values: number[]) =>
-  Math.round((values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)) * 10) / 10;
-
-/** VmRSS: the process's resident memory now. */
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-}
-
-/** VmHWM: the most resident memory the process ever had. */
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
-}
 
 async function measure(clusters: number, script: string): Promise<ScaleFigures> {
   const dir = mkdtempSync(join(tmpdir(), "scale-"));
