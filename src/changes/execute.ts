@@ -38,8 +38,8 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
       deps.identity,
     );
   } catch (error) {
-    // the person's key could not be had (LINK_METHOD=email minting it failed): nothing was sent
-    const reason = `Not sent: your Palette key could not be had. ${describeForUser(error)}`;
+    // the person's key could not be made (LINK_METHOD=email minting it failed): nothing was sent
+    const reason = `Not sent: the bot could not make the short-lived Palette key it uses to act as you, so nothing was changed. ${describeForUser(error)}`;
     deps.logger.warn({ err: String(error), changeId: record.id }, "change not sent: no key");
     const failed = await store.move(record.id, "executing", "failed", { reason });
     await auditNotSent(deps.audit, failed ?? record, "no key", reason);
