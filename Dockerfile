@@ -4,7 +4,9 @@
 #   docker build -t palette-chatops .
 #   docker run --env-file .env -p 3000:3000 -v palette-chatops-data:/data palette-chatops
 
-FROM node:22-bookworm-slim AS base
+# Pinned by digest so a rebuild gets the same base; Dependabot (.github/dependabot.yml, docker)
+# proposes the next digest. The tag stays for the reader; Docker pulls by the digest.
+FROM node:22-bookworm-slim@sha256:43ac6c60b8f89723f746e8a92ce91abd5017e627ce1ddfe4238355d3a30b772c AS base
 WORKDIR /app
 
 # better-sqlite3 falls back to compiling from source when no prebuilt binary fits the platform.
@@ -30,16 +32,23 @@ FROM base AS runtime
 # V8's young generation in 4 MB semi-spaces (its default grows them to 16 MB): with the bot's
 # other settings this keeps its peak resident memory under 120 MB at 50,000 clusters. Smaller
 # ones doubled the ack's tail under a burst of commands (docs/operations.md, Docker: Memory).
+# SQLITE_DEFAULT_PATH, not STATE_DB: the file on the /data volume is used only when the operator
+# sets neither STATE_DB nor DATABASE_URL, so `-e DATABASE_URL=…` means PostgreSQL (issue 32).
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=4 \
     PORT=3000 \
-    STATE_DB=/data/palette-chatops.sqlite
+    SQLITE_DEFAULT_PATH=/data/palette-chatops.sqlite
 # Files stay owned by root so the running user cannot rewrite its own code.
 COPY package.json ./
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
-RUN chmod 0755 bin/palette-chatops.js \
+# No package manager at run time: npm, npx, corepack and yarn are never used by the bot, and
+# each is code an attacker in the container could use to fetch more.
+RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
+      /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
+      /usr/local/bin/yarn /usr/local/bin/yarnpkg \
+ && chmod 0755 bin/palette-chatops.js \
  && ln -s /app/bin/palette-chatops.js /usr/local/bin/palette-chatops \
  && mkdir -p /data \
  && chown node:node /data

@@ -109,6 +109,9 @@ const rawEnvSchema = z.object({
     .optional()
     .refine((value) => value === undefined || isPostgresUrl(value), { message: POSTGRES_URL_WANTS })
     .transform((value) => (value ? new Secret(value.trim()) : undefined)),
+  // the image's SQLite path (its /data volume), read only when neither store is chosen; an image
+  // ENV of STATE_DB itself would outrank the operator's DATABASE_URL (issue 32)
+  SQLITE_DEFAULT_PATH: z.string().optional(),
   LEADER_LEASE_TTL_MS: milliseconds.default(15_000),
   LEADER_RENEW_MS: milliseconds.default(5_000),
   ALLOW_LAUNCH: slackIdList,
@@ -226,7 +229,7 @@ export interface Config {
   /** the full reconciliation; the polls between are incremental */
   reconcileSchedule: string;
   tokenRefreshSchedule: string;
-  /** STATE_DB, or DATABASE_URL when STATE_DB is unset */
+  /** STATE_DB or DATABASE_URL (refused when both name different stores), else SQLITE_DEFAULT_PATH */
   stateDb: StateStore;
   /**
    * The leader lease (LEADER_LEASE_TTL_MS, LEADER_RENEW_MS): one replica runs the poll, the
@@ -426,10 +429,28 @@ function identityConfig(raw: z.infer<typeof rawEnvSchema>): IdentityConfig {
 }
 
 function stateStore(raw: z.infer<typeof rawEnvSchema>): StateStore {
-  const chosen = raw.STATE_DB ?? raw.DATABASE_URL ?? DEFAULT_STATE_DB;
+  const { STATE_DB: stateDb, DATABASE_URL: databaseUrl } = raw;
+  // Both set and naming different stores: whichever won, the operator meant the other one half
+  // the time (an image's or a chart's leftover beside their own), so nothing starts.
+  if (stateDb !== undefined && databaseUrl !== undefined && !sameStore(stateDb, databaseUrl)) {
+    throw new ConfigError(
+      "STATE_DB",
+      `conflicts with DATABASE_URL: the two name different stores (STATE_DB ${describeStore(stateDb)}, DATABASE_URL a PostgreSQL URL), so the bot does not guess; set only one (DATABASE_URL alone for PostgreSQL)`,
+    );
+  }
+  const chosen = databaseUrl ?? stateDb ?? raw.SQLITE_DEFAULT_PATH ?? DEFAULT_STATE_DB;
   return chosen instanceof Secret
     ? { kind: "postgres", url: chosen }
     : { kind: "sqlite", path: chosen };
+}
+
+function sameStore(stateDb: string | Secret, databaseUrl: Secret): boolean {
+  return stateDb instanceof Secret && stateDb.reveal() === databaseUrl.reveal();
+}
+
+/** a SQLite path is no secret; a URL is, so only its kind is named */
+function describeStore(store: string | Secret): string {
+  return store instanceof Secret ? "a different PostgreSQL URL" : `the SQLite file ${store}`;
 }
 
 function paletteCredentials(raw: z.infer<typeof rawEnvSchema>): PaletteCredentials {

@@ -200,9 +200,37 @@ describe("the state store (STATE_DB, DATABASE_URL)", () => {
     }
   });
 
-  it("prefers STATE_DB when both are set", () => {
-    const config = loadConfig({ ...base, STATE_DB: "./state.db", DATABASE_URL: url });
-    expect(config.stateDb).toEqual({ kind: "sqlite", path: "./state.db" });
+  it("refuses STATE_DB and DATABASE_URL naming different stores, naming both", () => {
+    for (const stateDb of ["./state.db", "postgres://other:pg-password-value@db2:5432/x"]) {
+      const error = errorOf({ ...base, STATE_DB: stateDb, DATABASE_URL: url });
+      expect(error.variable).toBe("STATE_DB");
+      expect(error.message).toContain("DATABASE_URL");
+      expect(error.message).toMatch(/different stores/);
+      expect(error.message).not.toContain("pg-password-value");
+    }
+    expect(errorOf({ ...base, STATE_DB: "./state.db", DATABASE_URL: url }).message).toContain(
+      "./state.db",
+    );
+    // the same URL twice is one store: nothing to refuse
+    expect(loadConfig({ ...base, STATE_DB: url, DATABASE_URL: url }).stateDb.kind).toBe("postgres");
+  });
+
+  it("takes SQLITE_DEFAULT_PATH (the image's /data file) only when no store is chosen", () => {
+    const image = { ...base, SQLITE_DEFAULT_PATH: "/data/palette-chatops.sqlite" };
+    expect(loadConfig(image).stateDb).toEqual({
+      kind: "sqlite",
+      path: "/data/palette-chatops.sqlite",
+    });
+    // DATABASE_URL given to the image means PostgreSQL, whatever the image's default
+    expect(loadConfig({ ...image, DATABASE_URL: url }).stateDb.kind).toBe("postgres");
+    expect(loadConfig({ ...image, STATE_DB: "/x/y.db" }).stateDb).toEqual({
+      kind: "sqlite",
+      path: "/x/y.db",
+    });
+    expect(loadConfig(base).stateDb).toEqual({
+      kind: "sqlite",
+      path: "./data/palette-chatops.sqlite",
+    });
   });
 
   it("never prints the URL: the config inspected or as JSON shows it redacted", () => {

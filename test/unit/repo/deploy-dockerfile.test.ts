@@ -2,6 +2,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { imageNodeFlags, imageNodeOptions } from "../../../bench/image-node-options.ts";
+import {
+  envPairs,
+  imageEnv,
+  parseDockerfile,
+  type Stage,
+  stagesOf,
+} from "../../support/dockerfile.ts";
 
 /**
  * Static checks of the Dockerfile (no Docker daemon needed): the rules an image reviewer would
@@ -9,71 +16,6 @@ import { imageNodeFlags, imageNodeOptions } from "../../../bench/image-node-opti
  */
 
 const ROOT = process.cwd();
-
-interface Instruction {
-  keyword: string;
-  args: string;
-  line: number;
-}
-
-interface Stage {
-  image: string;
-  name?: string;
-  instructions: Instruction[];
-}
-
-/** Joins `\` continuations, drops comments and blank lines. */
-function parseDockerfile(text: string): Instruction[] {
-  const out: Instruction[] = [];
-  let buffer = "";
-  let start = 0;
-  text.split("\n").forEach((raw, index) => {
-    const line = raw.trimEnd();
-    if (buffer === "" && (line.trim() === "" || line.trim().startsWith("#"))) return;
-    if (buffer !== "" && line.trim().startsWith("#")) return;
-    if (buffer === "") start = index + 1;
-    if (line.endsWith("\\")) {
-      buffer += `${line.slice(0, -1)} `;
-      return;
-    }
-    buffer += line;
-    const match = /^\s*([A-Za-z]+)\s+([\s\S]*)$/.exec(buffer);
-    if (match) out.push({ keyword: match[1]!.toUpperCase(), args: match[2]!.trim(), line: start });
-    buffer = "";
-  });
-  return out;
-}
-
-function stagesOf(instructions: Instruction[]): Stage[] {
-  const stages: Stage[] = [];
-  for (const instruction of instructions) {
-    if (instruction.keyword === "FROM") {
-      const words = instruction.args.split(/\s+/).filter((word) => !word.startsWith("--"));
-      const asIndex = words.findIndex((word) => word.toLowerCase() === "as");
-      stages.push({
-        image: words[0]!,
-        name: asIndex >= 0 ? words[asIndex + 1] : undefined,
-        instructions: [],
-      });
-    } else {
-      stages.at(-1)?.instructions.push(instruction);
-    }
-  }
-  return stages;
-}
-
-/** `KEY=value KEY2="v 2"` or the legacy `KEY value` form. */
-function envPairs(args: string): Array<[string, string | undefined]> {
-  if (!args.includes("=")) {
-    const [key, ...rest] = args.split(/\s+/);
-    return [[key!, rest.join(" ") || undefined]];
-  }
-  const pairs: Array<[string, string | undefined]> = [];
-  for (const match of args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)(?:=("[^"]*"|'[^']*'|\S*))?/g)) {
-    pairs.push([match[1]!, match[2] === undefined || match[2] === "" ? undefined : match[2]]);
-  }
-  return pairs;
-}
 
 function copySources(args: string): { from?: string; sources: string[]; dest: string } {
   const words = args.split(/\s+/);
@@ -111,11 +53,39 @@ describe("Dockerfile", () => {
       if (!names.has(stage.image)) expect(stage.image).toMatch(/^node:22(\.|-|$)/);
       if (stage.name) names.add(stage.name);
     }
-    expect(finalStage.image === "node:22-bookworm-slim" || names.has(finalStage.image)).toBe(true);
-    // the final stage's root image is the slim one
+    // the final stage's root image is the slim one, pinned by its digest
     let root = finalStage.image;
     while (names.has(root)) root = stages.find((stage) => stage.name === root)!.image;
-    expect(root).toBe("node:22-bookworm-slim");
+    expect(root).toMatch(/^node:22-bookworm-slim@sha256:[0-9a-f]{64}$/);
+    // every registry image is the same pinned one (the toolchain builds on it)
+    for (const stage of stages.filter((candidate) => !names.has(candidate.image))) {
+      expect(stage.image).toBe(root);
+    }
+  });
+
+  it("Dependabot proposes the base image's next digest", () => {
+    const dependabot = readFileSync(join(ROOT, ".github", "dependabot.yml"), "utf8");
+    expect(dependabot).toMatch(/package-ecosystem:\s*"?docker"?/);
+  });
+
+  it("leaves no package manager in the runtime stage", () => {
+    const runs = finalStage.instructions
+      .filter((i) => i.keyword === "RUN")
+      .map((i) => i.args)
+      .join("\n");
+    for (const path of [
+      "/usr/local/lib/node_modules/npm",
+      "/usr/local/lib/node_modules/corepack",
+      "/usr/local/bin/npm",
+      "/usr/local/bin/npx",
+      "/usr/local/bin/corepack",
+    ]) {
+      expect(runs, path).toMatch(new RegExp(`rm -rf[^&]*${path.replaceAll("/", "\\/")}(\\s|$)`));
+    }
+    // and no later RUN of the stage needs them
+    const all = finalStage.instructions.filter((i) => i.keyword === "RUN").map((i) => i.args);
+    const removal = all.findIndex((run) => run.includes("/usr/local/bin/npx"));
+    for (const later of all.slice(removal + 1)) expect(later).not.toMatch(/\b(npm|npx|corepack)\b/);
   });
 
   it("runs the final stage as a non-root user", () => {
@@ -129,13 +99,14 @@ describe("Dockerfile", () => {
     const healthcheck = finalStage.instructions.find((i) => i.keyword === "HEALTHCHECK");
     expect(healthcheck?.args).toContain("/healthz");
     expect(healthcheck?.args).not.toMatch(/\bcurl\b|\bwget\b/);
-    const env = finalStage.instructions
-      .filter((i) => i.keyword === "ENV")
-      .flatMap((i) => envPairs(i.args));
-    expect(Object.fromEntries(env)).toMatchObject({
-      STATE_DB: "/data/palette-chatops.sqlite",
+    const env = imageEnv(join(ROOT, "Dockerfile"));
+    expect(env).toMatchObject({
+      SQLITE_DEFAULT_PATH: "/data/palette-chatops.sqlite",
       PORT: "3000",
     });
+    // a store variable baked in would outrank (STATE_DB) or hide (DATABASE_URL) the operator's
+    expect(env).not.toHaveProperty("STATE_DB");
+    expect(env).not.toHaveProperty("DATABASE_URL");
     expect(
       finalStage.instructions.some((i) => i.keyword === "VOLUME" && i.args.includes("/data")),
     ).toBe(true);
