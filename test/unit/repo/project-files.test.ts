@@ -67,17 +67,16 @@ describe("project files", () => {
     );
   });
 
-  it("the lockfile and the Kubernetes manifests carry package.json's version", () => {
+  it("the lockfile and the Helm chart carry package.json's version", () => {
     const lock = JSON.parse(read("package-lock.json")) as {
       version: string;
       packages: Record<string, { version?: string }>;
     };
     expect(lock.version).toBe(pkg.version);
     expect(lock.packages[""]?.version).toBe(pkg.version);
-    expect(read("deploy/kubernetes/base/kustomization.yaml")).toContain(`newTag: ${pkg.version}`);
-    expect(read("deploy/kubernetes/base/deployment.yaml")).toContain(
-      `palette-chatops:${pkg.version}`,
-    );
+    const chart = read("deploy/helm/palette-chatops/Chart.yaml");
+    expect(chart).toMatch(new RegExp(`^version: ${pkg.version.replaceAll(".", "\\.")}$`, "m"));
+    expect(chart).toMatch(new RegExp(`^appVersion: "${pkg.version.replaceAll(".", "\\.")}"$`, "m"));
   });
 
   it("CONTRIBUTING.md covers set-up, tests, benches, the layering rule and how a change is described", () => {
