@@ -18,7 +18,7 @@ import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { slackEmailOf } from "../slack/user-email.ts";
 import { AuditLog } from "../store/audit.ts";
-import { leaseFor } from "../store/lease.ts";
+import { leaseFor, sqliteFileLease } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
 import { homeSources } from "./home-sources.ts";
@@ -31,6 +31,7 @@ import {
 } from "./instrument.ts";
 import { systemTimers, type Timers } from "./leader.ts";
 import { createLeadership } from "./leadership.ts";
+import { claimSqliteFile, startupTimers } from "./sole-replica.ts";
 
 /** how often the leader reads the state of the day-2 changes Palette accepted */
 const CHANGE_FOLLOW_EVERY_MS = 10_000;
@@ -96,17 +97,39 @@ export async function startBot(
   });
   // Only the lease holder runs the singletons (issue 12); on SQLite, one replica, it always
   // holds it. Created first: the singletons' writes are fenced by it; they start once elected.
+  // A SQLite file keeps the lease in itself, so a second process on the file is found out.
+  const sqliteFile =
+    config.stateDb.kind === "sqlite" && config.stateDb.path !== ":memory:"
+      ? config.stateDb.path
+      : undefined;
+  const lease = sqliteFile
+    ? await sqliteFileLease(db, SINGLETONS_LEASE)
+    : leaseFor(db, SINGLETONS_LEASE);
+  const leaseClock = options.leaseClock ?? systemClock;
   const leadership = createLeadership({
-    lease: leaseFor(db, SINGLETONS_LEASE),
+    lease,
     ttlMs: config.leader.ttlMs,
     renewEveryMs: config.leader.renewEveryMs,
-    clock: options.leaseClock ?? systemClock,
+    clock: leaseClock,
     timers: options.leaseTimers ?? systemTimers,
     logger: logger.child({ component: "leader" }),
     holder: options.replicaId,
     // the singletons below exist by the time the elector starts (after the app is up)
     singletons: { start: () => startSingletons(), stop: () => stopSingletons() },
   });
+  if (sqliteFile) {
+    // before anything talks to Slack or Palette: a second process on the file stops here
+    await claimSqliteFile({
+      lease,
+      holder: leadership.holder,
+      path: sqliteFile,
+      clock: leaseClock,
+      timers: options.leaseTimers ?? startupTimers,
+    }).catch(async (error: unknown) => {
+      await db.close();
+      throw error;
+    });
+  }
   const fence = leadership.fence;
   const countPaletteEvent = paletteMetricsHook(metrics);
   // the probes read the poller (created below) only when /readyz is asked, after start-up
@@ -362,6 +385,7 @@ export async function startBot(
       port,
       metricsPort: opsServer?.port,
       mode: slack.mode,
+      store: config.stateDb.kind,
       projects: config.palette.projects.length,
       replica: leadership.holder,
       leader: leadership.readiness().leading,

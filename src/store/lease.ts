@@ -8,7 +8,10 @@ import type { SqlDb, SqlExecutor } from "./sql.ts";
  * write a singleton makes runs in a transaction that calls `assertFenced` first, so a leader
  * paused past its lease (GC, SIGSTOP, a stalled node) and waking up late cannot commit.
  *
- * On SQLite there is one replica and one connection: it is always the leader, token 1.
+ * On SQLite there is one replica. In memory it is always the leader, token 1; in a file the
+ * lease is a row of replica_lease in that file (sqliteFileLease), so a second process that
+ * opens the same file, on this host or another through a shared volume, finds the first one's
+ * lease and stops (src/app/sole-replica.ts) instead of leading beside it.
  */
 export interface LeaderLease {
   readonly name: string;
@@ -109,6 +112,67 @@ function postgresLease(db: SqlDb, name: string): LeaderLease {
       // leader's own fenced transactions (poll, sender) do not wait for one another
       const row = await tx.get<LeaseRow>(
         "SELECT holder, token, expires_at FROM leader_leases WHERE name = ? FOR SHARE",
+        [name],
+      );
+      const live = row !== undefined && row.expires_at > now ? row.token : undefined;
+      if (live !== token) throw new FencedOut(name, token, live);
+    },
+  };
+}
+
+/**
+ * The lease as a row in the SQLite file itself. Not a migration: the table is the process's
+ * claim on the file, not the bot's state, and a file from before it gets it on first start.
+ * SQLite takes one writer at a time, so the upsert below is as atomic as PostgreSQL's.
+ */
+export async function sqliteFileLease(db: SqlDb, name: string): Promise<LeaderLease> {
+  await db.run(
+    `CREATE TABLE IF NOT EXISTS replica_lease (
+       name TEXT PRIMARY KEY,
+       holder TEXT NOT NULL,
+       token INTEGER NOT NULL CHECK (token > 0),
+       expires_at INTEGER NOT NULL
+     )`,
+  );
+  const current = async (now: number): Promise<LeaseState | undefined> => {
+    const row = await db.get<LeaseRow>(
+      "SELECT holder, token, expires_at FROM replica_lease WHERE name = ? AND expires_at > ?",
+      [name, now],
+    );
+    return row && { holder: row.holder, token: row.token, expiresAt: row.expires_at };
+  };
+  return {
+    name,
+    async tryAcquire(holder, ttlMs, now) {
+      const row = await db.get<{ token: number }>(
+        `INSERT INTO replica_lease (name, holder, token, expires_at) VALUES (?, ?, 1, ?)
+         ON CONFLICT (name) DO UPDATE SET
+           token = CASE
+             WHEN replica_lease.holder = excluded.holder AND replica_lease.expires_at > ?
+             THEN replica_lease.token
+             ELSE replica_lease.token + 1
+           END,
+           holder = excluded.holder,
+           expires_at = excluded.expires_at
+         WHERE replica_lease.holder = excluded.holder OR replica_lease.expires_at <= ?
+         RETURNING token`,
+        [name, holder, now + ttlMs, now, now],
+      );
+      return row?.token;
+    },
+    async release(holder, token) {
+      await db.run(
+        "UPDATE replica_lease SET expires_at = 0 WHERE name = ? AND holder = ? AND token = ?",
+        [name, holder, token],
+      );
+    },
+    current,
+    async currentToken(now) {
+      return (await current(now))?.token;
+    },
+    async assertFenced(tx, token, now) {
+      const row = await tx.get<LeaseRow>(
+        "SELECT holder, token, expires_at FROM replica_lease WHERE name = ?",
         [name],
       );
       const live = row !== undefined && row.expires_at > now ? row.token : undefined;
