@@ -68,17 +68,20 @@ export function secretObject(name: string, stringData: Record<string, string>): 
  * carries settings too: they must reach the bot, issue 32).
  */
 export function operatorSecrets(
-  databaseUrl = "postgres://bot:REPLACE_ME@postgres.example:5432/chatops",
+  options: { databaseUrl?: string; projects?: string; kubeconfig?: string } = {},
 ): Json[] {
   return [
-    secretObject("palette-chatops-postgres", { DATABASE_URL: databaseUrl }),
+    secretObject("palette-chatops-postgres", {
+      DATABASE_URL:
+        options.databaseUrl ?? "postgres://bot:REPLACE_ME@postgres.example:5432/chatops",
+    }),
     secretObject("chatops-env", {
       SLACK_BOT_TOKEN: "xoxb-fixture-bot-token",
       SLACK_SIGNING_SECRET: "fixture-signing-secret",
       PALETTE_API_KEY: "fixture-palette-api-key",
-      PALETTE_PROJECTS: "fixture-project-uid",
+      PALETTE_PROJECTS: options.projects ?? "fixture-project-uid",
       ALLOW_LAUNCH: "U0FIXLAUNCH",
-      ALLOW_KUBECONFIG: "U0FIXKUBE",
+      ALLOW_KUBECONFIG: options.kubeconfig ?? "U0FIXKUBE",
     }),
   ];
 }
