@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Smoke test of a built bot: the Palette simulator it carries, a stand-in Slack, and the bot itself
 # (`start`, HTTP mode) against both; passes when /healthz and then /readyz answer 200.
-#   .github/scripts/smoke.sh image <image-ref>   the image, as the release workflow runs it
+#   .github/scripts/smoke.sh image <image-ref> [<database-url>]
+#                                                the image, as the release workflow runs it; with a
+#                                                postgres:// URL given as DATABASE_URL, the bot must
+#                                                say it runs on PostgreSQL and write its tables there
 #   .github/scripts/smoke.sh local               this checkout through tsx, to check the script
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-mode="${1:?usage: smoke.sh image <ref> | local}"
+mode="${1:?usage: smoke.sh image <ref> [database-url] | local}"
 image="${2:-}"
+database_url="${3:-}"
 SIM_PORT=18080 SLACK_PORT=18081 BOT_PORT=13000
 pids=()
 cleanup() {
@@ -42,6 +46,8 @@ case "$mode" in
       simulator --port "$SIM_PORT" --clusters 20 >/dev/null
     env_flags=()
     for pair in "${bot_env[@]}"; do env_flags+=(-e "$pair"); done
+    # given to the image as an operator would: nothing of the image's own may outrank it
+    if [ -n "$database_url" ]; then env_flags+=(-e "DATABASE_URL=$database_url"); fi
     # no command: the image's own ENTRYPOINT and CMD (start)
     docker run -d --name palette-chatops-smoke-bot --network host "${env_flags[@]}" "$image" >/dev/null
     ;;
@@ -75,4 +81,17 @@ wait_for() {
 
 wait_for /healthz
 wait_for /readyz
+if [ -n "$database_url" ]; then
+  # the started line names the store; the migrations table is in PostgreSQL, not in /data
+  docker logs palette-chatops-smoke-bot 2>&1 | grep -q '"store":"postgres"' \
+    || { echo "the bot did not start on PostgreSQL" >&2; exit 1; }
+  docker run --rm --network host --entrypoint node "$image" -e '
+    const { Client } = require("pg");
+    const client = new Client({ connectionString: process.argv[1] });
+    client.connect()
+      .then(() => client.query("SELECT MAX(id) AS id FROM schema_migrations"))
+      .then((r) => { console.log("PostgreSQL migrated to", r.rows[0].id); return client.end(); })
+      .catch((e) => { console.error("no migrations in PostgreSQL:", e.message); process.exit(1); });
+  ' "$database_url"
+fi
 echo "smoke test passed"

@@ -151,6 +151,25 @@ describe(".github/", () => {
     execFileSync("bash", ["-n", join(".github", "scripts", "smoke.sh")]);
   });
 
+  it("the release smoke-runs the image against PostgreSQL too: a service container, DATABASE_URL", () => {
+    const release = workflow("release.yml") as {
+      jobs: Record<string, { services?: Record<string, { image: string; ports: string[] }> }>;
+    };
+    const services = Object.values(release.jobs).flatMap((job) =>
+      Object.values(job.services ?? {}),
+    );
+    expect(services.map((service) => service.image.split(":")[0])).toContain("postgres");
+    const smokes = steps(workflow("release.yml")).filter((step) =>
+      step.run?.includes(".github/scripts/smoke.sh image"),
+    );
+    expect(smokes.some((step) => /postgres:\/\/\S+@127\.0\.0\.1:5432\//.test(step.run!))).toBe(
+      true,
+    );
+    const smoke = readFileSync(join(".github", "scripts", "smoke.sh"), "utf8");
+    expect(smoke).toContain('-e "DATABASE_URL=$database_url"');
+    expect(smoke).toContain('"store":"postgres"');
+  });
+
   it("Dependabot watches npm, the Dockerfile and the Actions", () => {
     const config = parse(readFileSync(join(".github", "dependabot.yml"), "utf8")) as {
       updates: Array<{ "package-ecosystem": string }>;
