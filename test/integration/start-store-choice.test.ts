@@ -85,7 +85,7 @@ describe("palette-chatops start: which store", () => {
     await until(
       "the first bot to start",
       () => logged(first, "palette-chatops started")[0],
-      20_000,
+      60_000,
     );
     expect(logged(first, "palette-chatops started")[0]).toMatchObject({
       store: "sqlite",
@@ -110,9 +110,9 @@ describe("palette-chatops start: which store", () => {
     await first.kill();
     const third = spawnCli(["start"], env({ STATE_DB: file, PORT: String(await freePort()) }));
     runs.push(third);
-    await until("the next bot to start", () => logged(third, "palette-chatops started")[0], 20_000);
+    await until("the next bot to start", () => logged(third, "palette-chatops started")[0], 60_000);
     expect(logged(third, "palette-chatops started")[0]).toMatchObject({ leader: true });
     const stopped = await third.stop("SIGTERM", 15_000);
     expect(stopped.code).toBe(0);
-  }, 90_000);
+  }, 240_000);
 });
