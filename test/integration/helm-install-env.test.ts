@@ -15,7 +15,9 @@ import {
   type CliProcess,
   freePort,
   logged,
+  type SocketModeServer,
   spawnCli,
+  startSocketModeServer,
   until,
 } from "../support/start-process-harness.ts";
 
@@ -48,6 +50,7 @@ describe.skipIf(noHelm)("a chart install's container, started with the environme
   let databaseUrl: string;
   let project: string;
   let db: SqlDb | undefined;
+  let socket: SocketModeServer;
   const runs: CliProcess[] = [];
 
   beforeAll(async () => {
@@ -59,6 +62,8 @@ describe.skipIf(noHelm)("a chart install's container, started with the environme
       credentials: { apiKey: "fixture-palette-api-key" },
     });
     fake = await startFakeSlack();
+    socket = await startSocketModeServer();
+    fake.on("apps.connections.open", () => ({ body: { ok: true, url: socket.url } }));
     project = sim.control.projects()[1]!;
   }, POSTGRES_SETUP_TIMEOUT_MS);
 
@@ -67,6 +72,7 @@ describe.skipIf(noHelm)("a chart install's container, started with the environme
     await db?.close();
     await sim?.close();
     await fake?.close();
+    await socket?.close();
   });
 
   /** the install's environment, with only the network's and the volume's parts substituted */
@@ -179,5 +185,19 @@ describe.skipIf(noHelm)("a chart install's container, started with the environme
       30_000,
     );
     expect((await bot.stop("SIGTERM", 20_000)).code).toBe(0);
+  }, 180_000);
+
+  it("the quick start (Socket Mode) and the HTTP install: SQLite on the volume, the values' settings", async () => {
+    const sets = [`config.PALETTE_PROJECTS=${project}`];
+    const quick = await start("default", sets, "quick-start");
+    expect(quick.env.SQLITE_DEFAULT_PATH).toBe("/data/palette-chatops.sqlite");
+    expect(quick.started).toMatchObject({ store: "sqlite", mode: "socket", projects: 1 });
+    const [open] = await fake.waitFor("apps.connections.open", 1, 30_000);
+    expect(String(open!.headers.authorization)).toBe("Bearer xapp-fixture-app-token");
+    expect((await quick.bot.stop("SIGTERM", 20_000)).code).toBe(0);
+
+    const http = await start("http", sets, "http-mode");
+    expect(http.started).toMatchObject({ store: "sqlite", mode: "http", projects: 1 });
+    expect((await http.bot.stop("SIGTERM", 20_000)).code).toBe(0);
   }, 180_000);
 });
