@@ -135,6 +135,7 @@ export async function startBot(
     allowAck: config.allowAck,
     allowChanges: config.allowChanges,
     allowAudit: config.allowAudit,
+    allowFreeze: config.allowFreeze,
     client: slackClient,
     clock,
     logger,
