@@ -133,7 +133,11 @@ export async function decideChange(
       record: failed ?? claimed,
       mrkdwn: stale.mrkdwn,
       text: stale.text,
-      requester: requesterTold(plan, approver.userId, notAllowed ?? { reason }),
+      requester: requesterTold(
+        plan,
+        approver.userId,
+        notAllowed ?? { reason, forRequester: stale.forRequester },
+      ),
     };
   }
   return { approved: true, ...(await executeChange(claimed, deps)) };
