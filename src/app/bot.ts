@@ -16,7 +16,7 @@ import { createRadar } from "../radar/sweep.ts";
 import { VERBS } from "../registry/dispatch.ts";
 import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
-import { slackEmailOf } from "../slack/user-email.ts";
+import { slackEmailOf, slackHomeOf, slackPersonOf } from "../slack/user-email.ts";
 import { AuditLog } from "../store/audit.ts";
 import { leaseFor } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
@@ -169,6 +169,9 @@ export async function startBot(
       paletteApiUrl: config.palette.apiUrl,
       service: palette,
       emailOf: slackEmailOf(slackClient),
+      // one users.info: the e-mail, and whether the person is of another workspace
+      slackPersonOf: slackPersonOf(slackClient, slackHomeOf(slackClient, slack.homeTeamId)),
+      countMintedKeyTrouble: (kind, outcome) => metrics.mintedKeyTrouble(kind, outcome),
     }),
   };
 
