@@ -356,11 +356,14 @@ export async function startBot(
     config.metricsPort === undefined
       ? undefined
       : await startHttpServer(config.metricsPort, health.routes);
+  // elected: the singletons start (at once on SQLite); else this replica serves commands and
+  // keeps trying to take the lease. Before Slack's auth.test: while Slack refuses or is down at
+  // start (waited out below), the poll goes on reading Palette and queues what changed, and the
+  // sender, paused on Slack's refusal, delivers it once Slack takes it; a change that comes and
+  // goes meanwhile is not missed. A start-up that fails exits the process, singletons and all.
+  await leadership.start();
   const { port } = await slackApp.start(config.port);
   slackReady = true;
-  // elected: the singletons start (at once on SQLite); else this replica serves commands and
-  // keeps trying to take the lease
-  await leadership.start();
   logger.info(
     {
       port,

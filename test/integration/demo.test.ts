@@ -172,6 +172,8 @@ describe("palette-chatops with a bad invocation", () => {
           SLACK_BOT_TOKEN: "xoxb-refused",
           SLACK_SIGNING_SECRET: "secret",
           SLACK_API_URL: fake.apiUrl,
+          // the poll starts while Slack is asked: it reaches no Palette here, and none outside
+          PALETTE_API_URL: "http://127.0.0.1:9",
           PALETTE_API_KEY: "pk",
           PORT: "0",
           STATE_DB: ":memory:",
