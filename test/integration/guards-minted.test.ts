@@ -196,4 +196,11 @@ describe("LINK_METHOD=email: members of another Slack workspace", () => {
     expect(sim.control.requests().filter((r) => r.path.startsWith("/v1/apiKeys"))).toEqual([]);
     expect(sim.control.requests().filter((r) => r.path.startsWith("/v1/users"))).toEqual([]);
   });
+
+  it("whoami tells a member of another workspace that they act as no one, not whom the address maps to", async () => {
+    const answer = await ask("whoami", "UGUEST");
+    expect(answer).toContain("another Slack workspace");
+    expect(answer).not.toContain("Eddie Editor");
+    expect(await ask("whoami", "UEDITOR")).toContain("Eddie Editor");
+  });
 });
