@@ -118,7 +118,14 @@ export async function decideChange(
     // refused at the approval's re-check, and so ended: not sent
     await auditStep(deps.audit, subjectOf(claimed), {
       step: "refused",
-      reason: stale.changed ? "drift" : notAllowed ? "permission" : "unchecked",
+      // Palette refused the requester's own key (IDENTITY=strict): theirs, not an unread Palette
+      reason: stale.changed
+        ? "drift"
+        : notAllowed
+          ? "permission"
+          : stale.forRequester
+            ? "identity"
+            : "unchecked",
       // a permission that lapsed is the requester's; the rest refuse the approval
       by: notAllowed ? record.requester : approver.userId,
       detail: stale.changed ? { changed: stale.changed } : { said: stale.text },

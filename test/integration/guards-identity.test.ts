@@ -112,6 +112,11 @@ describe("IDENTITY=strict: the requester's key refused at the approval", () => {
     expect(cards).not.toMatch(/your linked|the key you linked/i);
     expect(h.sim.control.requests().filter((r) => r.method !== "GET")).toEqual([]);
     expect((await new ChangeStore(h.bot.db, h.clock).get(request.id))!.status).toBe("failed");
+    // audited as the requester's identity refused, not as a Palette that could not be read
+    const refused = (await h.bot.audit.recent(30)).filter(
+      (row) => row.action === "change" && row.outcome === "denied",
+    );
+    expect(refused.map((row) => JSON.parse(row.detail!).reason)).toContain("identity");
   });
 
   it("a key whose user may not see the cluster (403): the approver hears whose key it is", async () => {
