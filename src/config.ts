@@ -126,6 +126,7 @@ const rawEnvSchema = z.object({
   ALLOW_DELETE: slackIdList,
   /** who may export the audit (`/palette audit`); nobody when unset */
   ALLOW_AUDIT: slackIdList,
+  ALLOW_FREEZE: slackIdList,
   /** audit rows older than this are deleted by the lease holder (issue 25) */
   AUDIT_RETENTION_DAYS: z.coerce
     .number({ message: "wants a number of days" })
@@ -251,6 +252,11 @@ export interface Config {
   approvals: ApprovalConfig;
   /** ALLOW_AUDIT: who may export the audit with `/palette audit`; nobody when unset */
   allowAudit: string[];
+  /**
+   * ALLOW_FREEZE: who may set a freeze and lift anyone's; empty when unset, which the policy
+   * reads as whoever may make some change (any change list or ALLOW_LAUNCH)
+   */
+  allowFreeze: string[];
   /** AUDIT_RETENTION_DAYS: how long audit rows are kept */
   auditRetentionDays: number;
   /** the radar (CERT_WARN_DAYS, REPAVE_WARN_HOURS, RADAR_CALLS_PER_MINUTE) */
@@ -394,6 +400,7 @@ export function loadConfig(
       ttlMs: raw.APPROVAL_TTL_MINUTES * 60_000,
     },
     allowAudit: raw.ALLOW_AUDIT,
+    allowFreeze: raw.ALLOW_FREEZE,
     auditRetentionDays: raw.AUDIT_RETENTION_DAYS,
     radar: {
       certWarnDays: raw.CERT_WARN_DAYS,

@@ -149,10 +149,11 @@ export async function runChaos(
   const projects = sim.control.projects();
 
   // a calm fleet: every change from here on is the driver's
+  const initial = { state: "Running", health: "Healthy" } as const;
   const live = sim.control.clusters();
   for (const cluster of live) {
-    sim.control.setState(cluster.uid, "Running");
-    sim.control.setHealth(cluster.uid, "Healthy");
+    sim.control.setState(cluster.uid, initial.state);
+    sim.control.setHealth(cluster.uid, initial.health);
   }
 
   const env = {
@@ -345,6 +346,7 @@ export async function runChaos(
       delivered: slack.delivered,
       channels,
       polls: polls(),
+      initial,
     });
     // A change whose state lasts to the end is owed once any poll that began after it commits.
     // Until one has, the score counts it unobservable, not lost: the drain must wait for that
@@ -354,11 +356,23 @@ export async function runChaos(
       current.unobservableChanges.some((change) => change.until === null);
     while ((score.lost > 0 || awaitingPoll(score)) && Date.now() < drainEnd) {
       await sleep(500);
-      score = scoreChaos({ changes: made, delivered: slack.delivered, channels, polls: polls() });
+      score = scoreChaos({
+        changes: made,
+        delivered: slack.delivered,
+        channels,
+        polls: polls(),
+        initial,
+      });
     }
     // a little longer: a duplicate or a false message can still be on its way
     await sleep(2_000);
-    score = scoreChaos({ changes: made, delivered: slack.delivered, channels, polls: polls() });
+    score = scoreChaos({
+      changes: made,
+      delivered: slack.delivered,
+      channels,
+      polls: polls(),
+      initial,
+    });
     commands.answerMs = { p50: percentile(answerTimes, 50), p99: percentile(answerTimes, 99) };
     return {
       options,

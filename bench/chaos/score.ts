@@ -28,6 +28,11 @@ export interface ChaosScore {
   changesMade: number;
   /** changes that lasted less than a few seconds of bot uptime: no poller could see them */
   unobservable: number;
+  /**
+   * changes a poll did read, back to the value the bot had last committed, the state between
+   * read by no committed poll (the bot was down): from its side nothing changed, so not owed
+   */
+  unchangedForBot: number;
   /** (channel, change) pairs the subscriptions asked for */
   expected: number;
   announced: number;
@@ -132,6 +137,40 @@ function observableChanges(
   return seen;
 }
 
+/**
+ * Of the observable changes, those that are no change from the bot's side: per cluster and field,
+ * in order, the value the bot surely holds (the run's `initial`, then each observable change's)
+ * and whether a committed poll may have read a state in between (its read window overlaps one
+ * no poll fits inside). An observable change back to the held value with nothing read between is
+ * no news to the bot. Without `initial` the first change of each is owed, as before.
+ */
+function unchangedForTheBot(
+  changes: readonly MadeChange[],
+  observable: ReadonlySet<MadeChange>,
+  polls: ReadonlyArray<readonly [number, number]> | undefined,
+  initial: Partial<Record<Field, string>> | undefined,
+): Set<MadeChange> {
+  const unchanged = new Set<MadeChange>();
+  if (!polls || !initial) return unchanged;
+  const until = lifetimes(changes);
+  const held = new Map<string, { value: string | undefined; unsure: boolean }>();
+  for (const change of [...changes].sort((a, b) => a.at - b.at)) {
+    const key = `${change.project} ${change.cluster} ${change.field}`;
+    const bot = held.get(key) ?? { value: initial[change.field], unsure: false };
+    held.set(key, bot);
+    const end = until.get(change) ?? Number.POSITIVE_INFINITY;
+    if (observable.has(change)) {
+      if (!bot.unsure && bot.value !== undefined && bot.value === change.to) unchanged.add(change);
+      bot.value = change.to;
+      bot.unsure = false;
+    } else if (polls.some(([from, to]) => from < end && to > change.at)) {
+      // a committed poll read Palette while it lasted, though not only then: it may hold it
+      bot.unsure = true;
+    }
+  }
+  return unchanged;
+}
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -153,18 +192,22 @@ export function scoreChaos(input: {
    * unobservable, not as lost; announced anyway, it still counts. Omitted: every change counts.
    */
   polls?: ReadonlyArray<readonly [number, number]>;
+  /** each field's value on every cluster before the first change (the run starts calm) */
+  initial?: Partial<Record<Field, string>>;
 }): ChaosScore {
   const made = new Map<string, { change: MadeChange; matched: boolean; expected: boolean }[]>();
   const observable = observableChanges(input.changes, input.polls);
+  const unchanged = unchangedForTheBot(input.changes, observable, input.polls, input.initial);
+  const owed = (change: MadeChange) => observable.has(change) && !unchanged.has(change);
   let expected = 0;
   for (const [channel, project] of input.channels) {
     for (const change of input.changes) {
       if (change.project !== project) continue;
       const key = `${channel} ${change.cluster}`;
       const list = made.get(key) ?? [];
-      list.push({ change, matched: false, expected: observable.has(change) });
+      list.push({ change, matched: false, expected: owed(change) });
       made.set(key, list);
-      if (observable.has(change)) expected += 1;
+      if (owed(change)) expected += 1;
     }
   }
   const lastMatched = new Map<string, number>();
@@ -230,6 +273,7 @@ export function scoreChaos(input: {
   return {
     changesMade: input.changes.length,
     unobservable: input.changes.length - observable.size,
+    unchangedForBot: unchanged.size,
     expected,
     announced,
     lost: lostEntries.length,

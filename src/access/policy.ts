@@ -25,6 +25,11 @@ export interface AccessPolicyOptions {
   allowChanges?: Partial<Record<ChangePermission, string[]>>;
   /** ALLOW_AUDIT: who may export the audit; nobody by default */
   allowAudit?: string[];
+  /**
+   * ALLOW_FREEZE: who may set a freeze and lift anyone's. Unset or empty: whoever may make some
+   * change (FREEZE_DEFAULT), as before the variable existed.
+   */
+  allowFreeze?: string[];
   client: UsergroupsClient;
   clock: Clock;
   /** how long a group's member list is trusted; default 5 minutes */
@@ -50,11 +55,26 @@ const VARIABLE: Record<Permission, string> = {
   upgrade: "ALLOW_UPGRADE",
   delete: "ALLOW_DELETE",
   audit: "ALLOW_AUDIT",
+  freeze: "ALLOW_FREEZE",
 };
+
+/**
+ * Who may freeze when ALLOW_FREEZE is not set: anyone on a list that may change a cluster (or
+ * launch one), asked each time, so a group's members follow Slack
+ */
+export const FREEZE_DEFAULT = [
+  "scale",
+  "maintenance",
+  "logs",
+  "backup",
+  "upgrade",
+  "delete",
+  "launch",
+] as const satisfies readonly Permission[];
 
 type ChangePermission = Exclude<
   Permission,
-  "launch" | "kubeconfig" | "subscribe" | "ack" | "audit"
+  "launch" | "kubeconfig" | "subscribe" | "ack" | "audit" | "freeze"
 >;
 
 const isGroupId = (id: string) => id.startsWith("S");
@@ -81,7 +101,9 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
     delete: options.allowChanges?.delete ?? [],
     // who did what is for the people who review it, granted by name
     audit: options.allowAudit ?? [],
+    freeze: options.allowFreeze ?? [],
   };
+  const freezeByDefault = lists.freeze.length === 0;
   const cache = new Map<string, { members: Set<string>; fetchedAt: number }>();
   const inFlight = new Map<string, Promise<Set<string> | undefined>>();
 
@@ -115,19 +137,30 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
     return lookup;
   }
 
+  async function listed(userId: string, permission: Permission): Promise<boolean> {
+    const entries = lists[permission];
+    if (entries.length === 0) return false;
+    if (entries.includes("*") || entries.includes(userId)) return true;
+    for (const group of entries.filter(isGroupId)) {
+      const members = await membersOf(group);
+      if (members?.has(userId)) return true;
+    }
+    return false;
+  }
+
   return {
     async allows(userId, permission) {
-      const entries = lists[permission];
-      if (entries.length === 0) return false;
-      if (entries.includes("*") || entries.includes(userId)) return true;
-      for (const group of entries.filter(isGroupId)) {
-        const members = await membersOf(group);
-        if (members?.has(userId)) return true;
+      if (permission === "freeze" && freezeByDefault) {
+        for (const other of FREEZE_DEFAULT) if (await listed(userId, other)) return true;
+        return false;
       }
-      return false;
+      return listed(userId, permission);
     },
 
     grantHint(permission) {
+      if (permission === "freeze" && freezeByDefault) {
+        return "Ask an admin to add you to `ALLOW_FREEZE`, or to a list that may change clusters (`ALLOW_SCALE`, `ALLOW_MAINTENANCE`, … or `ALLOW_LAUNCH`).";
+      }
       const variable = VARIABLE[permission];
       const entries = lists[permission];
       if (entries.length === 0) {

@@ -15,7 +15,12 @@ export type Permission =
   | "upgrade"
   | "delete"
   /** exporting the bot's audit (`/palette audit`): ALLOW_AUDIT */
-  | "audit";
+  | "audit"
+  /**
+   * setting a freeze and lifting anyone's: ALLOW_FREEZE; unset, whoever may make some change
+   * (any change list or ALLOW_LAUNCH). Lifting one's own freeze needs no list.
+   */
+  | "freeze";
 
 /** Who may do what. Deny by default; `*` grants everyone. */
 export interface AccessPolicy {

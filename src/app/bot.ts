@@ -16,7 +16,7 @@ import { createRadar } from "../radar/sweep.ts";
 import { VERBS } from "../registry/dispatch.ts";
 import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
-import { slackEmailOf } from "../slack/user-email.ts";
+import { slackEmailOf, slackHomeOf, slackPersonOf } from "../slack/user-email.ts";
 import { AuditLog } from "../store/audit.ts";
 import { leaseFor, sqliteFileLease } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
@@ -158,6 +158,7 @@ export async function startBot(
     allowAck: config.allowAck,
     allowChanges: config.allowChanges,
     allowAudit: config.allowAudit,
+    allowFreeze: config.allowFreeze,
     client: slackClient,
     clock,
     logger,
@@ -191,6 +192,9 @@ export async function startBot(
       paletteApiUrl: config.palette.apiUrl,
       service: palette,
       emailOf: slackEmailOf(slackClient),
+      // one users.info: the e-mail, and whether the person is of another workspace
+      slackPersonOf: slackPersonOf(slackClient, slackHomeOf(slackClient, slack.homeTeamId)),
+      countMintedKeyTrouble: (kind, outcome) => metrics.mintedKeyTrouble(kind, outcome),
     }),
   };
 
@@ -375,11 +379,14 @@ export async function startBot(
     config.metricsPort === undefined
       ? undefined
       : await startHttpServer(config.metricsPort, health.routes);
+  // elected: the singletons start (at once on SQLite); else this replica serves commands and
+  // keeps trying to take the lease. Before Slack's auth.test: while Slack refuses or is down at
+  // start (waited out below), the poll goes on reading Palette and queues what changed, and the
+  // sender, paused on Slack's refusal, delivers it once Slack takes it; a change that comes and
+  // goes meanwhile is not missed. A start-up that fails exits the process, singletons and all.
+  await leadership.start();
   const { port } = await slackApp.start(config.port);
   slackReady = true;
-  // elected: the singletons start (at once on SQLite); else this replica serves commands and
-  // keeps trying to take the lease
-  await leadership.start();
   logger.info(
     {
       port,

@@ -25,6 +25,10 @@ export function buildIdentity(
     service?: PaletteIdentityApi;
     /** LINK_METHOD=email: the Slack user's e-mail (users.info, users:read.email) */
     emailOf?: (slackUserId: string) => Promise<string | undefined>;
+    /** LINK_METHOD=email: the e-mail and whether they are of another workspace (beats emailOf) */
+    slackPersonOf?: IdentityDeps["slackPersonOf"];
+    /** counts minted keys left behind (the metrics' mintedKeyTrouble) */
+    countMintedKeyTrouble?: IdentityDeps["countMintedKeyTrouble"];
   },
 ): IdentityDeps | undefined {
   if (config.mode === "service" || !config.keys) return undefined;
@@ -35,6 +39,9 @@ export function buildIdentity(
     now: () => deps.clock.now(),
     ...(deps.service ? { service: deps.service } : {}),
     ...(deps.emailOf ? { emailOf: deps.emailOf } : {}),
+    ...(deps.slackPersonOf ? { slackPersonOf: deps.slackPersonOf } : {}),
+    ...(deps.countMintedKeyTrouble ? { countMintedKeyTrouble: deps.countMintedKeyTrouble } : {}),
+    logger: deps.logger.child({ component: "identity" }),
     store: new IdentityStore(deps.db, cipher, deps.clock),
     paletteAs: (apiKey) =>
       createPaletteClient({

@@ -113,7 +113,16 @@ export async function staleness(
 ): Promise<
   // `changed`: what drifted, for the audit; absent when the refusal is the requester's own;
   // `reason`: plain, for the request card (which escapes it)
-  { kind: "refused"; mrkdwn: string; text: string; changed?: string[]; reason?: string } | undefined
+  | {
+      kind: "refused";
+      mrkdwn: string;
+      text: string;
+      changed?: string[];
+      reason?: string;
+      /** the requester's own line, when the refusal was worded for the approver */
+      forRequester?: string;
+    }
+  | undefined
 > {
   // under IDENTITY=linked|strict: someone who can no longer act is refused before the read, and
   // under strict Palette is read with the requester's key (src/changes/reads-as.ts)
@@ -132,7 +141,12 @@ export async function staleness(
     (readDeps) => planChange(askOf(plan), { ...readDeps, requester }),
   );
   if (reads.kind === "refused") {
-    return { kind: "refused", ...refusalLines(reads.reply), reason: reads.reason };
+    return {
+      kind: "refused",
+      ...refusalLines(reads.reply),
+      reason: reads.reason,
+      ...(reads.forRequester ? { forRequester: reads.forRequester } : {}),
+    };
   }
   const fresh = reads.value;
   // the whole plan compared (src/model/plan-drift.ts), not only the cluster's state

@@ -30,7 +30,8 @@ export type Decision =
 
 /**
  * A second person's Approve or Reject on a request card. The requester cannot approve their
- * own; the approver needs the verb's ALLOW_* too; a freeze holds an approval back; the plan is
+ * own but may always withdraw it (Reject); the approver needs the verb's ALLOW_* too, to approve
+ * or reject; a freeze holds an approval back, never a rejection; the plan is
  * checked against Palette again. Two approvers clicking at once: the store lets one decision
  * land, so the change is sent once.
  */
@@ -72,11 +73,18 @@ export async function decideChange(
       text: "You cannot approve your own change.",
     };
   }
-  const guard = await guardPlan(deps, approver.userId, plan, {
-    requester: record.requester,
-    changeId: id,
-  });
-  if (!guard.allowed) return { kind: "refused", mrkdwn: guard.mrkdwn, text: guard.text };
+  // Rejecting stops a change, so a freeze never holds it back. The requester may always
+  // withdraw their own request (even after losing the verb's ALLOW_*); anyone else rejecting
+  // must be someone who could approve it, on the verb's ALLOW_* list.
+  const withdrawal = decision === "reject" && approver.userId === record.requester;
+  if (!withdrawal) {
+    const guard = await guardPlan(deps, approver.userId, plan, {
+      requester: record.requester,
+      changeId: id,
+      permissionOnly: decision === "reject",
+    });
+    if (!guard.allowed) return { kind: "refused", mrkdwn: guard.mrkdwn, text: guard.text };
+  }
   if (decision === "reject") {
     const rejected = await store.decide(id, approver.userId, "reject");
     if (!rejected) return { kind: "settled", record: (await store.get(id)) ?? record };
@@ -110,7 +118,14 @@ export async function decideChange(
     // refused at the approval's re-check, and so ended: not sent
     await auditStep(deps.audit, subjectOf(claimed), {
       step: "refused",
-      reason: stale.changed ? "drift" : notAllowed ? "permission" : "unchecked",
+      // Palette refused the requester's own key (IDENTITY=strict): theirs, not an unread Palette
+      reason: stale.changed
+        ? "drift"
+        : notAllowed
+          ? "permission"
+          : stale.forRequester
+            ? "identity"
+            : "unchecked",
       // a permission that lapsed is the requester's; the rest refuse the approval
       by: notAllowed ? record.requester : approver.userId,
       detail: stale.changed ? { changed: stale.changed } : { said: stale.text },
@@ -125,7 +140,11 @@ export async function decideChange(
       record: failed ?? claimed,
       mrkdwn: stale.mrkdwn,
       text: stale.text,
-      requester: requesterTold(plan, approver.userId, notAllowed ?? { reason }),
+      requester: requesterTold(
+        plan,
+        approver.userId,
+        notAllowed ?? { reason, forRequester: stale.forRequester },
+      ),
     };
   }
   return { approved: true, ...(await executeChange(claimed, deps)) };

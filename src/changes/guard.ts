@@ -7,6 +7,13 @@ import { type AuditSubject, auditStep } from "./audit-trail.ts";
 
 export type Guard = { allowed: true } | { allowed: false; mrkdwn: string; text: string };
 
+export interface GuardAbout {
+  requester: string;
+  changeId?: number;
+  /** the ALLOW_* list only, no freeze (a rejection: it stops a change, as a freeze does) */
+  permissionOnly?: boolean;
+}
+
 /**
  * The two checks every change passes when it is asked, confirmed and approved: the verb's
  * ALLOW_* list, then the freezes. A refusal is audited and says what to do next.
@@ -17,7 +24,7 @@ export async function guardChange(
   verb: ChangeVerb,
   target: FreezeTarget & { name: string },
   /** the recorded change this check is for (at an approval: whose it is), when there is one */
-  about?: { requester: string; changeId?: number },
+  about?: GuardAbout,
 ): Promise<Guard> {
   const permission = CHANGE_PERMISSION[verb];
   const subject: AuditSubject = {
@@ -41,7 +48,8 @@ export async function guardChange(
     };
   }
   // fetching logs changes nothing on the cluster: like the other reads, it goes on during a freeze
-  const freeze = verb === "logs" ? undefined : await frozen(deps, target);
+  // a rejection stops a change, which is what a freeze is for: only the ALLOW_* list is asked
+  const freeze = verb === "logs" || about?.permissionOnly ? undefined : await frozen(deps, target);
   if (freeze) {
     await auditStep(deps.audit, subject, {
       step: "refused",
@@ -69,7 +77,7 @@ export function guardPlan(
   deps: Pick<CommandDeps, "policy" | "audit" | "db" | "clock">,
   userId: string,
   plan: ChangePlan,
-  about?: { requester: string; changeId?: number },
+  about?: GuardAbout,
 ): Promise<Guard> {
   return guardChange(
     deps,

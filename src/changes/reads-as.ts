@@ -1,7 +1,10 @@
 import { actingFor, cannotAct, personalRefusalLines } from "../identity/acting.ts";
 import type { ChangeVerb } from "../model/change.ts";
+import { PaletteError } from "../palette/errors.ts";
+import type { IdentityLink } from "../store/identities.ts";
 import { errorReply } from "../verb-kit/reply.ts";
 import type { MessageReply, Requester } from "../verb-kit/types.ts";
+import { code, escapeMrkdwn, mention } from "../views/mrkdwn.ts";
 import type { ChangeDeps } from "./types.ts";
 
 /** What Palette is told the person wanted, in a refusal of their key ("… to scale in project p"). */
@@ -21,8 +24,11 @@ export const CHANGE_ACTION: Record<ChangeVerb, string> = {
 
 export type Reads<T> =
   | { kind: "read"; value: T }
-  /** `reply`: for the reader; `reason`: the requester's own, plain (a card's or their line) */
-  | { kind: "refused"; reply: MessageReply; reason: string };
+  /**
+   * `reply`: for the reader; `reason`: plain, a card's line (the requester's own when they read
+   * it); `forRequester`: the requester's line when the reader is someone else and it differs
+   */
+  | { kind: "refused"; reply: MessageReply; reason: string; forRequester?: string };
 
 /**
  * Runs the reads of a person's change (asking, picking a pool or node, confirming, approving).
@@ -81,6 +87,13 @@ export async function readsAs<T>(
       identity,
     );
     if (lines) {
+      if (ask.reader === "approver") {
+        // the approver linked nothing: they hear it is the requester's key, the requester (and
+        // the request card, which the channel reads) get their own words
+        const told = approverLines(error, acting.link, ask.requester.userId, ask.project);
+        const reply = errorReply(told.mrkdwn, told.text, told.hint);
+        return { kind: "refused", reply, reason: told.reason, forRequester: lines.plain };
+      }
       const reply = errorReply(lines.mrkdwn, lines.plain, lines.hint);
       return { kind: "refused", reply, reason: lines.plain };
     }
@@ -97,6 +110,42 @@ function requesterCannotAct(requester: string): MessageReply {
     "Not sent: the requester has no Palette user linked now.",
     "They can link theirs with `/palette login` and ask again.",
   );
+}
+
+/**
+ * Palette's refusal of the requester's key (a 401 or 403, which personalRefusalLines handled),
+ * told to the person approving their request: whose key it was, and that the requester is told.
+ */
+function approverLines(
+  error: unknown,
+  link: IdentityLink,
+  requester: string,
+  project: string | undefined,
+): { mrkdwn: string; text: string; hint: string; reason: string } {
+  const who = escapeMrkdwn(link.paletteUserName);
+  if (error instanceof PaletteError && error.kind === "forbidden") {
+    const where = project ? ` in project ${code(project)}` : "";
+    return {
+      mrkdwn: `:no_entry: Not sent: this change acts in Palette as ${mention(requester)}, and Palette does not allow their user ${who} to see this cluster${where}.`,
+      text: "Not sent: Palette does not allow the requester's Palette user to see this cluster.",
+      hint: "Their role in Palette decides this; a Palette admin can change it. They have been told.",
+      reason: `Palette does not allow the requester's Palette user ${link.paletteUserName} to see this cluster${project ? ` in project ${project}` : ""}`,
+    };
+  }
+  if (link.method !== "key") {
+    return {
+      mrkdwn: `:key: Not sent: Palette did not accept the key made for ${who}, the Palette user ${mention(requester)} acts as.`,
+      text: "Not sent: Palette did not accept the key made for the requester.",
+      hint: "They can ask again in a minute; they have been told.",
+      reason: `Palette did not accept the key made for the requester's Palette user ${link.paletteUserName}`,
+    };
+  }
+  return {
+    mrkdwn: `:key: Not sent: this change acts in Palette as ${mention(requester)}, and Palette no longer accepts the key they linked as ${who} (expired or revoked), so it was unlinked.`,
+    text: "Not sent: Palette no longer accepts the requester's linked key.",
+    hint: "They have been told to link a new one with `/palette login` and ask again.",
+    reason: "Palette no longer accepts the requester's linked key (expired or revoked)",
+  };
 }
 
 /** A refusal reply as the two lines a change's private notice carries. */

@@ -1,4 +1,4 @@
-import { type FreezeScope, freezeUntil, sameScope } from "../model/freeze.ts";
+import { type Freeze, type FreezeScope, freezeUntil, sameScope } from "../model/freeze.ts";
 import { FreezeStore } from "../store/freezes.ts";
 import { errorReply, messageReply, readScopes, usageReply } from "../verb-kit/reply.ts";
 import { replayWith, resolveCluster } from "../verb-kit/resolve.ts";
@@ -235,15 +235,12 @@ function lifecycleVerb(verb: "pause" | "resume"): VerbSpec {
   return spec;
 }
 
-/** Who may freeze and unfreeze: anyone who may make some change (or launch). */
-const FREEZERS = ["scale", "maintenance", "logs", "backup", "upgrade", "delete", "launch"] as const;
-
-async function mayFreeze(ctx: CommandContext): Promise<boolean> {
-  for (const permission of FREEZERS) {
-    if (await ctx.policy.allows(ctx.requester.userId, permission)) return true;
-  }
-  return false;
-}
+/**
+ * Who may set a freeze, and lift anyone's: ALLOW_FREEZE, or (unset) whoever may make some change
+ * or launch (the policy's `freeze`). Lifting one's own freeze needs no list.
+ */
+const mayFreeze = (ctx: CommandContext): Promise<boolean> =>
+  ctx.policy.allows(ctx.requester.userId, "freeze");
 
 /** `<cluster>`, `project:<uid>` or `all`: what a freeze covers. */
 async function freezeScope(
@@ -288,7 +285,7 @@ export const freezeVerb: VerbSpec = {
   run: async (command, ctx) => {
     if (!(await mayFreeze(ctx))) {
       return errorReply(
-        ":no_entry: Only people who may make changes (an `ALLOW_*` list, or `ALLOW_LAUNCH`) can freeze them.",
+        `:no_entry: You may not freeze changes. ${ctx.policy.grantHint("freeze")}`,
         "You may not freeze changes.",
       );
     }
@@ -343,12 +340,6 @@ export const unfreezeVerb: VerbSpec = {
   summary: "lift a freeze, saying why; told where the freeze was announced",
   examples: ["/palette unfreeze all release shipped", "/palette unfreeze web-prod hotfix verified"],
   run: async (command, ctx) => {
-    if (!(await mayFreeze(ctx))) {
-      return errorReply(
-        ":no_entry: Only people who may make changes (an `ALLOW_*` list, or `ALLOW_LAUNCH`) can lift a freeze.",
-        "You may not lift freezes.",
-      );
-    }
     // `unfreeze project:<uid> <reason…>`: the project is the scope and every word the reason;
     // otherwise the first word is the scope (a cluster, in `project:` when given, or `all`)
     const projectFirst = /^\S+\s+project:/i.test(command.raw);
@@ -366,8 +357,30 @@ export const unfreezeVerb: VerbSpec = {
     const target = await freezeScope(command, scopeWords, ctx, "unfreeze");
     if (target.kind === "reply") return target.reply;
     const store = new FreezeStore(ctx.db, ctx.clock);
-    const lifted = await store.lift(target.scope, ctx.requester.userId);
+    const userId = ctx.requester.userId;
+    // the one who set a freeze may lift it; anyone else's, only ALLOW_FREEZE (see mayFreeze)
+    const mayLiftAny = await mayFreeze(ctx);
+    const lifted = await store.lift(target.scope, userId, mayLiftAny ? undefined : userId);
+    const sameLeft = (await store.active()).filter((f) => sameScope(f.scope, target.scope));
     if (lifted.length === 0) {
+      if (sameLeft.length > 0) {
+        await ctx.audit.record({
+          userId,
+          action: "freeze",
+          target: scopeText(target.scope),
+          outcome: "denied",
+          detail: JSON.stringify({
+            freezeIds: sameLeft.map((f) => f.id),
+            frozenBy: sameLeft.map((f) => f.frozenBy),
+            reason,
+            refused: "not their freeze",
+          }),
+        });
+        return errorReply(
+          `:no_entry: ${setBy(sameLeft)} set this freeze; only they, or someone allowed to lift any freeze, can lift it. ${ctx.policy.grantHint("freeze")}`,
+          "You may not lift this freeze.",
+        );
+      }
       const others = (await store.active()).filter((f) => !sameScope(f.scope, target.scope));
       return errorReply(
         "No freeze of exactly that is in force.",
@@ -376,8 +389,13 @@ export const unfreezeVerb: VerbSpec = {
       );
     }
     const label = freezeScopeLabel(lifted[0]!);
+    // another's freeze of the same scope that this person may not lift still holds: said
+    const stillHeld =
+      sameLeft.length > 0
+        ? ` ${setBy(sameLeft)}'s freeze of it still holds: changes stay refused until it is lifted too.`
+        : " Changes are allowed again (by the `ALLOW_*` lists).";
     const line = {
-      mrkdwn: `:sunny: ${mention(ctx.requester.userId)} lifted the freeze of ${label}: “${escapeMrkdwn(reason)}”. Changes are allowed again (by the \`ALLOW_*\` lists).`,
+      mrkdwn: `:sunny: ${mention(userId)} lifted the freeze of ${label}: “${escapeMrkdwn(reason)}”.${stillHeld}`,
       text: escapeMrkdwn(`Freeze lifted: ${reason}`),
     };
     // told where each freeze was announced, besides here; a channel that refuses is said
@@ -406,6 +424,9 @@ export const unfreezeVerb: VerbSpec = {
       outcome: "removed",
       detail: JSON.stringify({
         freezeIds: lifted.map((f) => f.id),
+        // whose freezes they were, and on what ground this person lifted them
+        frozenBy: lifted.map((f) => f.frozenBy),
+        liftedAs: lifted.every((f) => f.frozenBy === userId) ? "own freeze" : "ALLOW_FREEZE",
         reason,
         toldIn: [ctx.requester.channelId, ...told],
         ...(untold.length > 0 ? { notToldIn: untold } : {}),
@@ -442,6 +463,12 @@ export const freezesVerb: VerbSpec = {
     );
   },
 };
+
+/** `<@U1>` or `<@U1> and <@U2>`: who set these freezes */
+function setBy(freezes: readonly Freeze[]): string {
+  const people = [...new Set(freezes.map((freeze) => mention(freeze.frozenBy)))];
+  return people.join(" and ");
+}
 
 function scopeText(scope: FreezeScope): string {
   return scope.kind === "all"

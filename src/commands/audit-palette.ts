@@ -1,7 +1,8 @@
-import { actingFor } from "../identity/acting.ts";
+import { actingFor, personalRefusalLines } from "../identity/acting.ts";
 import type { PaletteApi, Scope } from "../palette/api.ts";
 import { describeForUser } from "../palette/errors.ts";
 import type { PaletteAudit } from "../palette/history.ts";
+import { errorReply } from "../verb-kit/reply.ts";
 import { resolveCluster } from "../verb-kit/resolve.ts";
 import type { CommandContext, MessageReply } from "../verb-kit/types.ts";
 
@@ -51,8 +52,26 @@ export async function readPaletteAudit(
     : { kind: "service" as const };
   if (acting.kind === "refused") return { kind: "refused", reply: acting.reply };
   const palette: PaletteApi = acting.kind === "person" ? acting.palette : ctx.palette;
+  // under strict a refusal is of the person's own key: told in their name (a 401 unlinks it)
+  const theirs = async (error: unknown) =>
+    acting.kind === "person" && ctx.identity
+      ? await personalRefusalLines(
+          error,
+          acting.link,
+          "read Palette's audit log",
+          filter.projectUid,
+          ctx.identity,
+        )
+      : undefined;
   try {
-    return await readWith({ ...ctx, palette }, filter, max);
+    return await readWith({ ...ctx, palette }, filter, max, async (error) => {
+      return (await theirs(error))?.plain ?? describeForUser(error);
+    });
+  } catch (error) {
+    // the cluster's lookup (outside the paging's own catch) refused the person's key
+    const lines = await theirs(error);
+    if (lines) return { kind: "refused", reply: errorReply(lines.mrkdwn, lines.plain, lines.hint) };
+    throw error;
   } finally {
     if (acting.kind === "person") await acting.palette.close();
   }
@@ -62,6 +81,8 @@ async function readWith(
   ctx: CommandContext,
   filter: PaletteAuditFilter,
   max: number,
+  /** why Palette's audit could not be read, in words for the requester */
+  describe: (error: unknown) => Promise<string> = async (error) => describeForUser(error),
 ): Promise<Extract<PaletteAuditRead, { kind: "entries" }>> {
   let scopes: Scope[] = filter.projectUid
     ? [{ projectUid: filter.projectUid }]
@@ -137,7 +158,7 @@ async function readWith(
       entries,
       stoppedEarly: true,
       calls,
-      note: `Palette's audit could not be read to the end: ${describeForUser(error)}`,
+      note: `Palette's audit could not be read to the end: ${await describe(error)}`,
     };
   }
   return { kind: "entries", entries, stoppedEarly, calls };

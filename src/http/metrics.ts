@@ -85,6 +85,7 @@ export class Metrics {
   readonly #slackCalls: Counter<"method" | "outcome">;
   readonly #conversations: Counter<"event" | "outcome">;
   readonly #senderPauses: Counter<"reason">;
+  readonly #mintedKeyTrouble: Counter<"kind" | "outcome">;
   readonly #senderPaused: Gauge;
   readonly #knownVerbs: Set<string> | undefined;
   #outbox: OutboxSource | undefined;
@@ -184,6 +185,12 @@ export class Metrics {
       registers,
     });
 
+    this.#mintedKeyTrouble = new Counter({
+      name: `${prefix}minted_key_trouble_total`,
+      help: "LINK_METHOD=email: minted Palette API keys the bot could not delete (delete_failed) or whose creation answer it could not read (create_unreadable); outcome left = the key lives until it expires",
+      labelNames: ["kind", "outcome"],
+      registers,
+    });
     this.#senderPauses = new Counter({
       name: `${prefix}slack_sender_paused_total`,
       help: "Times the notification sender paused because Slack refused the bot itself, by Slack's code (invalid_auth, missing_scope…)",
@@ -347,6 +354,11 @@ export class Metrics {
   }
 
   /** The notification sender paused: Slack refused the bot itself with `reason`. */
+  /** LINK_METHOD=email: a minted key not deleted when its command ended, or created unseen */
+  mintedKeyTrouble(kind: "delete_failed" | "create_unreadable", outcome: "deleted" | "left"): void {
+    this.#mintedKeyTrouble.inc({ kind, outcome });
+  }
+
   senderPaused(reason: string): void {
     this.#senderPauses.inc({ reason: label(reason) });
     this.#senderPaused.set(1);

@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import type { PaletteIdentityApi } from "../palette/api.ts";
-import { PaletteError } from "../palette/errors.ts";
+import { PaletteError, PaletteSchemaError } from "../palette/errors.ts";
+import type { Secret } from "../secret.ts";
 import type { IdentityLink } from "../store/identities.ts";
 import type { IdentityDeps, PersonalPalette } from "../verb-kit/identity-deps.ts";
 import { errorReply } from "../verb-kit/reply.ts";
@@ -33,7 +35,23 @@ export type ByEmail =
  */
 export async function personByEmail(slackUserId: string, identity: IdentityDeps): Promise<ByEmail> {
   const service = identity.service;
-  const email = await identity.emailOf?.(slackUserId).catch(() => undefined);
+  const person = identity.slackPersonOf
+    ? await identity.slackPersonOf(slackUserId).catch(() => undefined)
+    : { email: await identity.emailOf?.(slackUserId).catch(() => undefined) };
+  // a Slack Connect guest's e-mail is verified by their own workspace, not this one: a match
+  // would hand them the Palette user of whoever owns that address here
+  if (person?.outsider) {
+    identity.logger?.warn(
+      { slackUserId, outsider: person.outsider },
+      "LINK_METHOD=email: no key minted for a member of another Slack workspace",
+    );
+    return refused(
+      ":no_entry: You are a member of another Slack workspace, so the bot will not act as a Palette user for you: it finds Palette users by the e-mail addresses of this workspace's own members.",
+      "The bot does not act in Palette for members of another Slack workspace.",
+      "Ask someone in this workspace to make the change, or a Palette admin for access of your own.",
+    );
+  }
+  const email = person?.email;
   if (!service || !email) {
     return refused(
       ":key: I could not read your Slack e-mail address, which is how this workspace finds your Palette user.",
@@ -74,19 +92,41 @@ export async function mintFor(slackUserId: string, identity: IdentityDeps): Prom
   const found = await personByEmail(slackUserId, identity);
   if (found.kind === "refused") return found;
   const { user, service } = found;
+  // unique per mint, so the key can be found by its name when Palette's answer cannot be read
+  const name = `palette-chatops for ${slackUserId} ${randomBytes(4).toString("hex")}`;
   try {
-    const minted = await service.createApiKey(
-      user.uid,
-      new Date(identity.now() + MINTED_KEY_LIFETIME_MS),
-      `palette-chatops for ${slackUserId}`,
-    );
+    let minted: { uid: string; apiKey: Secret };
+    try {
+      minted = await service.createApiKey(
+        user.uid,
+        new Date(identity.now() + MINTED_KEY_LIFETIME_MS),
+        name,
+      );
+    } catch (error) {
+      // a 2xx whose body does not parse: Palette made a key the bot holds no handle of
+      if (error instanceof PaletteSchemaError)
+        await cleanUpUnread(name, user.uid, service, identity);
+      throw error;
+    }
     const inner = identity.paletteAs(minted.apiKey);
     const palette: PersonalPalette = {
       ...inner,
       async close() {
         await inner.close();
         // the key dies with its command; its expiry is the belt if this delete fails
-        await service.deleteApiKey(minted.uid).catch(() => undefined);
+        await service.deleteApiKey(minted.uid).catch((error: unknown) => {
+          identity.countMintedKeyTrouble?.("delete_failed", "left");
+          identity.logger?.warn(
+            {
+              keyUid: minted.uid,
+              keyName: name,
+              paletteUserUid: user.uid,
+              expiresInMs: MINTED_KEY_LIFETIME_MS,
+              err: describeError(error),
+            },
+            "LINK_METHOD=email: a minted Palette API key could not be deleted; it lives until it expires",
+          );
+        });
       },
     };
     return {
@@ -105,4 +145,43 @@ export async function mintFor(slackUserId: string, identity: IdentityDeps): Prom
     if (error instanceof PaletteError && error.kind === "forbidden") return serviceForbidden();
     throw error;
   }
+}
+
+/**
+ * Palette answered a key's creation with a body the bot cannot read: the key exists, unseen.
+ * It is looked up by its (unique) name and deleted; when that fails too, its name is logged for
+ * the operator (it expires within MINTED_KEY_LIFETIME_MS anyway). Never throws.
+ */
+async function cleanUpUnread(
+  name: string,
+  paletteUserUid: string,
+  service: PaletteIdentityApi,
+  identity: IdentityDeps,
+): Promise<void> {
+  try {
+    const uids = await service.apiKeysNamed(name);
+    for (const uid of uids) await service.deleteApiKey(uid);
+    identity.countMintedKeyTrouble?.("create_unreadable", "deleted");
+    identity.logger?.warn(
+      { keyName: name, keyUids: uids, paletteUserUid },
+      "LINK_METHOD=email: Palette's answer to a key's creation could not be read; the key was found by its name and deleted",
+    );
+  } catch (error) {
+    identity.countMintedKeyTrouble?.("create_unreadable", "left");
+    identity.logger?.error(
+      {
+        keyName: name,
+        paletteUserUid,
+        expiresInMs: MINTED_KEY_LIFETIME_MS,
+        err: describeError(error),
+      },
+      "LINK_METHOD=email: Palette's answer to a key's creation could not be read, and the key could not be found and deleted; delete it by its name in Palette, or let it expire",
+    );
+  }
+}
+
+/** an error's kind and message for a log line: Palette's errors never carry a key */
+function describeError(error: unknown): string {
+  if (error instanceof PaletteError) return `${error.kind} ${error.status}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
 }

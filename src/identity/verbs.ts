@@ -1,6 +1,7 @@
 import { errorReply, messageReply } from "../verb-kit/reply.ts";
 import type { CommandContext, Reply, VerbSpec } from "../verb-kit/types.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
+import { personByEmail } from "./minted.ts";
 
 /** `/palette login`, `whoami`, `logout`: linking a Slack user to their own Palette user. */
 
@@ -57,8 +58,10 @@ export const whoamiVerb: VerbSpec = {
       );
     }
     if (ctx.identity.method === "email") {
-      const email = await ctx.identity.emailOf?.(ctx.requester.userId).catch(() => undefined);
-      const user = email ? await ctx.identity.service?.findUserByEmail(email) : undefined;
+      // the same lookup a command that acts makes: a member of another workspace maps to no one
+      const found = await personByEmail(ctx.requester.userId, ctx.identity);
+      if (found.kind === "refused") return found.reply;
+      const { user } = found;
       return user
         ? messageReply(
             {

@@ -86,6 +86,8 @@ export interface PaletteIdentityApi {
   ): Promise<{ uid: string; apiKey: Secret }>;
   /** DELETE /v1/apiKeys/{uid} */
   deleteApiKey(uid: string): Promise<void>;
+  /** GET /v1/apiKeys: the UIDs of the keys named exactly `name` (the bot names each it mints) */
+  apiKeysNamed(name: string): Promise<string[]>;
 }
 
 /** One version of a cluster profile, with its siblings. */

@@ -3,6 +3,7 @@ import type { PaletteIdentityApi, PaletteUser } from "./api.ts";
 import { type ClientCore, seg } from "./client-core.ts";
 import {
   apiKeyCreatedSchema,
+  apiKeysSchema,
   type PaletteUserRecord,
   userInfoSchema,
   userSchema,
@@ -28,7 +29,7 @@ function paletteUser(record: PaletteUserRecord): PaletteUser {
 
 type IdentityCalls = Pick<
   PaletteIdentityApi,
-  "whoAmI" | "getUser" | "findUserByEmail" | "createApiKey" | "deleteApiKey"
+  "whoAmI" | "getUser" | "findUserByEmail" | "createApiKey" | "deleteApiKey" | "apiKeysNamed"
 >;
 
 export function identityCalls({ call, exchange, counted }: ClientCore): IdentityCalls {
@@ -73,6 +74,13 @@ export function identityCalls({ call, exchange, counted }: ClientCore): Identity
         apiKeyCreatedSchema,
       );
       return { uid: created.uid, apiKey: new Secret(created.apiKey) };
+    },
+
+    async apiKeysNamed(name) {
+      const listed = await call({ method: "GET", path: "/v1/apiKeys" }, apiKeysSchema);
+      return (listed.items ?? [])
+        .filter((key) => key.metadata.name === name)
+        .map((key) => key.metadata.uid);
     },
 
     async deleteApiKey(uid) {

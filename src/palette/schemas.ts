@@ -454,6 +454,17 @@ export const apiKeyCreatedSchema = z.object({
   uid: z.string().min(1),
 });
 
+/** v1ApiKeys (GET /v1/apiKeys): each key's metadata is all the bot reads */
+export const apiKeysSchema = z.object({
+  items: z
+    .array(
+      z.object({
+        metadata: z.object({ uid: z.string().min(1), name: z.string().nullish() }),
+      }),
+    )
+    .nullish(),
+});
+
 /** v1Error: the body of every non-2xx answer */
 export const errorBodySchema = z.object({
   code: str,

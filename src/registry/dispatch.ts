@@ -163,7 +163,7 @@ async function runAsPerson(
   if (acting.kind === "refused") return acting.reply;
   if (acting.kind === "service") return spec.run(command, ctx);
   try {
-    return await spec.run(command, { ...ctx, palette: acting.palette });
+    return await spec.run(command, { ...ctx, palette: acting.palette, actingAs: acting.link });
   } catch (error) {
     const refused = await personalRefusal(
       error,

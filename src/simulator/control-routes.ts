@@ -26,7 +26,7 @@ export interface ControlDeps {
 const faultSchema = z.object({
   pathPrefix: z.string().startsWith("/"),
   method: z.string().optional(),
-  kind: z.enum(["status", "latency", "reset", "malformed", "late"]),
+  kind: z.enum(["status", "latency", "reset", "malformed", "late", "garbled"]),
   status: z.number().int().min(100).max(599).optional(),
   retryAfterSec: z.number().nonnegative().optional(),
   latencyMs: z.number().nonnegative().optional(),

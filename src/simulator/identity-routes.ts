@@ -9,7 +9,8 @@ import type { SimulatorCredentials } from "./types.ts";
 /**
  * Palette's identity endpoints as the bot meets them (palette-apis-spec.json): who am I
  * (`GET /v1/users/info`), a user and their projects, users by e-mail (`POST /v1/users/summary`),
- * and API keys created for a user (`POST /v1/apiKeys`) and deleted (`DELETE /v1/apiKeys/{uid}`).
+ * and API keys created for a user (`POST /v1/apiKeys`), listed (`GET /v1/apiKeys`) and deleted
+ * (`DELETE /v1/apiKeys/{uid}`).
  * A user may read themselves and mint or delete their own keys; a tenant admin anyone's.
  */
 
@@ -99,14 +100,28 @@ export function addIdentityRoutes(router: Router<ApiHandler>, deps: IdentityRout
     const parsed = apiKeyBody.safeParse(await ctx.body());
     if (!parsed.success) throw new ApiError(400, "InvalidRequest", "body is not v1ApiKeyEntity");
     const { userUid, expiry } = parsed.data.spec;
+    const name = parsed.data.metadata?.name ?? undefined;
     self(ctx.caller, userUid);
     const expiresAt = expiry ? Date.parse(expiry) : undefined;
     if (expiresAt !== undefined && !Number.isFinite(expiresAt)) {
       throw new ApiError(400, "InvalidRequest", "spec.expiry is not a date-time");
     }
-    const key = users.issueKey(userUid, expiresAt);
+    const key = users.issueKey(userUid, expiresAt, name);
     return ok({ apiKey: key.apiKey, uid: key.uid }, 201);
   });
+  // v1ApiKeys: each key's v1ObjectMeta (name, uid) and v1ApiKeySpec (expiry, user)
+  router.add("GET", "/v1/apiKeys", (ctx) =>
+    ok({
+      items: users.listKeys(ctx.caller).map((key) => ({
+        metadata: { uid: key.uid, name: key.name },
+        spec: {
+          ...(key.expiresAt !== undefined ? { expiry: new Date(key.expiresAt).toISOString() } : {}),
+          user: { uid: key.userUid },
+        },
+        status: { isActive: true },
+      })),
+    }),
+  );
   router.add("DELETE", "/v1/apiKeys/:uid", (ctx) => {
     if (!users.revoke(ctx.params.uid ?? "", ctx.caller)) {
       throw new ApiError(404, "ResourceNotFound", `API key '${ctx.params.uid}' not found`);

@@ -26,6 +26,8 @@ interface SimApiKey {
   /** epoch ms; undefined = never */
   expiresAt: number | undefined;
   revoked: boolean;
+  /** metadata.name given at creation */
+  name?: string;
 }
 
 /** The users every simulator has: two people with different rights, for tests and the demo. */
@@ -88,12 +90,24 @@ export class UserDirectory {
   }
 
   /** A new API key for a user (POST /v1/apiKeys, or the control API for tests). */
-  issueKey(userUid: string, expiresAt?: number): { uid: string; apiKey: string } {
+  issueKey(userUid: string, expiresAt?: number, name?: string): { uid: string; apiKey: string } {
     if (!this.#users.has(userUid)) throw new Error(`no user ${userUid}`);
     const apiKey = `simkey-${randomBytes(18).toString("base64url")}`;
     const uid = randomBytes(12).toString("hex");
-    this.#keys.set(apiKey, { uid, userUid, expiresAt, revoked: false });
+    this.#keys.set(apiKey, { uid, userUid, expiresAt, revoked: false, ...(name ? { name } : {}) });
     return { uid, apiKey };
+  }
+
+  /** GET /v1/apiKeys: the keys not deleted, a tenant admin's view all of them, a user's their own */
+  listKeys(by: SimUser): Array<{ uid: string; name: string; userUid: string; expiresAt?: number }> {
+    return [...this.#keys.values()]
+      .filter((key) => !key.revoked && (by.tenantAdmin || key.userUid === by.uid))
+      .map((key) => ({
+        uid: key.uid,
+        name: key.name ?? "",
+        userUid: key.userUid,
+        ...(key.expiresAt !== undefined ? { expiresAt: key.expiresAt } : {}),
+      }));
   }
 
   /** DELETE /v1/apiKeys/{uid}, by its owner or a tenant admin; false when no such key */

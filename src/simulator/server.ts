@@ -169,6 +169,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       auditWrite(audits, state, caller, method, path, answer);
       // applied, answered late: past a client's time-out nobody hears it happened
       if (fault?.kind === "late") await sleep(fault.latencyMs ?? 0);
+      // applied, answered with a body no client can read (a proxy's page, a changed schema)
+      if (fault?.kind === "garbled" && answer.status < 300) {
+        reply({ status: answer.status, body: MALFORMED_BODY });
+        return;
+      }
       reply(answer);
     } catch (error) {
       reply(errorReply(toApiError(error), ref));

@@ -51,7 +51,8 @@ export interface SimulatorOptions {
  * `late`: the request is handled (a write is applied) and its answer held back `latencyMs`,
  * so a client whose time-out is shorter never hears that it happened
  */
-export type FaultKind = "status" | "latency" | "reset" | "malformed" | "late";
+/** `garbled`: the request is applied, and its 2xx answer's body is malformed */
+export type FaultKind = "status" | "latency" | "reset" | "malformed" | "late" | "garbled";
 
 export interface Fault {
   /** applies to requests whose path starts with this, e.g. "/v1/dashboard" */

@@ -81,6 +81,14 @@ export interface RunningSlackApp {
 /** Waits between auth.test attempts at start when Slack is down or busy: about a minute in all. */
 const START_RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
 
+/**
+ * Waits between auth.test attempts at start while Slack refuses the token (`invalid_auth`): about
+ * 15 s in all (the long chaos run refuses for 12 s). Slack has refused good tokens for moments during its own incidents, and a bot
+ * restarted into one must not exit on it (a container runtime backs off each crash longer); a
+ * refusal that lasts through these is the token's, and start-up fails saying so.
+ */
+const AUTH_REFUSAL_DELAYS_MS = [1_000, 2_000, 4_000, 8_000];
+
 /** Slack answering 5xx, rate-limiting or unreachable: worth waiting for. A bad token is not. */
 function isPassingTrouble(code: string): boolean {
   return (
@@ -94,23 +102,36 @@ function isPassingTrouble(code: string): boolean {
 /**
  * Bolt's auth.test at start. A Slack outage during a deploy or a restart must not crash-loop the
  * bot (its poll would stop, and changes that come and go meanwhile would never be told), so
- * passing trouble is waited out; a refused token still fails start-up at once, with the reason.
+ * passing trouble is waited out, and a refused token is tried a few times more (`authDelaysMs`);
+ * a refusal that persists, or any other, fails start-up with the reason.
  */
 async function initWithRetries(
   app: App,
   logger: Logger,
   delaysMs: readonly number[],
+  authDelaysMs: readonly number[],
 ): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
+  let troubles = 0;
+  let refusals = 0;
+  for (;;) {
     try {
       await app.init();
+      if (refusals > 0) logger.info({ refusals }, "Slack accepted the token after refusing it");
       return;
     } catch (error) {
       const code = describeSlackError(error).code;
-      const delay = delaysMs[attempt];
-      if (!isPassingTrouble(code) || delay === undefined) {
+      const refused = code === "invalid_auth";
+      const delay = refused
+        ? authDelaysMs[refusals++]
+        : isPassingTrouble(code)
+          ? delaysMs[troubles++]
+          : undefined;
+      if (delay === undefined) {
+        const lasted = refused
+          ? ` on ${refusals} tries over ${Math.round(authDelaysMs.reduce((sum, ms) => sum + ms, 0) / 1000)} s`
+          : "";
         throw new Error(
-          `SLACK_BOT_TOKEN: Slack's auth.test failed (${code}); check the token and SLACK_API_URL`,
+          `SLACK_BOT_TOKEN: Slack's auth.test failed (${code})${lasted}; check the token and SLACK_API_URL`,
         );
       }
       logger.warn({ code, retryInMs: delay }, "Slack's auth.test failed at start; trying again");
@@ -286,7 +307,12 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
     app,
     edge,
     async start(port) {
-      await initWithRetries(app, logger, deps.startRetryDelaysMs ?? START_RETRY_DELAYS_MS);
+      await initWithRetries(
+        app,
+        logger,
+        deps.startRetryDelaysMs ?? START_RETRY_DELAYS_MS,
+        deps.startAuthRetryDelaysMs ?? AUTH_REFUSAL_DELAYS_MS,
+      );
       if (socketMode) {
         await app.start();
         started = true;

@@ -73,6 +73,8 @@ export interface SlackAppDeps {
   dispatch?: Dispatch;
   /** waits between auth.test attempts at start while Slack is down; tests shorten them */
   startRetryDelaysMs?: readonly number[];
+  /** waits between auth.test attempts at start while Slack refuses the token; tests shorten them */
+  startAuthRetryDelaysMs?: readonly number[];
   /** the notification sender's wake: an Unsnooze or Unmute queued what a hold kept back */
   wakeSender?: () => void;
   /**

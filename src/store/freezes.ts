@@ -76,11 +76,15 @@ export class FreezeStore {
     return rows.map(toFreeze);
   }
 
-  /** lifts the active freezes of exactly this scope; returns those lifted */
-  async lift(scope: FreezeScope, liftedBy: string): Promise<Freeze[]> {
+  /**
+   * lifts the active freezes of exactly this scope (only those `onlyFrozenBy` set, when given:
+   * one who may lift only their own); returns those lifted
+   */
+  async lift(scope: FreezeScope, liftedBy: string, onlyFrozenBy?: string): Promise<Freeze[]> {
     const rows = await this.db.all<FreezeRow>(
       `UPDATE freezes SET lifted_at = ?, lifted_by = ?
        WHERE lifted_at IS NULL AND until_ms > ? AND scope_kind = ? AND scope_uid = ?
+       ${onlyFrozenBy === undefined ? "" : "AND frozen_by = ?"}
        RETURNING *`,
       [
         this.clock.now(),
@@ -88,6 +92,7 @@ export class FreezeStore {
         this.clock.now(),
         scope.kind,
         scope.kind === "all" ? "" : scope.uid,
+        ...(onlyFrozenBy === undefined ? [] : [onlyFrozenBy]),
       ],
     );
     return rows.map(toFreeze);

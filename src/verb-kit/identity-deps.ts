@@ -1,3 +1,4 @@
+import type { Logger } from "../log.ts";
 import type { PaletteApi, PaletteIdentityApi } from "../palette/api.ts";
 import type { Secret } from "../secret.ts";
 import type { IdentityStore } from "../store/identities.ts";
@@ -20,6 +21,26 @@ export interface IdentityDeps {
   service?: PaletteIdentityApi;
   /** LINK_METHOD=email: the Slack user's verified e-mail (users:read.email) */
   emailOf?(slackUserId: string): Promise<string | undefined>;
+  /**
+   * LINK_METHOD=email: the Slack user's e-mail and whether they belong to another workspace
+   * (Slack Connect: `users.info` gives another `team_id`, or `is_stranger`), in one lookup; used
+   * instead of emailOf when given
+   */
+  slackPersonOf?(slackUserId: string): Promise<SlackPerson>;
+  /** where a minted key's trouble is told (never the key) */
+  logger?: Logger;
+  /** counts a minted key the bot could not delete, or whose creation answer it could not read */
+  countMintedKeyTrouble?(
+    kind: "delete_failed" | "create_unreadable",
+    outcome: "deleted" | "left",
+  ): void;
   /** ms since the epoch, for a minted key's expiry */
   now(): number;
+}
+
+/** What Slack says of a person, for LINK_METHOD=email. */
+export interface SlackPerson {
+  email?: string;
+  /** a member of another workspace (a Slack Connect guest): no key is minted for them */
+  outsider?: "other workspace" | "stranger";
 }

@@ -6,6 +6,7 @@ import type { ChangePlan } from "../model/change.ts";
 import type { HoldChange } from "../model/notification.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import type { AuditLog } from "../store/audit.ts";
+import type { IdentityLink } from "../store/identities.ts";
 import type { SqlDb } from "../store/sql.ts";
 import type { ReplyView } from "../views/reply.ts";
 import type { IdentityDeps } from "./identity-deps.ts";
@@ -70,6 +71,11 @@ export interface CommandDeps {
 
 export interface CommandContext extends CommandDeps {
   requester: Requester;
+  /**
+   * IDENTITY=strict: the person whose own key `palette` holds for this command's reads (set by
+   * the dispatcher), so a verb tells Palette's refusal in their name, not the bot's
+   */
+  actingAs?: IdentityLink;
 }
 
 export type Visibility = "ephemeral" | "in_channel";

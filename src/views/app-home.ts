@@ -235,6 +235,7 @@ const PERMISSION_LABELS: Record<Permission, string> = {
   upgrade: "Upgrade cluster profiles",
   delete: "Delete clusters",
   audit: "Export the audit",
+  freeze: "Freeze changes, lift anyone's freeze",
 };
 
 function permissionBlocks(permissions: AppHomeInput["permissions"]): KnownBlock[] {

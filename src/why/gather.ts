@@ -23,6 +23,11 @@ export const WHY_MAX_PAGES = 20;
 export interface WhyReads {
   palette: Pick<PaletteApi, "listAudits" | "clusterEventsPage">;
   db: SqlExecutor;
+  /**
+   * IDENTITY=strict: Palette's refusal of the person's own key in their words (a 401 unlinks
+   * it), for a stream `palette` could not read; undefined when it is not such a refusal
+   */
+  refusal?: (error: unknown, source: "audit" | "events") => Promise<string | undefined>;
 }
 
 export interface Story {
@@ -100,7 +105,8 @@ export async function gatherStory(
     try {
       return await read();
     } catch (error) {
-      story.unavailable.push({ source, why: describeForUser(error) });
+      const theirs = await reads.refusal?.(error, source).catch(() => undefined);
+      story.unavailable.push({ source, why: theirs ?? describeForUser(error) });
       return [];
     }
   };

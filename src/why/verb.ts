@@ -1,3 +1,4 @@
+import { personalRefusalLines } from "../identity/acting.ts";
 import { quoteArg } from "../model/command-text.ts";
 import type { ClusterOverview } from "../palette/schemas.ts";
 import { flagValue } from "../verb-kit/parse.ts";
@@ -6,7 +7,7 @@ import { resolveCluster } from "../verb-kit/resolve.ts";
 import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../verb-kit/types.ts";
 import { scopeArg } from "../views/scope.ts";
 import type { WhyData } from "../views/why.ts";
-import { gatherStory } from "./gather.ts";
+import { gatherStory, type WhyReads } from "./gather.ts";
 import { type ClusterNow, likelyCause } from "./likely-cause.ts";
 import { parseSince } from "./range.ts";
 import { warningsFirst } from "./timeline.ts";
@@ -65,7 +66,11 @@ async function runWhy(command: ParsedCommand, ctx: CommandContext): Promise<Repl
   const cluster = { uid: resolved.uid, name: resolved.name, ...(projectUid ? { projectUid } : {}) };
 
   const [story, current, timeZone] = await Promise.all([
-    gatherStory({ palette: ctx.palette, db: ctx.db }, cluster, { sinceMs: since.sinceMs, untilMs }),
+    gatherStory(
+      { palette: ctx.palette, db: ctx.db, ...personalRefusals(ctx, projectUid) },
+      cluster,
+      { sinceMs: since.sinceMs, untilMs },
+    ),
     clusterNow(resolved, scope, ctx),
     ctx.readerTimeZone ? ctx.readerTimeZone(ctx.requester.userId).catch(() => "UTC") : "UTC",
   ]);
@@ -105,6 +110,27 @@ async function runWhy(command: ParsedCommand, ctx: CommandContext): Promise<Repl
     whyFallback(cluster.name, cause.kind),
     shareVisibility(command),
   );
+}
+
+/** IDENTITY=strict: a stream Palette refused the person's key for is told in their name */
+function personalRefusals(
+  ctx: CommandContext,
+  projectUid: string | undefined,
+): Pick<WhyReads, "refusal"> {
+  const { actingAs, identity } = ctx;
+  if (!actingAs || !identity) return {};
+  return {
+    refusal: async (error, source) =>
+      (
+        await personalRefusalLines(
+          error,
+          actingAs,
+          source === "audit" ? "read Palette's audit log" : "read this cluster's events",
+          projectUid,
+          identity,
+        )
+      )?.plain,
+  };
 }
 
 function whyFallback(name: string, kind: string): string {

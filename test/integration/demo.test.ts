@@ -17,7 +17,12 @@ afterAll(async () => {
 });
 
 /** Runs the CLI with `lines` on stdin (then end of input) and waits for the exit. */
-async function run(args: string[], lines: string[] = [], env: Record<string, string> = {}) {
+async function run(
+  args: string[],
+  lines: string[] = [],
+  env: Record<string, string> = {},
+  exitWithinMs = 20_000,
+) {
   const child = spawnCli(args, env, { stdin: "pipe" });
   children.push(child);
   child.child.stdin!.end(lines.map((line) => `${line}\n`).join(""));
@@ -28,7 +33,7 @@ async function run(args: string[], lines: string[] = [], env: Record<string, str
       timer = setTimeout(
         () =>
           reject(new Error(`palette-chatops ${args.join(" ")} did not exit:\n${child.output()}`)),
-        20_000,
+        exitWithinMs,
       );
     }),
   ]);
@@ -160,26 +165,34 @@ describe("palette-chatops with a bad invocation", () => {
     const fake = await startFakeSlack();
     fake.on("auth.test", () => ({ body: { ok: false, error: "invalid_auth" } }));
     try {
-      const result = await run(["start"], [], {
-        SLACK_BOT_TOKEN: "xoxb-refused",
-        SLACK_SIGNING_SECRET: "secret",
-        SLACK_API_URL: fake.apiUrl,
-        PALETTE_API_KEY: "pk",
-        PORT: "0",
-        STATE_DB: ":memory:",
-      });
+      const result = await run(
+        ["start"],
+        [],
+        {
+          SLACK_BOT_TOKEN: "xoxb-refused",
+          SLACK_SIGNING_SECRET: "secret",
+          SLACK_API_URL: fake.apiUrl,
+          // the poll starts while Slack is asked: it reaches no Palette here, and none outside
+          PALETTE_API_URL: "http://127.0.0.1:9",
+          PALETTE_API_KEY: "pk",
+          PORT: "0",
+          STATE_DB: ":memory:",
+        },
+        // the token is tried for about 15 s before start-up gives up
+        45_000,
+      );
       expect(result.code).toBe(1);
       const lines = result.stderr.split("\n").filter((line) => line.length > 0);
       expect(lines.at(-1)).toBe(
-        "palette-chatops: SLACK_BOT_TOKEN: Slack's auth.test failed (invalid_auth); check the token and SLACK_API_URL",
+        "palette-chatops: SLACK_BOT_TOKEN: Slack's auth.test failed (invalid_auth) on 5 tries over 15 s; check the token and SLACK_API_URL",
       );
       expect(result.stderr).not.toContain("    at ");
-      // a refused token is not waited out: one try
-      expect(fake.callsTo("auth.test")).toHaveLength(1);
+      // a refused token is tried a few times (Slack has refused good ones for a moment), no more
+      expect(fake.callsTo("auth.test")).toHaveLength(5);
     } finally {
       await fake.close();
     }
-  }, 30_000);
+  }, 60_000);
 
   it("start waits out a Slack outage at start (503) instead of crash-looping", async () => {
     const fake = await startFakeSlack();

@@ -51,3 +51,17 @@ describe("ALLOW_AUDIT and AUDIT_RETENTION_DAYS", () => {
     expect(errorOf({ ...base, ALLOW_AUDIT: "alice@example.com" }).variable).toBe("ALLOW_AUDIT");
   });
 });
+
+describe("ALLOW_FREEZE", () => {
+  it("is empty when unset (the policy then reads it as whoever may make some change)", () => {
+    expect(loadConfig(base).allowFreeze).toEqual([]);
+  });
+
+  it("reads Slack IDs and refuses what is not one", () => {
+    expect(loadConfig({ ...base, ALLOW_FREEZE: "U0ONCALL1, S0RELEASE" }).allowFreeze).toEqual([
+      "U0ONCALL1",
+      "S0RELEASE",
+    ]);
+    expect(errorOf({ ...base, ALLOW_FREEZE: "release-team" }).variable).toBe("ALLOW_FREEZE");
+  });
+});

@@ -191,4 +191,33 @@ describe("ack (ALLOW_ACK)", () => {
     expect(policy.grantHint("ack")).toContain("`ALLOW_ACK`");
     expect(policy.grantHint("ack")).toContain("`SONCALL`");
   });
+
+  it("freeze: unset ALLOW_FREEZE is whoever may change or launch; set, it alone", async () => {
+    const { client } = fakeClient({ S0DELETERS: ["U5"] });
+    const unset = createAccessPolicy({
+      ...base,
+      allowLaunch: ["U1"],
+      allowKubeconfig: ["U2"],
+      allowChanges: { logs: ["U3"], delete: ["S0DELETERS"] },
+      client,
+    });
+    expect(await unset.allows("U1", "freeze")).toBe(true);
+    expect(await unset.allows("U3", "freeze")).toBe(true);
+    expect(await unset.allows("U5", "freeze")).toBe(true);
+    // a kubeconfig is no change
+    expect(await unset.allows("U2", "freeze")).toBe(false);
+    expect(unset.grantHint("freeze")).toContain("ALLOW_FREEZE");
+
+    const set = createAccessPolicy({
+      ...base,
+      allowLaunch: ["U1"],
+      allowKubeconfig: [],
+      allowChanges: { logs: ["U3"] },
+      allowFreeze: ["U3"],
+      client,
+    });
+    expect(await set.allows("U1", "freeze")).toBe(false);
+    expect(await set.allows("U3", "freeze")).toBe(true);
+    expect(set.grantHint("freeze")).toContain("`ALLOW_FREEZE` (today it grants `U3`)");
+  });
 });

@@ -176,4 +176,43 @@ describe("changes no poller could see", () => {
       falseAnnouncements: 0,
     });
   });
+
+  it("a return to what the bot last read, after a state no committed poll touched, is not owed", () => {
+    // the run begins calm: every cluster Running and Healthy
+    const initial = { state: "Running", health: "Healthy" };
+    const changes = [
+      change(1_000, "a", "state", "Upgrading"),
+      change(9_000, "a", "state", "Running"),
+      change(1_500, "b", "health", "UnHealthy"),
+      change(9_500, "b", "health", "Healthy"),
+    ];
+    const score = scoreChaos({
+      changes,
+      channels: new Map([["C1", "p1"]]),
+      initial,
+      // the bot was down from 0.5 s to 9 s: its committed polls read before and after, none in
+      // between, so it never saw a Upgrading nor b UnHealthy, and read Running/Healthy again
+      polls: [
+        [0, 400],
+        [10_000, 11_000],
+      ],
+      delivered: [],
+    });
+    expect(score).toMatchObject({ unobservable: 2, unchangedForBot: 2, expected: 0, lost: 0 });
+  });
+
+  it("but is owed when a committed poll may have read the state in between", () => {
+    const score = scoreChaos({
+      changes: [change(1_000, "a", "state", "Upgrading"), change(4_000, "a", "state", "Running")],
+      channels: new Map([["C1", "p1"]]),
+      initial: { state: "Running", health: "Healthy" },
+      // 2–5 s straddles Upgrading's end: the bot may have committed Upgrading
+      polls: [
+        [2_000, 5_000],
+        [10_000, 12_000],
+      ],
+      delivered: [],
+    });
+    expect(score).toMatchObject({ unobservable: 1, unchangedForBot: 0, expected: 1, lost: 1 });
+  });
 });
