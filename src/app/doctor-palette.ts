@@ -218,7 +218,9 @@ export async function paletteChecks(config: Config, probe: Probe): Promise<Palet
   );
   lines.push(...projectLines);
 
-  lines.push(await rightsLine(config, info.data.userUid, auth, send));
+  // a project that cannot be read has its own failing line: its rights would only repeat it
+  const readable = projects.filter((_, index) => projectLines[index]?.status === "pass");
+  lines.push(await rightsLine(config, readable, info.data.userUid, auth, send));
   return { lines, ...(date ? { date } : {}) };
 }
 
@@ -361,6 +363,8 @@ const MAX_ROLES = 40;
 
 async function rightsLine(
   config: Config,
+  /** the watched projects that could be read; empty with PALETTE_PROJECTS unset */
+  readable: readonly string[],
   userUid: string,
   auth: Record<string, string>,
   send: Send,
@@ -424,9 +428,7 @@ async function rightsLine(
     ]),
   );
   const watched =
-    config.palette.projects.length > 0
-      ? config.palette.projects
-      : projectEntries.map((entry) => entry.uid);
+    config.palette.projects.length > 0 ? readable : projectEntries.map((entry) => entry.uid);
   const missing = missingRights(required, tenantGrants, projectGrants, watched);
   const needs = [...new Set(required.map((right) => right.permission))].join(", ");
   if (missing.size === 0) {
@@ -441,12 +443,12 @@ async function rightsLine(
   const said = [...missing.entries()].map(([project, lacking]) => {
     const roles = (projectGrants.get(project) ?? []).map((grant) => grant.name);
     const detail = lacking.map((right) => `${right.permission} (${right.for})`).join(", ");
-    return `project ${project} (roles: ${roles.length > 0 ? roles.join(", ") : "none"}) lacks ${detail}`;
+    return `in project ${project} (roles: ${roles.length > 0 ? roles.join(", ") : "none"}) ${detail}`;
   });
   return {
     check,
     status: "fail",
-    result: `the bot's Palette user ${said.join("; ")}`,
+    result: `the bot's Palette user lacks rights the enabled verbs need: ${said.join("; ")}`,
     fix: "give the bot's Palette user a role with those permissions in each project (Project Editor covers them), or unset the ALLOW_* variable of a verb it should not do",
   };
 }

@@ -60,7 +60,9 @@ export function renderDoctor(lines: readonly CheckLine[], options: { tty: boolea
   const statusWidth = options.tty ? 7 : 4;
   const out = [`${"".padEnd(statusWidth)}  ${"CHECK".padEnd(width)}  RESULT`];
   for (const line of lines) {
-    const fix = line.fix && line.status !== "pass" ? ` → ${flat(line.fix)}` : "";
+    // a skipped check's line says what it waits for; only a problem gets a remedy
+    const problem = line.status === "fail" || line.status === "warn";
+    const fix = line.fix && problem ? ` → ${flat(line.fix)}` : "";
     out.push(`${status(line.status)}  ${line.check.padEnd(width)}  ${flat(line.result)}${fix}`);
   }
   const verdict = verdictOf(lines);

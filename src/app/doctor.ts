@@ -159,7 +159,13 @@ function storeLines(config: Config, answer: Answer<StoreInspection>, now: number
   const pending = store.head.filter((id) => !applied.has(id));
   const unknown = store.applied.filter((id) => !store.head.includes(id));
   const last = store.head.at(-1);
-  if (unknown.length > 0) {
+  if (!store.exists) {
+    lines.push({
+      check: "store.migrations",
+      status: "skip",
+      result: "no store yet: the bot creates it with every migration",
+    });
+  } else if (unknown.length > 0) {
     lines.push({
       check: "store.migrations",
       status: "warn",
