@@ -46,9 +46,10 @@ describe(".env.example", () => {
       names.filter((name) => !wanted.includes(name)),
       "in .env.example, not read by config.ts",
     ).toEqual([]);
-    expect(names.filter((name, index) => names.indexOf(name) !== index), "listed twice").toEqual(
-      [],
-    );
+    expect(
+      names.filter((name, index) => names.indexOf(name) !== index),
+      "listed twice",
+    ).toEqual([]);
   });
 
   it("says what each variable is, in a comment above it", () => {
