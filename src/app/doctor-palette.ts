@@ -125,31 +125,36 @@ export async function paletteChecks(config: Config, probe: Probe): Promise<Palet
     auth: Record<string, string>,
     options: { body?: unknown; projectUid?: string } = {},
   ): Promise<Answer<PaletteReply>> =>
-    bounded(probe, `Palette ${method} ${path}`, async (signal) => {
-      const headers: Record<string, string> = {
-        Accept: "application/json",
-        "User-Agent": "palette-chatops-doctor",
-        ...auth,
-      };
-      if (options.projectUid) headers.ProjectUid = options.projectUid;
-      if (options.body !== undefined) headers["Content-Type"] = "application/json";
-      const response = await probe.fetch(`${base}${path}`, {
-        method,
-        headers,
-        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-        signal,
-      });
-      const receivedAt = probe.clock.now();
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      const date = response.headers.get("date") ?? undefined;
-      return { status: response.status, json, receivedAt, ...(date ? { date } : {}) };
-    });
+    // the refresh path carries the token: the label an error may quote must not
+    bounded(
+      probe,
+      `Palette ${method} ${path.replace(/\/v1\/auth\/refresh\/[^/?]+/, "/v1/auth/refresh/{token}")}`,
+      async (signal) => {
+        const headers: Record<string, string> = {
+          Accept: "application/json",
+          "User-Agent": "palette-chatops-doctor",
+          ...auth,
+        };
+        if (options.projectUid) headers.ProjectUid = options.projectUid;
+        if (options.body !== undefined) headers["Content-Type"] = "application/json";
+        const response = await probe.fetch(`${base}${path}`, {
+          method,
+          headers,
+          ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+          signal,
+        });
+        const receivedAt = probe.clock.now();
+        const text = await response.text();
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        const date = response.headers.get("date") ?? undefined;
+        return { status: response.status, json, receivedAt, ...(date ? { date } : {}) };
+      },
+    );
 
   const lines: CheckLine[] = [];
   let date: ServerDate | undefined;
@@ -221,7 +226,14 @@ export async function paletteChecks(config: Config, probe: Probe): Promise<Palet
   // a project that cannot be read has its own failing line: its rights would only repeat it
   const readable = projects.filter((_, index) => projectLines[index]?.status === "pass");
   lines.push(await rightsLine(config, readable, info.data.userUid, auth, send));
-  return { lines, ...(date ? { date } : {}) };
+  // the session token is no configured secret, so the doctor's redaction would not know it
+  const scrub = (text: string) => (token ? text.split(token).join("[redacted]") : text);
+  const safe = lines.map((line) => ({
+    ...line,
+    result: scrub(line.result),
+    ...(line.fix !== undefined ? { fix: scrub(line.fix) } : {}),
+  }));
+  return { lines: safe, ...(date ? { date } : {}) };
 }
 
 type Send = (

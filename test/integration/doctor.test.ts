@@ -27,6 +27,8 @@ import { freePort, spawnCli } from "../support/start-process-harness.ts";
 const BOT_TOKEN = "xoxb-doctor-good-token";
 const APP_TOKEN = "xapp-doctor-good-token";
 const SUBSCRIBED = "C0SUBSCRIBED";
+// Simulator tokens are JWT-shaped: any of them in the output is a leak.
+const JWT = /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/;
 const OTHER_SUBSCRIBED = "C0OTHERCHAN";
 
 let sim: RunningSimulator;
@@ -283,6 +285,23 @@ describe("palette-chatops doctor", () => {
     expect(readOnly.line("palette.rights").status).toBe("pass");
   });
 
+  it("warns, without blocking, when a service account's token does not refresh", async () => {
+    sim.control.addFault({ pathPrefix: "/v1/auth/refresh/", kind: "status", status: 401 });
+    const { PALETTE_API_KEY: _, ...rest } = demoEnv();
+    const report = await doctor({
+      ...rest,
+      PALETTE_EMAIL: sim.credentials.email,
+      PALETTE_ORG: sim.credentials.org,
+      PALETTE_PASSWORD: sim.credentials.password,
+    });
+    expect(report.exitCode, report.text).toBe(0);
+    expect(report.line("palette.login").status).toBe("pass");
+    expect(report.line("palette.refresh").status).toBe("warn");
+    expect(report.line("palette.refresh").result).toContain("the token refresh failed (401");
+    // the session token (JWT-shaped in the simulator) is in no line
+    expect(report.text).not.toMatch(JWT);
+  });
+
   it("says when PALETTE_API_URL is not Palette's API", async () => {
     const report = await doctor({ ...demoEnv(), PALETTE_API_URL: slack.url });
     expect(report.failing).toEqual(["palette.login"]);
@@ -367,6 +386,7 @@ describe("palette-chatops doctor on PostgreSQL", () => {
     expect(report.line("slack.channels").result).toContain("all 1 subscribed channel");
     expect(report.text).not.toContain(sim.credentials.password);
     expect(report.text).not.toContain(databaseUrl);
+    expect(report.text).not.toMatch(JWT);
   });
 
   it("fails on a database that is down, naming no password", async () => {
