@@ -1,7 +1,14 @@
 import { z } from "zod";
 import type { Config } from "../config.ts";
-import { unfilteredSearchBody } from "../palette/search-body.ts";
-import { type Answer, bounded, type Probe, type ServerDate } from "./doctor-probe.ts";
+import {
+  DOCTOR_ENDPOINTS,
+  type DoctorAnswer,
+  type DoctorPaletteApi,
+  type DoctorReply,
+  doctorPaletteApi,
+  type PaletteAuth,
+} from "../palette/doctor-api.ts";
+import { bounded, type Probe, type ServerDate } from "./doctor-probe.ts";
 import type { CheckLine } from "./doctor-report.ts";
 import { skipped } from "./doctor-slack.ts";
 
@@ -104,12 +111,7 @@ export function missingRights(
   return missing;
 }
 
-interface PaletteReply {
-  status: number;
-  json: unknown;
-  receivedAt: number;
-  date?: string;
-}
+type PaletteReply = DoctorReply;
 
 export interface PaletteCheckResult {
   lines: CheckLine[];
@@ -119,28 +121,19 @@ export interface PaletteCheckResult {
 export async function paletteChecks(config: Config, probe: Probe): Promise<PaletteCheckResult> {
   const base = config.palette.apiUrl.replace(/\/+$/, "");
   const credentials = config.palette.credentials;
-  const send = (
-    method: "GET" | "POST",
-    path: string,
-    auth: Record<string, string>,
-    options: { body?: unknown; projectUid?: string } = {},
-  ): Promise<Answer<PaletteReply>> =>
-    // the refresh path carries the token: the label an error may quote must not
-    bounded(
-      probe,
-      `Palette ${method} ${path.replace(/\/v1\/auth\/refresh\/[^/?]+/, "/v1/auth/refresh/{token}")}`,
-      async (signal) => {
+  const api = doctorPaletteApi(
+    (request): Promise<DoctorAnswer> =>
+      bounded(probe, `Palette ${request.label}`, async (signal) => {
         const headers: Record<string, string> = {
           Accept: "application/json",
           "User-Agent": "palette-chatops-doctor",
-          ...auth,
+          ...request.headers,
         };
-        if (options.projectUid) headers.ProjectUid = options.projectUid;
-        if (options.body !== undefined) headers["Content-Type"] = "application/json";
-        const response = await probe.fetch(`${base}${path}`, {
-          method,
+        if (request.body !== undefined) headers["Content-Type"] = "application/json";
+        const response = await probe.fetch(`${base}${request.path}`, {
+          method: request.method,
           headers,
-          ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+          ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
           signal,
         });
         const receivedAt = probe.clock.now();
@@ -153,8 +146,8 @@ export async function paletteChecks(config: Config, probe: Probe): Promise<Palet
         }
         const date = response.headers.get("date") ?? undefined;
         return { status: response.status, json, receivedAt, ...(date ? { date } : {}) };
-      },
-    );
+      }),
+  );
 
   const lines: CheckLine[] = [];
   let date: ServerDate | undefined;
@@ -170,40 +163,33 @@ export async function paletteChecks(config: Config, probe: Probe): Promise<Palet
       : "PALETTE_EMAIL/PALETTE_ORG/PALETTE_PASSWORD";
 
   // the login: an API key is its own credential; a service account logs in for a token
-  let auth: Record<string, string>;
+  let auth: PaletteAuth;
   let token: string | undefined;
   if (credentials.kind === "apiKey") {
     auth = { apiKey: credentials.apiKey.reveal() };
   } else {
-    const login = await send(
-      "POST",
-      "/v1/auth/authenticate",
-      {},
-      {
-        body: {
-          emailId: credentials.email,
-          org: credentials.org,
-          password: credentials.password.reveal(),
-        },
-      },
+    const login = await api.login(
+      credentials.email,
+      credentials.org,
+      credentials.password.reveal(),
     );
     if (login.ok) noteDate(login.value);
     const parsed =
       login.ok && login.value.status === 200 ? tokenBody.safeParse(login.value.json) : undefined;
     if (!parsed?.success) {
       lines.push(
-        loginFailure(login, config.palette.apiUrl, credentialName, "POST /v1/auth/authenticate"),
+        loginFailure(login, config.palette.apiUrl, credentialName, DOCTOR_ENDPOINTS.login),
       );
       return { lines: [...lines, ...skipAfterLogin(credentials.kind)], ...(date ? { date } : {}) };
     }
     token = parsed.data.Authorization;
     auth = { Authorization: token };
   }
-  const who = await send("GET", "/v1/users/info", auth);
+  const who = await api.whoAmI(auth);
   if (who.ok) noteDate(who.value);
   const info = who.ok && who.value.status === 200 ? userInfo.safeParse(who.value.json) : undefined;
   if (!info?.success) {
-    lines.push(loginFailure(who, config.palette.apiUrl, credentialName, "GET /v1/users/info"));
+    lines.push(loginFailure(who, config.palette.apiUrl, credentialName, DOCTOR_ENDPOINTS.whoAmI));
     return { lines: [...lines, ...skipAfterLogin(credentials.kind)], ...(date ? { date } : {}) };
   }
   const org = info.data.orgName ? ` of org ${info.data.orgName}` : "";
@@ -213,19 +199,19 @@ export async function paletteChecks(config: Config, probe: Probe): Promise<Palet
     result: `${credentialName} works: Palette user ${info.data.userUid}${org}`,
   });
 
-  lines.push(await refreshLine(token, send));
+  lines.push(await refreshLine(token, api));
 
   const projects = config.palette.projects;
   const projectLines = await Promise.all(
     (projects.length > 0 ? projects : [undefined]).map((project) =>
-      projectLine(project, auth, send),
+      projectLine(project, auth, api),
     ),
   );
   lines.push(...projectLines);
 
   // a project that cannot be read has its own failing line: its rights would only repeat it
   const readable = projects.filter((_, index) => projectLines[index]?.status === "pass");
-  lines.push(await rightsLine(config, readable, info.data.userUid, auth, send));
+  lines.push(await rightsLine(config, readable, info.data.userUid, auth, api));
   // the session token is no configured secret, so the doctor's redaction would not know it
   const scrub = (text: string) => (token ? text.split(token).join("[redacted]") : text);
   const safe = lines.map((line) => ({
@@ -236,13 +222,6 @@ export async function paletteChecks(config: Config, probe: Probe): Promise<Palet
   return { lines: safe, ...(date ? { date } : {}) };
 }
 
-type Send = (
-  method: "GET" | "POST",
-  path: string,
-  auth: Record<string, string>,
-  options?: { body?: unknown; projectUid?: string },
-) => Promise<Answer<PaletteReply>>;
-
 function paletteSays(reply: PaletteReply): string {
   const parsed = errorBody.safeParse(reply.json);
   const said = parsed.success
@@ -252,7 +231,7 @@ function paletteSays(reply: PaletteReply): string {
 }
 
 function loginFailure(
-  answer: Answer<PaletteReply>,
+  answer: DoctorAnswer,
   apiUrl: string,
   credentialName: string,
   endpoint: string,
@@ -301,11 +280,9 @@ function refreshNotNeeded(): CheckLine {
   };
 }
 
-async function refreshLine(token: string | undefined, send: Send): Promise<CheckLine> {
+async function refreshLine(token: string | undefined, api: DoctorPaletteApi): Promise<CheckLine> {
   if (token === undefined) return refreshNotNeeded();
-  const answer = await send("GET", `/v1/auth/refresh/${encodeURIComponent(token)}`, {
-    Authorization: token,
-  });
+  const answer = await api.refresh(token);
   const ok =
     answer.ok && answer.value.status === 200 && tokenBody.safeParse(answer.value.json).success;
   if (ok) return { check: "palette.refresh", status: "pass", result: "the login token refreshes" };
@@ -320,13 +297,10 @@ async function refreshLine(token: string | undefined, send: Send): Promise<Check
 async function projectLine(
   project: string | undefined,
   auth: Record<string, string>,
-  send: Send,
+  api: DoctorPaletteApi,
 ): Promise<CheckLine> {
   const check = project === undefined ? "palette.projects" : `palette.project ${project}`;
-  const answer = await send("POST", "/v1/dashboard/spectroclusters/search?limit=1", auth, {
-    body: unfilteredSearchBody(),
-    ...(project !== undefined ? { projectUid: project } : {}),
-  });
+  const answer = await api.clusterSearch(auth, project);
   if (!answer.ok) {
     return {
       check,
@@ -351,7 +325,7 @@ async function projectLine(
       check,
       status: "fail",
       result: `Palette has no such project: ${paletteSays(reply)}`,
-      fix: "PALETTE_PROJECTS wants project UIDs (Palette → Project Overview, or GET /v1/projects), not names",
+      fix: "PALETTE_PROJECTS wants project UIDs (24 hex characters, in the project's console URL), not names",
     };
   }
   if (reply.status === 403) {
@@ -379,20 +353,19 @@ async function rightsLine(
   readable: readonly string[],
   userUid: string,
   auth: Record<string, string>,
-  send: Send,
+  api: DoctorPaletteApi,
 ): Promise<CheckLine> {
   const required = requiredRights(config);
   const check = "palette.rights";
-  const unread = (what: string, answer: Answer<PaletteReply>): CheckLine => ({
+  const unread = (what: string, answer: DoctorAnswer): CheckLine => ({
     check,
     status: "warn",
     result: `could not read ${what} (${answer.ok ? paletteSays(answer.value) : answer.reason}), so the rights for ${[...new Set(required.map((right) => right.for))].join(", ")} are unchecked`,
     fix: `check by hand that the bot's Palette user has ${[...new Set(required.map((right) => right.permission))].join(", ")} in each watched project`,
   });
-  const uid = encodeURIComponent(userUid);
   const [tenantAnswer, projectsAnswer] = await Promise.all([
-    send("GET", `/v1/users/${uid}/roles`, auth),
-    send("GET", `/v1/users/${uid}/projects`, auth),
+    api.tenantRoles(auth, userUid),
+    api.projectRoles(auth, userUid),
   ]);
   const tenant =
     tenantAnswer.ok && tenantAnswer.value.status === 200
@@ -420,7 +393,7 @@ async function rightsLine(
   const isAdmin = tenantRefs.some((ref) => ref.name === TENANT_ADMIN);
   if (!isAdmin) {
     for (const roleUid of roleUids) {
-      const answer = await send("GET", `/v1/roles/${encodeURIComponent(roleUid)}`, auth);
+      const answer = await api.role(auth, roleUid);
       const parsed =
         answer.ok && answer.value.status === 200 ? role.safeParse(answer.value.json) : undefined;
       if (!parsed?.success) return unread(`role ${roleUid}`, answer);
