@@ -16,6 +16,7 @@ import { openSqlite } from "../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../src/store/subscriptions.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { freshDatabase, POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
+import { openapi } from "../support/simulator-openapi.ts";
 import { freePort, spawnCli } from "../support/start-process-harness.ts";
 
 /**
@@ -175,6 +176,39 @@ describe("palette-chatops doctor", () => {
     expect(report.text).not.toContain(BOT_TOKEN);
     expect(report.text).not.toContain(APP_TOKEN);
     expect(report.text).not.toContain(sim.credentials.apiKey);
+  });
+
+  it("asks Palette only what its published spec has (the OpenAPI subset)", async () => {
+    const before = sim.control.requests().length;
+    const { PALETTE_API_KEY: _, ...rest } = demoEnv();
+    await doctor({
+      ...rest,
+      PALETTE_EMAIL: sim.credentials.email,
+      PALETTE_ORG: sim.credentials.org,
+      PALETTE_PASSWORD: sim.credentials.password,
+    });
+    await doctor({ ...demoEnv(), PALETTE_API_KEY: sim.control.issueUserKey("viewer@example.com") });
+    const templates = Object.keys(openapi.paths).map((template) => ({
+      template,
+      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+    }));
+    const asked = sim.control
+      .requests()
+      .slice(before)
+      .map((request) => {
+        const found = templates.find(({ pattern }) => pattern.test(request.path));
+        const operation = found && openapi.paths[found.template]?.[request.method.toLowerCase()];
+        return `${request.method} ${found && operation ? found.template : `${request.path} (not in the subset)`}`;
+      });
+    expect([...new Set(asked)].sort()).toEqual([
+      "GET /v1/auth/refresh/{token}",
+      "GET /v1/roles/{uid}",
+      "GET /v1/users/info",
+      "GET /v1/users/{uid}/projects",
+      "GET /v1/users/{uid}/roles",
+      "POST /v1/auth/authenticate",
+      "POST /v1/dashboard/spectroclusters/search",
+    ]);
   });
 
   it("refuses a bad bot token with Slack's code and what to do (invalid_auth)", async () => {
