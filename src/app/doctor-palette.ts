@@ -392,8 +392,10 @@ async function rightsLine(
   // Tenant Admin is known by name: no need to read its (tenant-scope) permissions
   const isAdmin = tenantRefs.some((ref) => ref.name === TENANT_ADMIN);
   if (!isAdmin) {
-    for (const roleUid of roleUids) {
-      const answer = await api.role(auth, roleUid);
+    // all at once: one bound for them all, not one per role
+    const answers = await Promise.all(roleUids.map((roleUid) => api.role(auth, roleUid)));
+    for (const [index, answer] of answers.entries()) {
+      const roleUid = roleUids[index]!;
       const parsed =
         answer.ok && answer.value.status === 200 ? role.safeParse(answer.value.json) : undefined;
       if (!parsed?.success) return unread(`role ${roleUid}`, answer);

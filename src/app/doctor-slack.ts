@@ -234,10 +234,17 @@ async function channelsLine(
   const outside: string[] = [];
   const unknown: string[] = [];
   const queue = [...channels];
+  let stalled = false;
   const worker = async () => {
     for (let channel = queue.shift(); channel !== undefined; channel = queue.shift()) {
+      // once Slack stops answering, the rest would each wait out the bound too
+      if (stalled) {
+        unknown.push(`${channel} (not asked: Slack stopped answering)`);
+        continue;
+      }
       const info = await call("conversations.info", token, { channel });
       if (!info.ok) {
+        stalled = true;
         unknown.push(`${channel} (${info.reason})`);
         continue;
       }

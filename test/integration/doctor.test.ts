@@ -351,6 +351,28 @@ describe("palette-chatops doctor", () => {
     expect(report.exitCode).toBe(1);
   });
 
+  it("bounds a hung Slack too: the channels it could not ask are named, the doctor ends", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // first in line, before the handlers that answer like Slack
+    slack.reset();
+    slack.on("conversations.info", async () => {
+      await held;
+      return undefined;
+    });
+    answerLikeSlack(slack);
+    try {
+      const report = await runDoctor({ env: demoEnv(), clock: systemClock, timeoutMs: 1_000 });
+      const channels = report.lines.find((l) => l.check === "slack.channels")!;
+      expect(channels.status).toBe("warn");
+      expect(channels.result).toContain(`${SUBSCRIBED} (no answer within 1000 ms)`);
+    } finally {
+      release();
+    }
+  });
+
   it("warns of a clock far from Slack's and Palette's Date, without blocking", async () => {
     const ahead: Clock = { now: () => Date.now() + 90_000 };
     const report = await doctor(demoEnv(), ahead);
