@@ -54,7 +54,13 @@ export function verdictOf(lines: readonly CheckLine[]): Verdict {
  */
 export function renderDoctor(lines: readonly CheckLine[], options: { tty: boolean }): string {
   const width = Math.max(5, ...lines.map((line) => line.check.length));
-  const flat = (text: string) => text.replace(/\s*[\r\n]+\s*/g, " ").trim();
+  // and no control character (a terminal escape in an answer) reaches the operator's terminal
+  const flat = (text: string) =>
+    text
+      .replace(/\s*[\r\n]+\s*/g, " ")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, "")
+      .trim();
   const status = (value: CheckStatus) =>
     options.tty ? `${EMOJI[value]} ${WORDS[value]}` : WORDS[value];
   const statusWidth = options.tty ? 7 : 4;

@@ -43,6 +43,13 @@ describe("the doctor's table", () => {
       "The bot cannot run as configured: slack.auth failed (1 warning).",
     );
     expect(renderDoctor(lines, { tty: true })).toMatch(/^❌ FAIL {2}slack\.auth/m);
+    const forged = renderDoctor(
+      [{ check: "palette.login", status: "fail", result: "refused \u001b[2Jcleared\u0007" }],
+      { tty: true },
+    );
+    expect(forged).toContain("refused [2Jcleared");
+    expect(forged).not.toContain("\u001b");
+    expect(forged).not.toContain("\u0007");
   });
 });
 
