@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { leaseFor, SINGLETONS_LEASE } from "../../src/store/lease.ts";
 import { openStore } from "../../src/store/open.ts";
+import { openPostgres } from "../../src/store/postgres.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../src/store/subscriptions.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
@@ -400,8 +401,11 @@ describe("palette-chatops doctor", () => {
   });
 
   it("warns, without failing, of a SQLite file not created yet", async () => {
-    const report = await doctor({ ...demoEnv(), STATE_DB: join(dir, "new", "state.sqlite") });
+    const path = join(dir, "new", "state.sqlite");
+    const report = await doctor({ ...demoEnv(), STATE_DB: path });
     expect(report.exitCode, report.text).toBe(0);
+    // the doctor creates nothing: the bot does, at start
+    expect(existsSync(path)).toBe(false);
     expect(report.line("store.reach").status).toBe("warn");
     expect(report.line("store.migrations").status).toBe("skip");
     expect(report.line("slack.channels").result).toContain("no channel subscribed yet");
@@ -443,6 +447,25 @@ describe("palette-chatops doctor on PostgreSQL", () => {
     expect(report.text).not.toContain(sim.credentials.password);
     expect(report.text).not.toContain(databaseUrl);
     expect(report.text).not.toMatch(JWT);
+  });
+
+  it("reads an empty database without migrating it: the bot does that at start", async () => {
+    const empty = (await freshDatabase()).url;
+    const { STATE_DB: _, ...rest } = demoEnv();
+    const report = await doctor({ ...rest, DATABASE_URL: empty });
+    expect(report.exitCode, report.text).toBe(0);
+    expect(report.line("store.migrations").status).toBe("warn");
+    expect(report.line("store.migrations").result).toMatch(/^(\d+) of \1 migrations to apply/);
+    expect(report.line("store.lease").result).toContain("no replica leads now");
+    const db = await openPostgres(empty);
+    try {
+      const table = await db.get<{ name: string | null }>(
+        "SELECT to_regclass('schema_migrations') AS name",
+      );
+      expect(table?.name ?? null).toBeNull();
+    } finally {
+      await db.close();
+    }
   });
 
   it("fails on a database that is down, naming no password", async () => {
