@@ -130,6 +130,14 @@ export async function slackChecks(
       result: `bot token works: @${user} in workspace ${team} (${teamId})`,
     });
     lines.push(scopesLine(auth.value.headers.get("x-oauth-scopes")));
+    if (slack.homeTeamId !== undefined && slack.homeTeamId !== teamId) {
+      lines.push({
+        check: "slack.team",
+        status: "fail",
+        result: `SLACK_TEAM_ID is ${slack.homeTeamId} but the bot token belongs to workspace ${teamId}: the bot would refuse everyone as from another workspace`,
+        fix: `set SLACK_TEAM_ID=${teamId}, or unset it`,
+      });
+    }
   }
   if (!lines.some((line) => line.check === "slack.scopes")) {
     lines.push(skipped("slack.scopes", "slack.auth"));

@@ -225,6 +225,13 @@ describe("palette-chatops doctor", () => {
     expect(report.text).not.toContain("xoxb-revoked");
   });
 
+  it("finds a SLACK_TEAM_ID that is not the token's workspace", async () => {
+    expect((await doctor({ ...demoEnv(), SLACK_TEAM_ID: "T111" })).exitCode).toBe(0);
+    const report = await doctor({ ...demoEnv(), SLACK_TEAM_ID: "T999" });
+    expect(report.failing).toEqual(["slack.team"]);
+    expect(report.line("slack.team").fix).toBe("set SLACK_TEAM_ID=T111, or unset it");
+  });
+
   it("names the scope the token lacks against manifest.yml", async () => {
     grantedScopes = BOT_SCOPES.filter((scope) => scope !== "reactions:write");
     const report = await doctor(demoEnv());
