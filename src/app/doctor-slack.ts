@@ -63,8 +63,13 @@ function slackTokenFix(variable: string, error: string): string {
       return variable === "SLACK_APP_TOKEN"
         ? "SLACK_APP_TOKEN holds another kind of token: it wants the app-level token (xapp-…), not the bot token"
         : "SLACK_BOT_TOKEN holds another kind of token: it wants the bot token (xoxb-…)";
+    case "ratelimited":
+      return "Slack rate-limited the check: run the doctor again in a minute";
     default:
-      return `check ${variable}; Slack's error code is explained at https://api.slack.com/methods`;
+      // an answer that is not JSON did not come from Slack's Web API at all
+      return error.startsWith("HTTP ")
+        ? "SLACK_API_URL does not answer like Slack's Web API: unset it (https://slack.com/api/) or fix the proxy in front of it"
+        : `check ${variable}; Slack's error code is explained at https://api.slack.com/methods`;
   }
 }
 

@@ -225,6 +225,13 @@ describe("palette-chatops doctor", () => {
     expect(report.text).not.toContain("xoxb-revoked");
   });
 
+  it("says when SLACK_API_URL does not answer like Slack", async () => {
+    const report = await doctor({ ...demoEnv(), SLACK_API_URL: `${slack.url}/not-the-api/` });
+    expect(report.failing).toContain("slack.auth");
+    expect(report.line("slack.auth").result).toContain("HTTP 404, not JSON");
+    expect(report.line("slack.auth").fix).toContain("SLACK_API_URL does not answer like Slack's");
+  });
+
   it("finds a SLACK_TEAM_ID that is not the token's workspace", async () => {
     expect((await doctor({ ...demoEnv(), SLACK_TEAM_ID: "T111" })).exitCode).toBe(0);
     const report = await doctor({ ...demoEnv(), SLACK_TEAM_ID: "T999" });
