@@ -256,6 +256,14 @@ function loginFailure(
           : "check the service account's e-mail, password and PALETTE_ORG (the organisation name at login)",
     };
   }
+  if (reply.status === 429 || reply.status >= 500) {
+    return {
+      check: "palette.login",
+      status: "fail",
+      result: `Palette answered ${endpoint} with ${paletteSays(reply)}: it is busy or having trouble`,
+      fix: "run the doctor again in a minute; if it persists, check Palette's status page or its operators",
+    };
+  }
   return {
     check: "palette.login",
     status: "fail",

@@ -351,6 +351,14 @@ describe("palette-chatops doctor", () => {
     expect(report.text).not.toMatch(JWT);
   });
 
+  it("tells a Palette in trouble (503) from a wrong URL", async () => {
+    sim.control.addFault({ pathPrefix: "/v1/users/info", kind: "status", status: 503 });
+    const report = await doctor(demoEnv());
+    expect(report.failing).toEqual(["palette.login"]);
+    expect(report.line("palette.login").result).toContain("with 503");
+    expect(report.line("palette.login").result).toContain("busy or having trouble");
+  });
+
   it("says when PALETTE_API_URL is not Palette's API", async () => {
     const report = await doctor({ ...demoEnv(), PALETTE_API_URL: slack.url });
     expect(report.failing).toEqual(["palette.login"]);
