@@ -56,7 +56,8 @@ export function reasonOf(error: unknown, what: string): string {
     const host = (cause as { hostname?: unknown } | undefined)?.hostname;
     return typeof host === "string" ? `${code} (${host})` : code;
   }
-  return error.message;
+  // fetch's own refusals (a port it will not use, a bad URL) say why only in the cause
+  return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
 }
 
 /** Beyond this the clock is worth a look (leases are 15 s; Date headers have 1 s steps). */

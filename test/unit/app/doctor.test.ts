@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { missingRights, requiredRights } from "../../../src/app/doctor-palette.ts";
-import { SKEW_WARN_MS, skewLine } from "../../../src/app/doctor-probe.ts";
+import { reasonOf, SKEW_WARN_MS, skewLine } from "../../../src/app/doctor-probe.ts";
 import { type CheckLine, renderDoctor, verdictOf } from "../../../src/app/doctor-report.ts";
 import { BOT_SCOPES, missingScopes } from "../../../src/app/doctor-slack.ts";
 import { loadConfig } from "../../../src/config.ts";
@@ -67,6 +67,21 @@ describe("Slack scopes", () => {
       "im:write",
     ]);
     expect(missingScopes("", ["commands"])).toEqual(["commands"]);
+  });
+});
+
+describe("why a call failed", () => {
+  it("gives the system's code, the host, or fetch's own cause", () => {
+    const refused = Object.assign(new Error("connect"), { code: "ECONNREFUSED" });
+    expect(reasonOf(new TypeError("fetch failed", { cause: refused }), "x")).toBe("ECONNREFUSED");
+    const unknown = Object.assign(new Error("dns"), { code: "ENOTFOUND", hostname: "p.invalid" });
+    expect(reasonOf(new TypeError("fetch failed", { cause: unknown }), "x")).toBe(
+      "ENOTFOUND (p.invalid)",
+    );
+    expect(reasonOf(new TypeError("fetch failed", { cause: new Error("bad port") }), "x")).toBe(
+      "fetch failed: bad port",
+    );
+    expect(reasonOf("thrown string", "Slack auth.test")).toBe("Slack auth.test failed");
   });
 });
 
