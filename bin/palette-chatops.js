@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the compiled bot (dist/, as in the Docker image) or, in a source checkout, the
-// TypeScript sources through tsx, so `palette-chatops start|console|demo|simulator` works in both.
+// TypeScript sources through tsx, so `palette-chatops start|console|demo|simulator|doctor` works in both.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";

@@ -3,8 +3,8 @@ import { ConfigError, loadConfig, logLevelFrom } from "./config.ts";
 import { createLogger } from "./log.ts";
 
 /**
- * `palette-chatops start|console|demo|simulator` (also `npm start`, `npm run console`,
- * `npm run demo`, `npm run simulator`). Each verb loads only the parts it needs.
+ * `palette-chatops start|console|demo|simulator|doctor` (also `npm start`, `npm run console`,
+ * `npm run demo`, `npm run simulator`, `npm run doctor`). Each verb loads only the parts it needs.
  */
 
 const USAGE = `usage: palette-chatops <command>
@@ -12,6 +12,7 @@ const USAGE = `usage: palette-chatops <command>
   console     the /palette commands in this terminal, against Palette (PALETTE_* variables)
   demo        the console against a built-in Palette simulator: no Slack, no Palette account
   simulator   serve only the Palette API simulator (--port, --clusters N, --seed S, --animate MS)
+  doctor      check this install (configuration, Slack, Palette, the store, the clock); exit 0 when the bot can run
   rotate-identity-key  re-seal linked Palette keys under IDENTITY_KEY (the old key in IDENTITY_KEY_PREVIOUS)`;
 
 async function main(argv: string[]): Promise<number> {
@@ -48,6 +49,16 @@ async function main(argv: string[]): Promise<number> {
       const config = loadConfig(process.env, { requireSlack: false });
       const { rotateIdentityKey } = await import("./app/rotate-identity-key.ts");
       return rotateIdentityKey(config, systemClock, (line) => process.stdout.write(`${line}\n`));
+    }
+    case "doctor": {
+      // its own configuration check: a bad variable is a line of the table, not a crash
+      const { doctorCli } = await import("./app/doctor.ts");
+      return doctorCli({
+        env: process.env,
+        clock: systemClock,
+        write: (text) => process.stdout.write(text),
+        tty: process.stdout.isTTY === true,
+      });
     }
     case "simulator": {
       const { runSimulatorCli } = await import("./simulator/cli.ts");

@@ -18,7 +18,7 @@ import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { slackEmailOf, slackHomeOf, slackPersonOf } from "../slack/user-email.ts";
 import { AuditLog } from "../store/audit.ts";
-import { leaseFor, sqliteFileLease } from "../store/lease.ts";
+import { leaseFor, SINGLETONS_LEASE, sqliteFileLease } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
 import { homeSources } from "./home-sources.ts";
@@ -71,9 +71,6 @@ export interface BotOptions {
  * follower's own job only, which does not run: the leader re-reads the schedules this often.
  */
 const DIGEST_RESYNC_MS = 60_000;
-
-/** The one lease the singletons share: the poll, the sender, the launch tracker, the digests. */
-const SINGLETONS_LEASE = "singletons";
 
 /** How often launched clusters are checked until they settle (they change in minutes). */
 const LAUNCH_WATCH_MS = 15_000;

@@ -18,6 +18,36 @@ export const SIM_TENANT_UID = "5f1e0a7e0a0a0a0a0a0a0a0a";
 
 const ROLE_NAMES = { viewer: "Project Viewer", editor: "Project Editor", admin: "Project Admin" };
 
+/** the tenant role the service account holds (GET /v1/users/{uid}/roles) */
+const TENANT_ADMIN = { uid: "tenant-admin", name: "Tenant Admin" };
+
+/**
+ * What each built-in role allows (GET /v1/roles/{uid}), in Palette's `resourceKey.operation`
+ * form, as far as the bot's calls go; rbac.ts enforces the same split (a viewer reads, an
+ * editor also creates, updates and deletes clusters and downloads their kubeconfigs).
+ */
+const READS = ["cluster.get", "cluster.list", "clusterProfile.get", "clusterProfile.list"];
+const WRITES = [
+  "cluster.create",
+  "cluster.update",
+  "cluster.delete",
+  "cluster.adminKubeconfigDownload",
+];
+const ROLE_PERMISSIONS: Record<string, { name: string; scope: string; permissions: string[] }> = {
+  viewer: { name: ROLE_NAMES.viewer, scope: "project", permissions: READS },
+  editor: { name: ROLE_NAMES.editor, scope: "project", permissions: [...READS, ...WRITES] },
+  admin: {
+    name: ROLE_NAMES.admin,
+    scope: "project",
+    permissions: [...READS, ...WRITES, "project.get", "project.update"],
+  },
+  [TENANT_ADMIN.uid]: {
+    name: TENANT_ADMIN.name,
+    scope: "tenant",
+    permissions: ["project.create", "project.list", "user.list", "role.list", "tenant.get"],
+  },
+};
+
 const apiKeyBody = z.object({
   metadata: z
     .object({ name: z.string().min(1) })
@@ -95,6 +125,20 @@ export function addIdentityRoutes(router: Router<ApiHandler>, deps: IdentityRout
         : [];
     });
     return ok({ projects });
+  });
+  router.add("GET", "/v1/users/:uid/roles", (ctx) => {
+    const user = self(ctx.caller, ctx.params.uid ?? "");
+    return ok({ roles: user.tenantAdmin ? [TENANT_ADMIN] : [], inheritedRoles: [] });
+  });
+  router.add("GET", "/v1/roles/:uid", (ctx) => {
+    const uid = ctx.params.uid ?? "";
+    const role = ROLE_PERMISSIONS[uid];
+    if (!role) throw new ApiError(404, "ResourceNotFound", `Role '${uid}' not found`);
+    return ok({
+      metadata: { uid, name: role.name },
+      spec: { permissions: role.permissions, scope: role.scope, type: "system" },
+      status: { isEnabled: true },
+    });
   });
   router.add("POST", "/v1/apiKeys", async (ctx) => {
     const parsed = apiKeyBody.safeParse(await ctx.body());

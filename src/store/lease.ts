@@ -57,6 +57,12 @@ export class FencedOut extends Error {
   }
 }
 
+/**
+ * The one lease the singletons share: the poll, the sender, the launch tracker, the digests
+ * (src/app/bot.ts takes it; `palette-chatops doctor` reads who holds it).
+ */
+export const SINGLETONS_LEASE = "singletons";
+
 export function leaseFor(db: SqlDb, name: string): LeaderLease {
   return db.dialect === "postgres" ? postgresLease(db, name) : singleReplicaLease(name);
 }

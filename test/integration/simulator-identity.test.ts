@@ -140,4 +140,28 @@ describe("simulator identities", () => {
       (await call(solo, "GET", `/v1/spectroclusters/${stranger.uid}`, undefined, second)).status,
     ).toBe(403);
   });
+  it("says what a user's roles allow: tenant roles, and each role's permissions", async () => {
+    const admin = await call(sim.credentials.apiKey, "GET", "/v1/users/info");
+    const adminUid = String(admin.json?.userUid);
+    const tenant = await call(sim.credentials.apiKey, "GET", `/v1/users/${adminUid}/roles`);
+    expect(tenant.status).toBe(200);
+    expect(schemaErrors(responseDefinition("get", "/v1/users/{uid}/roles"), tenant.json)).toEqual(
+      [],
+    );
+    expect(tenant.json?.roles).toEqual([{ uid: "tenant-admin", name: "Tenant Admin" }]);
+
+    const key = sim.control.issueUserKey("viewer@example.com");
+    const viewerUid = String((await call(key, "GET", "/v1/users/info")).json?.userUid);
+    expect((await call(key, "GET", `/v1/users/${viewerUid}/roles`)).json?.roles).toEqual([]);
+    const projects = await call(key, "GET", `/v1/users/${viewerUid}/projects`);
+    const listed = projects.json as { projects: Array<{ roles: Array<{ uid: string }> }> };
+    const roleUid = listed.projects[0]!.roles[0]!.uid;
+    const role = await call(key, "GET", `/v1/roles/${roleUid}`);
+    expect(role.status).toBe(200);
+    expect(schemaErrors(responseDefinition("get", "/v1/roles/{uid}"), role.json)).toEqual([]);
+    const permissions = (role.json?.spec as { permissions: string[] } | undefined)?.permissions;
+    expect(permissions).toContain("cluster.list");
+    expect(permissions).not.toContain("cluster.create");
+    expect((await call(key, "GET", "/v1/roles/no-such-role")).status).toBe(404);
+  });
 });
