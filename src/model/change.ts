@@ -185,7 +185,8 @@ export const CHANGE_STATES: Readonly<
   Record<ChangeStatus, { moves: readonly ChangeStatus[]; requesterSees: string }>
 > = {
   awaiting_approval: {
-    moves: ["executing", "rejected", "expired"],
+    // failed: the request reached nobody (neither its channel nor the requester's DM took it)
+    moves: ["executing", "rejected", "expired", "failed"],
     requesterSees: "the request card, waiting for a second person",
   },
   rejected: { moves: [], requesterSees: "rejected by the approver" },
@@ -216,6 +217,15 @@ export const MAX_FAILED_READS = 6;
 /** may a change in `from` move to `to`? */
 export function canMove(from: ChangeStatus, to: ChangeStatus): boolean {
   return CHANGE_STATES[from].moves.includes(to);
+}
+
+/**
+ * The store's guard on every move it makes: a move outside {@link CHANGE_STATES} is a bug in
+ * the caller, so it throws before anything is written rather than leave a row in a state whose
+ * end nobody handles.
+ */
+export function assertMove(from: ChangeStatus, to: ChangeStatus): void {
+  if (!canMove(from, to)) throw new Error(`a change cannot move from ${from} to ${to}`);
 }
 
 /** How far a followed change has got, from Palette's state. */

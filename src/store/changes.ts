@@ -1,5 +1,10 @@
 import type { Clock } from "../clock.ts";
-import type { ChangePlan, ChangeStatus, ChangeVerb } from "../model/change.ts";
+import {
+  assertMove,
+  type ChangePlan,
+  type ChangeStatus,
+  type ChangeVerb,
+} from "../model/change.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /**
@@ -152,17 +157,20 @@ export class ChangeStore {
     approver: string,
     decision: "approve" | "reject",
   ): Promise<ChangeRecord | undefined> {
+    const to = decision === "approve" ? "executing" : "rejected";
+    assertMove("awaiting_approval", to);
     const now = this.clock.now();
     const row = await this.db.get<ChangeRow>(
       `UPDATE changes SET status = ?, approver = ?, updated_at = ?
        WHERE id = ? AND status = 'awaiting_approval' AND expires_at > ? RETURNING *`,
-      [decision === "approve" ? "executing" : "rejected", approver, now, id, now],
+      [to, approver, now, id, now],
     );
     return row ? toRecord(row) : undefined;
   }
 
   /** requests whose time ran out while awaiting approval: marked expired, returned once */
   async expireDue(): Promise<ChangeRecord[]> {
+    assertMove("awaiting_approval", "expired");
     const now = this.clock.now();
     const rows = await this.db.all<ChangeRow>(
       `UPDATE changes SET status = 'expired', ended_at = ?, updated_at = ?
@@ -172,13 +180,17 @@ export class ChangeStore {
     return rows.map(toRecord);
   }
 
-  /** moves `from` → `to` (and sets the fields given); undefined when the row was not at `from` */
+  /**
+   * moves `from` → `to` (and sets the fields given); undefined when the row was not at `from`.
+   * Throws on a move CHANGE_STATES does not allow (src/model/change.ts).
+   */
   async move(
     id: number,
     from: ChangeStatus,
     to: ChangeStatus,
     fields: { reason?: string; paletteRef?: string } = {},
   ): Promise<ChangeRecord | undefined> {
+    assertMove(from, to);
     const now = this.clock.now();
     const ended = to === "done" || to === "failed" ? now : null;
     const accepted = to === "accepted" ? now : null;
