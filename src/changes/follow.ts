@@ -5,7 +5,7 @@ import {
   formatTook,
   MAX_FAILED_READS,
   STUCK_EXECUTING_MS,
-  UNCONFIRMED_CHECK_MS,
+  unconfirmedCheckMs,
 } from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { describeForUser } from "../palette/errors.ts";
@@ -146,11 +146,13 @@ export class ChangeFollower {
       return;
     }
     const waited = now - record.updatedAt;
-    if (waited < UNCONFIRMED_CHECK_MS) return;
+    if (waited < unconfirmedCheckMs(record.plan.verb)) return;
     const line =
       effect === false
         ? `not applied: Palette did not answer and, ${formatTook(waited)} later, shows no sign of it. It was not sent again; ask again if it is still needed`
-        : "could not be checked: Palette did not answer and names no request to follow. It was not sent again; look in Palette before asking again";
+        : record.plan.verb === "renew"
+          ? `could not be checked: Palette did not answer and, ${formatTook(waited)} later, the certificates' earliest expiry did not move. It was not sent again; look in Palette before asking again`
+          : "could not be checked: Palette did not answer and names no request to follow. It was not sent again; look in Palette before asking again";
     const ended = await this.store.move(record.id, "unconfirmed", "failed", { reason: line });
     if (!ended) return;
     await this.record(ended, { step: "end", outcome: "failed", line });

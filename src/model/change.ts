@@ -177,7 +177,8 @@ export const OPEN_STATUSES: readonly ChangeStatus[] = [
  * - `executing` past {@link STUCK_EXECUTING_MS} (its replica died between Palette's answer and
  *   the store) is treated as `unconfirmed` by the lease holder: read, never sent again.
  * - `unconfirmed` that Palette shows no sign of after {@link UNCONFIRMED_CHECK_MS} ends
- *   `failed` "not applied"; one that Palette shows is followed like an accepted one.
+ *   `failed` "not applied" ({@link RENEW_CHECK_MS} for a renewal, which shows only once done);
+ *   one that Palette shows is followed like an accepted one.
  * - `accepted` ends `done`/`failed` from Palette's state, `failed` after the follow bound, or
  *   `failed` "could not be checked" after {@link MAX_FAILED_READS} reads that failed in a row.
  */
@@ -211,6 +212,17 @@ export const CHANGE_STATES: Readonly<
 export const STUCK_EXECUTING_MS = 2 * 60_000;
 /** how long an unconfirmed change may show no sign in Palette before it is called not applied */
 export const UNCONFIRMED_CHECK_MS = 2 * 60_000;
+/**
+ * The same for a certificate renewal: Palette shows nothing of one until the new certificates
+ * are in place (the earliest expiry moves), and it renews the control plane node by node, which
+ * takes minutes per node. 30 minutes covers a five-node control plane with room to spare.
+ */
+export const RENEW_CHECK_MS = 30 * 60_000;
+
+/** how long an unconfirmed change of this verb is read before it ends without a sign of it */
+export function unconfirmedCheckMs(verb: ChangeVerb): number {
+  return verb === "renew" ? RENEW_CHECK_MS : UNCONFIRMED_CHECK_MS;
+}
 /** progress reads that fail in a row before the follower gives up and says so */
 export const MAX_FAILED_READS = 6;
 

@@ -75,7 +75,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     roles: new Map(),
     tenantAdmin: true,
   });
-  const radar = new RadarBook(state);
+  const radar = new RadarBook(state, options.lifecycle?.renewMs);
   const api = buildApiRouter({ state, tokens, credentials, users, radar });
   // Palette's audit log: writes through the API are entered with their caller (src/simulator/audit.ts)
   const audits = new AuditBook();

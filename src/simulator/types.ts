@@ -32,8 +32,16 @@ export interface SimulatorOptions {
   credentials?: Partial<SimulatorCredentials>;
   /** enforce the documented per-prefix rate limits (answer 429 past them); default false */
   enforceRateLimits?: boolean;
-  /** how long a created cluster stays Pending and then Provisioning; defaults 5 s and 20 s */
-  lifecycle?: { pendingMs?: number; provisioningMs?: number; deletingMs?: number };
+  /**
+   * how long a created cluster stays Pending and then Provisioning (defaults 5 s and 20 s), and
+   * how long a certificate renewal takes (`renewMs`, default RENEW_MS; real Palette takes minutes)
+   */
+  lifecycle?: {
+    pendingMs?: number;
+    provisioningMs?: number;
+    deletingMs?: number;
+    renewMs?: number;
+  };
   /** for the demo: every `animateEveryMs` a random cluster changes health or state; default off */
   animateEveryMs?: number;
   /** fraction (0..1) of seeded clusters that are not Running and Healthy; default about 0.125 */
