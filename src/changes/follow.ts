@@ -62,10 +62,11 @@ export class ChangeFollower {
         this.warn(error, "expired request card not updated"),
       );
     }
-    // a claim whose replica stopped between sending and recording: read, never sent again
+    // a claim whose sender's heartbeat stopped (its replica died, or stopped between sending
+    // and recording): read, never sent again. A sender still at work keeps beating.
     const stuckBefore = this.deps.clock.now() - STUCK_EXECUTING_MS;
     for (const stuck of await this.store.stuckExecuting(stuckBefore)) {
-      await this.reconcile(stuck).catch((error: unknown) =>
+      await this.reconcile(stuck, stuckBefore).catch((error: unknown) =>
         this.warn(error, "stuck change not reconciled"),
       );
     }
@@ -80,10 +81,9 @@ export class ChangeFollower {
   }
 
   /** a stuck `executing` row becomes unconfirmed; its cards say Palette is being checked */
-  private async reconcile(record: ChangeRecord): Promise<void> {
-    const moved = await this.store.move(record.id, "executing", "unconfirmed", {
-      reason: UNCONFIRMED_LINE,
-    });
+  private async reconcile(record: ChangeRecord, stuckBefore: number): Promise<void> {
+    // taken only if the heartbeat is still stopped as the statement runs
+    const moved = await this.store.takeOver(record.id, stuckBefore, UNCONFIRMED_LINE);
     if (!moved) return;
     this.deps.logger.warn({ changeId: record.id }, "change stuck executing: reading Palette");
     await this.record(moved, {

@@ -65,6 +65,10 @@ export async function runChangePrompts(options: ChangePromptsOptions): Promise<v
         );
         print("(in Slack this request goes to the channel, where another person approves it)");
         return;
+      case "taken over":
+        // its heartbeat had stopped, so the follower took it over: it prints the change's end
+        print("This change was taken over by the follower, which reads Palette for its end.");
+        return;
       default:
         // the console's "card": the follower prints it again as the change goes on
         await new ChangeStore(deps.db, deps.clock).setCard(

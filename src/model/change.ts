@@ -174,8 +174,10 @@ export const OPEN_STATUSES: readonly ChangeStatus[] = [
 /**
  * The states of a change, the moves out of each and the end the requester sees. Every open
  * state has a bounded way out, so no change waits without an end:
- * - `executing` past {@link STUCK_EXECUTING_MS} (its replica died between Palette's answer and
- *   the store) is treated as `unconfirmed` by the lease holder: read, never sent again.
+ * - `executing` whose sender's heartbeat stopped {@link STUCK_EXECUTING_MS} ago (its replica died,
+ *   or stopped between Palette's answer and the store) is taken over as `unconfirmed` by the
+ *   lease holder: read, never sent again. A sender still at work keeps its heartbeat however long
+ *   it takes, and checks its claim just before the write, so a taken-over claim is never sent.
  * - `unconfirmed` that Palette shows no sign of after {@link UNCONFIRMED_CHECK_MS} ends
  *   `failed` "not applied" ({@link RENEW_CHECK_MS} for a renewal, which shows only once done);
  *   one that Palette shows is followed like an accepted one.
@@ -208,7 +210,10 @@ export const CHANGE_STATES: Readonly<
   },
 };
 
-/** an `executing` row not moved on for this long lost its replica: it is reconciled by reading */
+/**
+ * an `executing` row whose sender's heartbeat (every 20 s, src/changes/claim.ts) stopped this
+ * long ago lost its replica: it is reconciled by reading
+ */
 export const STUCK_EXECUTING_MS = 2 * 60_000;
 /** how long an unconfirmed change may show no sign in Palette before it is called not applied */
 export const UNCONFIRMED_CHECK_MS = 2 * 60_000;

@@ -57,9 +57,11 @@ export interface SimulatorOptions {
 
 /**
  * `late`: the request is handled (a write is applied) and its answer held back `latencyMs`,
- * so a client whose time-out is shorter never hears that it happened
+ * so a client whose time-out is shorter never hears that it happened.
+ * `hold`: the request waits, before it is handled, until the test calls `control.release()` (a
+ * slow Palette whose pace the test sets, however busy the machine); then it is handled as usual
  */
-export type FaultKind = "status" | "latency" | "reset" | "malformed" | "late";
+export type FaultKind = "status" | "latency" | "reset" | "malformed" | "late" | "hold";
 
 export interface Fault {
   /** applies to requests whose path starts with this, e.g. "/v1/dashboard" */
@@ -162,6 +164,10 @@ export interface SimulatorControl {
   /** the user's keys that are neither expired nor revoked */
   liveUserKeys(email: string): number;
   clearFaults(): void;
+  /** requests a `hold` fault is holding now */
+  held(): number;
+  /** lets every held request go on, to be handled as usual */
+  release(): void;
   /** every request served, oldest first */
   requests(): RecordedRequest[];
   clearRequests(): void;

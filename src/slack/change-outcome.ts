@@ -16,6 +16,8 @@ export async function postChangeCard(
   execution: Execution,
   deps: { board: ChangeBoard; db: SqlDb; clock: Clock; logger: Logger },
 ): Promise<void> {
+  // the lease holder took the claim over: its card is the one that tells the change's end
+  if (execution.kind === "taken over") return;
   const { record } = execution;
   try {
     const where = await deps.board.post(record.channel, {

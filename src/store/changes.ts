@@ -38,6 +38,8 @@ export interface ChangeRecord {
   updatedAt: number;
   /** what Palette named the change (an on-demand backup's request uid), for following it */
   paletteRef?: string;
+  /** while `executing`: the last time its sender said it is still at work (src/changes/claim.ts) */
+  heartbeatAt?: number;
 }
 
 interface ChangeRow {
@@ -60,6 +62,7 @@ interface ChangeRow {
   ended_at: number | null;
   updated_at: number;
   palette_ref: string | null;
+  heartbeat_at: number | null;
 }
 
 const optional = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
@@ -87,6 +90,7 @@ function toRecord(row: ChangeRow): ChangeRecord {
     endedAt: optionalNumber(row.ended_at),
     updatedAt: Number(row.updated_at),
     paletteRef: optional(row.palette_ref ?? null),
+    heartbeatAt: optionalNumber(row.heartbeat_at ?? null),
   };
 }
 
@@ -114,8 +118,8 @@ export class ChangeStore {
     const { plan } = input;
     const inserted = await this.db.get<ChangeRow>(
       `INSERT INTO changes (request_key, verb, cluster_uid, cluster_name, project_uid, plan,
-         requester, channel, status, expires_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         requester, channel, status, expires_at, created_at, updated_at, heartbeat_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (request_key) DO NOTHING RETURNING *`,
       [
         input.requestKey.slice(0, 200),
@@ -130,6 +134,8 @@ export class ChangeStore {
         input.expiresAt ?? null,
         now,
         now,
+        // claimed here: the caller sends it, and its heartbeat starts now
+        input.status === "executing" ? now : null,
       ],
     );
     if (inserted) return { kind: "created", record: toRecord(inserted) };
@@ -161,9 +167,10 @@ export class ChangeStore {
     assertMove("awaiting_approval", to);
     const now = this.clock.now();
     const row = await this.db.get<ChangeRow>(
-      `UPDATE changes SET status = ?, approver = ?, updated_at = ?
+      `UPDATE changes SET status = ?, approver = ?, updated_at = ?, heartbeat_at = ?
        WHERE id = ? AND status = 'awaiting_approval' AND expires_at > ? RETURNING *`,
-      [to, approver, now, id, now],
+      // approved: claimed by this approval, whose sender's heartbeat starts now
+      [to, approver, now, to === "executing" ? now : null, id, now],
     );
     return row ? toRecord(row) : undefined;
   }
@@ -235,15 +242,45 @@ export class ChangeStore {
   }
 
   /**
-   * claimed changes that have not moved since `before`: the replica sending them is gone (or
-   * stopped between Palette's answer and the store). Reconciled by reading, never sent again.
+   * The sender's heartbeat on its claim, and its check just before the write: true while the
+   * row is still `executing` (its own), false once the lease holder took it over. One statement,
+   * so a takeover and a heartbeat never both land.
+   */
+  async beat(id: number): Promise<boolean> {
+    const row = await this.db.get<{ id: number }>(
+      "UPDATE changes SET heartbeat_at = ? WHERE id = ? AND status = 'executing' RETURNING id",
+      [this.clock.now(), id],
+    );
+    return row !== undefined;
+  }
+
+  /**
+   * claimed changes whose sender's heartbeat stopped before `before` (rows from before the
+   * heartbeat: not moved since): the replica sending them is gone, or stopped between Palette's
+   * answer and the store. Reconciled by reading, never sent again.
    */
   async stuckExecuting(before: number): Promise<ChangeRecord[]> {
     const rows = await this.db.all<ChangeRow>(
-      "SELECT * FROM changes WHERE status = 'executing' AND updated_at < ? ORDER BY id",
+      `SELECT * FROM changes WHERE status = 'executing'
+         AND COALESCE(heartbeat_at, updated_at) < ? ORDER BY id`,
       [before],
     );
     return rows.map(toRecord);
+  }
+
+  /**
+   * A stuck claim taken over as `unconfirmed`, only if its heartbeat is still older than
+   * `before` when the statement runs (a sender that beat since keeps it); undefined otherwise.
+   */
+  async takeOver(id: number, before: number, reason: string): Promise<ChangeRecord | undefined> {
+    assertMove("executing", "unconfirmed");
+    const row = await this.db.get<ChangeRow>(
+      `UPDATE changes SET status = 'unconfirmed', reason = ?, updated_at = ?
+       WHERE id = ? AND status = 'executing' AND COALESCE(heartbeat_at, updated_at) < ?
+       RETURNING *`,
+      [reason, this.clock.now(), id, before],
+    );
+    return row ? toRecord(row) : undefined;
   }
 
   async all(): Promise<ChangeRecord[]> {

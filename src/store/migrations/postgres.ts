@@ -491,6 +491,14 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 80,
+    name: "change_heartbeat",
+    // src/store/migrations/016_change_heartbeat.ts: the sender's heartbeat on its claim
+    up: `
+      ALTER TABLE changes ADD COLUMN heartbeat_at BIGINT;
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted

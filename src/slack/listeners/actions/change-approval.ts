@@ -92,6 +92,9 @@ export function registerChangeApprovalActions(app: App, edge: SlackEdge): void {
               );
             }
             return;
+          case "taken over":
+            // the lease holder took the claim over; it edits the request card and posts the card
+            return;
           default:
             await showRequest(
               decided.record,
