@@ -69,14 +69,20 @@ async function sendClaimed(
     // the person's key could not be made (LINK_METHOD=email minting it failed): nothing was sent
     const reason = `Not sent: the bot could not make the short-lived Palette key it uses to act as you, so nothing was changed. ${describeForUser(error)}`;
     deps.logger.warn({ err: String(error), changeId: record.id }, "change not sent: no key");
-    const failed = await store.move(record.id, "executing", "failed", { reason });
+    const failed = await store.move(record.id, "executing", "failed", {
+      reason,
+      card: { status: "failed", line: reason },
+    });
     if (!failed) return takenOver(record, deps, "before its key was made");
     await auditNotSent(deps.audit, failed, "no key", reason);
     return { kind: "failed", record: failed, reason };
   }
   if (acting.kind === "refused") {
     const reason = acting.reply.text;
-    const failed = await store.move(record.id, "executing", "failed", { reason });
+    const failed = await store.move(record.id, "executing", "failed", {
+      reason,
+      card: { status: "failed", line: reason },
+    });
     if (!failed) return takenOver(record, deps, "before it was sent");
     await auditNotSent(deps.audit, failed, "not linked", reason);
     return { kind: "failed", record: failed, reason };
@@ -115,7 +121,10 @@ async function sendClaimed(
         { err: String(error), changeId: record.id },
         "change outcome unknown: Palette's answer to the write did not arrive",
       );
-      const unconfirmed = await store.move(record.id, "executing", "unconfirmed", { reason });
+      const unconfirmed = await store.move(record.id, "executing", "unconfirmed", {
+        reason,
+        card: { status: "unconfirmed", line: reason, paletteUser: as.paletteUser },
+      });
       if (!unconfirmed) return takenOver(record, deps, "after the write");
       await audit("unconfirmed", describe(record.plan));
       return { kind: "unconfirmed", record: unconfirmed, reason, paletteUser: as.paletteUser };
@@ -133,7 +142,10 @@ async function sendClaimed(
           )
         : undefined;
     const reason = personal?.plain ?? describeForUser(error);
-    const failed = await store.move(record.id, "executing", "failed", { reason });
+    const failed = await store.move(record.id, "executing", "failed", {
+      reason,
+      card: { status: "failed", line: reason, paletteUser: as.paletteUser },
+    });
     if (!failed) return takenOver(record, deps, "after Palette refused it");
     await audit("failed", { reason });
     return { kind: "failed", record: failed, reason, paletteUser: as.paletteUser };
@@ -143,7 +155,10 @@ async function sendClaimed(
   // Palette took it. A move that fails here is never told as the change's end: taken over, the
   // lease holder reads Palette for it; a store error reaches the person as "hit an error", and
   // the lease holder finds the claim once its heartbeat stops
-  const accepted = await store.move(record.id, "executing", "accepted", { paletteRef });
+  const accepted = await store.move(record.id, "executing", "accepted", {
+    paletteRef,
+    card: { status: "accepted", line: "Palette accepted it", paletteUser: as.paletteUser },
+  });
   if (!accepted) return takenOver(record, deps, "after Palette accepted it");
   await audit("accepted", describe(record.plan));
   return { kind: "accepted", record: accepted, paletteUser: as.paletteUser };
@@ -168,7 +183,10 @@ async function notSentWhenFrozen(
   });
   if (!freeze) return undefined;
   const reason = `Not sent: frozen. ${freezeRefusal(freeze).reason}`;
-  const failed = await store.move(record.id, "executing", "failed", { reason });
+  const failed = await store.move(record.id, "executing", "failed", {
+    reason,
+    card: { status: "failed", line: reason },
+  });
   if (!failed) return { kind: "taken over", record };
   await auditNotSent(deps.audit, failed, "freeze", reason, { freezeId: freeze.id });
   return { kind: "failed", record: failed, reason };

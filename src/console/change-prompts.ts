@@ -71,11 +71,17 @@ export async function runChangePrompts(options: ChangePromptsOptions): Promise<v
         return;
       default:
         // the console's "card": the follower prints it again as the change goes on
-        await new ChangeStore(deps.db, deps.clock).setCard(
-          outcome.record.id,
-          requester.channelId,
-          `console-${outcome.record.id}`,
-        );
+        {
+          const store = new ChangeStore(deps.db, deps.clock);
+          await store.setCard(
+            outcome.record.id,
+            requester.channelId,
+            `console-${outcome.record.id}`,
+          );
+          // printed below, so the card the move owes is shown (src/changes/card-delivery.ts)
+          const owed = (await store.get(outcome.record.id))?.cardOwed;
+          if (owed) await store.owedShown("card", outcome.record.id, owed.raw);
+        }
         print(
           renderBlocks(
             changeCardBlocks({

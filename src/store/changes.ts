@@ -40,7 +40,39 @@ export interface ChangeRecord {
   paletteRef?: string;
   /** while `executing`: the last time its sender said it is still at work (src/changes/claim.ts) */
   heartbeatAt?: number;
+  /** the change card as it should read now, until Slack takes it (src/changes/card-delivery.ts) */
+  cardOwed?: Owed<OwedCard>;
+  /** the approval request card's edit, until Slack takes it */
+  requestOwed?: Owed<OwedRequest>;
 }
+
+/** what the change card must say: the rest (plan, requester, approver) is the row's */
+export interface OwedCard {
+  status: ChangeStatus;
+  line?: string;
+  took?: string;
+  paletteUser?: string;
+}
+
+/** the approval request card is drawn from the row; `line` is what it adds (a reason) */
+export interface OwedRequest {
+  line?: string;
+}
+
+/** a card still owed: what, as stored (compared when it is cleared), and its failed tries */
+export interface Owed<T> {
+  value: T;
+  raw: string;
+  tries: number;
+}
+
+/** the change card, or the approval request's */
+export type CardSlot = "card" | "request";
+
+const SLOT_COLUMNS: Record<CardSlot, { owed: string; at: string; tries: string }> = {
+  card: { owed: "card_owed", at: "card_owed_at", tries: "card_owed_tries" },
+  request: { owed: "request_owed", at: "request_owed_at", tries: "request_owed_tries" },
+};
 
 interface ChangeRow {
   id: number;
@@ -63,6 +95,15 @@ interface ChangeRow {
   updated_at: number;
   palette_ref: string | null;
   heartbeat_at: number | null;
+  card_owed: string | null;
+  card_owed_tries: number | null;
+  request_owed: string | null;
+  request_owed_tries: number | null;
+}
+
+function owed<T>(raw: string | null | undefined, tries: number | null | undefined) {
+  if (raw === null || raw === undefined) return undefined;
+  return { value: JSON.parse(raw) as T, raw, tries: Number(tries ?? 0) };
 }
 
 const optional = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
@@ -91,6 +132,8 @@ function toRecord(row: ChangeRow): ChangeRecord {
     updatedAt: Number(row.updated_at),
     paletteRef: optional(row.palette_ref ?? null),
     heartbeatAt: optionalNumber(row.heartbeat_at ?? null),
+    cardOwed: owed<OwedCard>(row.card_owed, row.card_owed_tries),
+    requestOwed: owed<OwedRequest>(row.request_owed, row.request_owed_tries),
   };
 }
 
@@ -195,20 +238,104 @@ export class ChangeStore {
     id: number,
     from: ChangeStatus,
     to: ChangeStatus,
-    fields: { reason?: string; paletteRef?: string } = {},
+    fields: { reason?: string; paletteRef?: string; card?: OwedCard } = {},
   ): Promise<ChangeRecord | undefined> {
     assertMove(from, to);
     const now = this.clock.now();
     const ended = to === "done" || to === "failed" ? now : null;
     const accepted = to === "accepted" ? now : null;
+    // the card the move owes the person, in the same statement: a move is never without it
+    const card = fields.card ? JSON.stringify(fields.card) : null;
     const row = await this.db.get<ChangeRow>(
       `UPDATE changes SET status = ?, reason = COALESCE(?, reason),
          palette_ref = COALESCE(?, palette_ref),
-         accepted_at = COALESCE(?, accepted_at), ended_at = COALESCE(?, ended_at), updated_at = ?
+         accepted_at = COALESCE(?, accepted_at), ended_at = COALESCE(?, ended_at), updated_at = ?,
+         card_owed = COALESCE(?, card_owed),
+         card_owed_at = CASE WHEN CAST(? AS TEXT) IS NULL THEN card_owed_at
+           WHEN card_owed_at IS NOT NULL AND card_owed_at > ? THEN card_owed_at ELSE ? END
        WHERE id = ? AND status = ? RETURNING *`,
-      [to, fields.reason ?? null, fields.paletteRef ?? null, accepted, ended, now, id, from],
+      [
+        to,
+        fields.reason ?? null,
+        fields.paletteRef ?? null,
+        accepted,
+        ended,
+        now,
+        card,
+        card,
+        now,
+        now,
+        id,
+        from,
+      ],
     );
     return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * What the person must see next on this card, kept until Slack takes it. Due now, unless a
+   * try is under way or Slack asked to wait (Retry-After): then at that time, with this content.
+   */
+  async owe(slot: CardSlot, id: number, value: OwedCard | OwedRequest): Promise<void> {
+    const c = SLOT_COLUMNS[slot];
+    const now = this.clock.now();
+    await this.db.run(
+      `UPDATE changes SET ${c.owed} = ?,
+         ${c.at} = CASE WHEN ${c.at} IS NOT NULL AND ${c.at} > ? THEN ${c.at} ELSE ? END
+       WHERE id = ?`,
+      [JSON.stringify(value), now, now, id],
+    );
+  }
+
+  /**
+   * Takes an owed card to send, if it is due: for `leaseMs` no one else sends it (two replicas,
+   * or a follower round and the submit's own post, never post it twice).
+   */
+  async takeOwed(slot: CardSlot, id: number, leaseMs: number): Promise<ChangeRecord | undefined> {
+    const c = SLOT_COLUMNS[slot];
+    const now = this.clock.now();
+    const row = await this.db.get<ChangeRow>(
+      `UPDATE changes SET ${c.at} = ?
+       WHERE id = ? AND ${c.owed} IS NOT NULL AND ${c.at} <= ? RETURNING *`,
+      [now + leaseMs, id, now],
+    );
+    return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * Slack took `raw`: nothing is owed, unless something newer was owed meanwhile (then it is due
+   * now). True when nothing is owed any more.
+   */
+  async owedShown(slot: CardSlot, id: number, raw: string): Promise<boolean> {
+    const c = SLOT_COLUMNS[slot];
+    const row = await this.db.get<{ owed: string | null }>(
+      `UPDATE changes SET ${c.at} = CASE WHEN ${c.owed} = ? THEN NULL ELSE CAST(? AS BIGINT) END,
+         ${c.tries} = 0, ${c.owed} = CASE WHEN ${c.owed} = ? THEN NULL ELSE ${c.owed} END
+       WHERE id = ? RETURNING ${c.owed} AS owed`,
+      [raw, this.clock.now(), raw, id],
+    );
+    return !row || row.owed === null;
+  }
+
+  /** Slack refused it: tried again at `at` (Retry-After, a back-off), one more failed try */
+  async owedLater(slot: CardSlot, id: number, at: number): Promise<void> {
+    const c = SLOT_COLUMNS[slot];
+    await this.db.run(
+      `UPDATE changes SET ${c.at} = ?, ${c.tries} = ${c.tries} + 1
+       WHERE id = ? AND ${c.owed} IS NOT NULL`,
+      [at, id],
+    );
+  }
+
+  /** the rows with a card due by `now` (oldest first, `limit` at a time) */
+  async owedDue(slot: CardSlot, now: number, limit = 100): Promise<number[]> {
+    const c = SLOT_COLUMNS[slot];
+    const rows = await this.db.all<{ id: number }>(
+      `SELECT id FROM changes WHERE ${c.at} <= ? AND ${c.owed} IS NOT NULL
+       ORDER BY ${c.at}, id LIMIT ?`,
+      [now, limit],
+    );
+    return rows.map((row) => Number(row.id));
   }
 
   async setCard(id: number, channel: string, ts: string): Promise<void> {

@@ -60,6 +60,10 @@ const TRANSITIONS: Record<string, Transition> = {
     clock.advance(120_000);
     await store.expireDue();
   },
+  takeOver: async (store, record, clock) => {
+    clock.advance(180_000);
+    await store.takeOver(record.id, clock.now(), "reading Palette");
+  },
   ...Object.fromEntries(
     STATUSES.map((to) => [
       `move to ${to}`,
@@ -93,6 +97,7 @@ describe.each(BACKENDS)(
       // the store does make moves (the loop above is not vacuous)
       expect(made).toContain("approve: awaiting_approval → executing");
       expect(made).toContain("move to failed: awaiting_approval → failed");
+      expect(made).toContain("takeOver: executing → unconfirmed");
     });
 
     it("a move outside the table throws and writes nothing", async () => {
@@ -107,6 +112,46 @@ describe.each(BACKENDS)(
       );
       expect((await store.get(done.id))!.status).toBe("done");
       expect((await store.get(awaiting.id))!.status).toBe("awaiting_approval");
+    });
+
+    it("a card owed is kept until Slack takes it, leased to one sender, retried at its time", async () => {
+      const db = await backend.open();
+      const clock = new ManualClock(Date.parse("2026-11-25T10:00:00Z"));
+      const store = new ChangeStore(db, clock);
+      const record = await rowIn(db, store, clock, "accepted");
+      const moved = await store.move(record.id, "accepted", "done", {
+        reason: "5 Running",
+        card: { status: "done", line: "5 Running", took: "1 m 0 s" },
+      });
+      expect(moved!.cardOwed!.value).toEqual({
+        status: "done",
+        line: "5 Running",
+        took: "1 m 0 s",
+      });
+      expect(await store.owedDue("card", clock.now())).toEqual([record.id]);
+      // one sender has it in hand: nobody else takes it meanwhile
+      const taken = await store.takeOwed("card", record.id, 60_000);
+      expect(taken).toBeDefined();
+      expect(await store.takeOwed("card", record.id, 60_000)).toBeUndefined();
+      // refused with Retry-After 30 s: due again then, not before
+      await store.owedLater("card", record.id, clock.now() + 30_000);
+      clock.advance(29_000);
+      expect(await store.owedDue("card", clock.now())).toEqual([]);
+      clock.advance(1_000);
+      const again = await store.takeOwed("card", record.id, 60_000);
+      expect(again!.cardOwed!.tries).toBe(1);
+      // something newer owed while this one is in hand: it stays owed after the older is shown
+      await store.owe("card", record.id, { status: "done", line: "newer" });
+      expect(await store.owedShown("card", record.id, again!.cardOwed!.raw)).toBe(false);
+      expect(await store.owedDue("card", clock.now())).toEqual([record.id]);
+      const newer = await store.takeOwed("card", record.id, 60_000);
+      expect(newer!.cardOwed!.value.line).toBe("newer");
+      expect(await store.owedShown("card", record.id, newer!.cardOwed!.raw)).toBe(true);
+      expect((await store.get(record.id))!.cardOwed).toBeUndefined();
+      // the request card's slot is its own
+      await store.owe("request", record.id, { line: "did not run" });
+      expect(await store.owedDue("request", clock.now())).toEqual([record.id]);
+      expect(await store.owedDue("card", clock.now())).toEqual([]);
     });
   },
 );
