@@ -17,6 +17,7 @@ import {
   waitForCall,
 } from "../support/changes-harness.ts";
 import { ManualTimers } from "../support/manual-timers.ts";
+import { apiKeyClient } from "../support/palette-client-helpers.ts";
 import type { HarnessOptions } from "../support/slack-harness.ts";
 
 /**
@@ -123,6 +124,60 @@ describe("a sender still at work", () => {
     expect(said).not.toContain("not applied");
     expect(said).not.toContain("unconfirmed");
     expect(await steps(h)).toEqual(["request:created", "answer:accepted", "end:done"]);
+  });
+
+  it("whose write Palette answers 429 with Retry-After 60 s three times: the lease holder leaves it alone; one write taken, one card, the audit in order", async () => {
+    const timers = new ManualTimers(new ManualClock(Date.UTC(2026, 10, 25, 12)));
+    let harness: ChangesHarness | undefined;
+    let patient: ReturnType<typeof apiKeyClient> | undefined;
+    const h = await startChangesHarness({
+      clock: timers.clock,
+      access: { allowChanges: { scale: [ALICE] } },
+      bot: (sim, _palette, clock) => {
+        // the bot's client retries a 429 after its Retry-After; the wait runs on the test's
+        // clock (the heartbeat's timers with it), and the lease holder runs a round meanwhile
+        patient = apiKeyClient(sim, {
+          clock,
+          rateLimit: false,
+          retries: 3,
+          sleep: async (ms: number) => {
+            await timers.advance(ms, heartbeatLanded(harness!));
+            await harness!.bot.bot.edge.changeFollower.tick();
+          },
+        });
+        return { timers, palette: patient };
+      },
+    });
+    harness = h;
+    sims.push(h.sim);
+    awsCluster(h, "retried-put");
+    const view = await openConfirmation(h, "scale retried-put worker-pool 5", { userId: ALICE });
+    h.sim.control.clearRequests();
+    h.sim.control.addFault({
+      pathPrefix: POOL_WRITES,
+      method: "PUT",
+      kind: "status",
+      status: 429,
+      retryAfterSec: 60,
+      times: 3,
+    });
+    await confirmOk(h, view, { userId: ALICE });
+    await waitForCall(h, "chat.postMessage", "retried-put", 10_000);
+    await until("the card recorded", async () => (await only(h)).cardTs !== undefined);
+    const puts = h.sim.control.requests().filter((request) => request.method === "PUT");
+    expect(puts.map((put) => put.status)).toEqual([429, 429, 429, 204]);
+    expect(h.clock.now()).toBeGreaterThanOrEqual(Date.UTC(2026, 10, 25, 12) + 3 * 60_000);
+    await h.bot.bot.edge.changeFollower.tick();
+    h.clock.advance(RESIZE_MS + 1_000);
+    await h.bot.bot.edge.changeFollower.tick();
+    await waitForCall(h, "chat.update", "Scaled");
+    expect(await only(h)).toMatchObject({ status: "done" });
+    expect(cardsFor(h, "retried-put")).toHaveLength(1);
+    const said = texts(h.bot.fake.calls).join("\n");
+    expect(said).not.toContain("not applied");
+    expect(said).not.toContain("unconfirmed");
+    expect(await steps(h)).toEqual(["request:created", "answer:accepted", "end:done"]);
+    await patient!.close();
   });
 
   it("whose claim was taken over while it stalled (its heartbeat refused): sends nothing, and the one card is the lease holder's", async () => {
