@@ -22,3 +22,21 @@ export class ManualClock implements Clock {
     this.current = ms;
   }
 }
+
+/**
+ * Timers as a dependency: a task `delayMs` from now. Tests fire them by moving a ManualClock
+ * (test/support/manual-timers.ts), so work that must go on while time passes (a heartbeat) can
+ * be checked without sleeping.
+ */
+export interface Timers {
+  after(delayMs: number, task: () => void): { cancel(): void };
+}
+
+/** real timers that never keep the process alive on their own */
+export const systemTimers: Timers = {
+  after(delayMs, task) {
+    const timer = setTimeout(task, delayMs);
+    timer.unref();
+    return { cancel: () => clearTimeout(timer) };
+  },
+};

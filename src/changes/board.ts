@@ -1,4 +1,3 @@
-import type { ChangeRecord } from "../store/changes.ts";
 import type { ApprovalCardInput, ChangeCardInput } from "../views/change.ts";
 
 /** Where a change's cards live: the Slack edge posts and edits them (tests record them). */
@@ -21,25 +20,17 @@ export interface ChangeBoard {
   tell(channel: string, userId: string, mrkdwn: string, text: string): Promise<void>;
   /** a file into this person's DM with the bot and nowhere else (fetched logs) */
   sendFile(userId: string, fileName: string, content: Buffer): Promise<void>;
+  /**
+   * What a refusal of one of these calls means for trying again: `retryAfterMs` when the board
+   * said when (Slack's Retry-After), `lasting` when trying the same again cannot help (the
+   * channel is gone, the bot is not in it, the message was deleted). Absent: any refusal passes.
+   */
+  refusal?(error: unknown): BoardRefusal;
 }
 
-/**
- * Edits a change's approval request to what the record says now (decided, expired, failed);
- * nothing when the request was never posted.
- */
-export async function showApprovalRequest(
-  board: ChangeBoard,
-  record: ChangeRecord,
-  line?: string,
-): Promise<void> {
-  if (!record.requestChannel || !record.requestTs) return;
-  await board.updateApproval(record.requestChannel, record.requestTs, {
-    id: record.id,
-    plan: record.plan,
-    requester: record.requester,
-    status: record.status,
-    expiresAt: record.expiresAt ?? 0,
-    approver: record.approver,
-    line,
-  });
+export interface BoardRefusal {
+  retryAfterMs?: number;
+  lasting: boolean;
+  /** the board's name for it, for the log (`ratelimited`, `channel_not_found` …) */
+  code: string;
 }

@@ -91,6 +91,27 @@ export async function confirmChange(
   return executeChange(claim.record, deps);
 }
 
+/**
+ * The approval request reached nobody (neither its channel nor the requester's DM took it): the
+ * change ends here, not sent, with its `end` in the audit like every other end; undefined when
+ * the row had already left awaiting approval.
+ */
+export async function endUnreachedApproval(
+  record: ChangeRecord,
+  deps: Pick<ChangeDeps, "db" | "clock" | "audit">,
+): Promise<ChangeRecord | undefined> {
+  const line = "the approval request could not be posted";
+  const ended = await new ChangeStore(deps.db, deps.clock).move(
+    record.id,
+    "awaiting_approval",
+    "failed",
+    { reason: line },
+  );
+  if (!ended) return undefined;
+  await auditStep(deps.audit, subjectOf(ended), { step: "end", outcome: "failed", line });
+  return ended;
+}
+
 /** Palette could not be read to check the plan again: not sent, and the person hears why */
 export function unreadRefusal(error: unknown): { kind: "refused"; mrkdwn: string; text: string } {
   const why = describeForUser(error);

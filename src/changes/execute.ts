@@ -7,6 +7,7 @@ import type { Provider } from "../palette/providers-list.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import { freezeRefusal } from "../views/change.ts";
 import { auditNotSent, auditStep, subjectOf } from "./audit-trail.ts";
+import { ClaimLost, type HeldClaim, holdClaim } from "./claim.ts";
 import { frozen } from "./guard.ts";
 import { planScope } from "./progress.ts";
 import { CHANGE_ACTION } from "./reads-as.ts";
@@ -16,7 +17,13 @@ export type Execution =
   | { kind: "accepted"; record: ChangeRecord; paletteUser?: string }
   | { kind: "failed"; record: ChangeRecord; reason: string; paletteUser?: string }
   /** the request went out, Palette's answer did not come back: the follower finds out */
-  | { kind: "unconfirmed"; record: ChangeRecord; reason: string; paletteUser?: string };
+  | { kind: "unconfirmed"; record: ChangeRecord; reason: string; paletteUser?: string }
+  /**
+   * the lease holder took the claim over (its heartbeat had stopped): before the write nothing
+   * was sent from here; after it, Palette's answer is not recorded from here. Either way the
+   * lease holder's card tells the change's end, so this sender shows nothing.
+   */
+  | { kind: "taken over"; record: ChangeRecord };
 
 /** what the requester reads while the follower checks Palette for an unanswered request */
 export const UNCONFIRMED_LINE =
@@ -29,6 +36,27 @@ export const UNCONFIRMED_LINE =
  */
 export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Promise<Execution> {
   const store = new ChangeStore(deps.db, deps.clock);
+  // the row says this sender is at work for as long as it is (src/changes/claim.ts)
+  const claim = holdClaim(store, record.id, { timers: deps.timers, logger: deps.logger });
+  try {
+    return await sendClaimed(record, store, claim, deps);
+  } finally {
+    claim.release();
+  }
+}
+
+/** a move of this sender's claim that found the row taken over: the lease holder tells it */
+function takenOver(record: ChangeRecord, deps: ChangeDeps, when: string): Execution {
+  deps.logger.warn({ changeId: record.id }, `change taken over by the lease holder ${when}`);
+  return { kind: "taken over", record };
+}
+
+async function sendClaimed(
+  record: ChangeRecord,
+  store: ChangeStore,
+  claim: HeldClaim,
+  deps: ChangeDeps,
+): Promise<Execution> {
   const frozenOut = await notSentWhenFrozen(record, store, deps);
   if (frozenOut) return frozenOut;
   let acting: Awaited<ReturnType<typeof actingFor>>;
@@ -41,15 +69,23 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
     // the person's key could not be made (LINK_METHOD=email minting it failed): nothing was sent
     const reason = `Not sent: the bot could not make the short-lived Palette key it uses to act as you, so nothing was changed. ${describeForUser(error)}`;
     deps.logger.warn({ err: String(error), changeId: record.id }, "change not sent: no key");
-    const failed = await store.move(record.id, "executing", "failed", { reason });
-    await auditNotSent(deps.audit, failed ?? record, "no key", reason);
-    return { kind: "failed", record: failed ?? record, reason };
+    const failed = await store.move(record.id, "executing", "failed", {
+      reason,
+      card: { status: "failed", line: reason },
+    });
+    if (!failed) return takenOver(record, deps, "before its key was made");
+    await auditNotSent(deps.audit, failed, "no key", reason);
+    return { kind: "failed", record: failed, reason };
   }
   if (acting.kind === "refused") {
     const reason = acting.reply.text;
-    const failed = await store.move(record.id, "executing", "failed", { reason });
-    await auditNotSent(deps.audit, failed ?? record, "not linked", reason);
-    return { kind: "failed", record: failed ?? record, reason };
+    const failed = await store.move(record.id, "executing", "failed", {
+      reason,
+      card: { status: "failed", line: reason },
+    });
+    if (!failed) return takenOver(record, deps, "before it was sent");
+    await auditNotSent(deps.audit, failed, "not linked", reason);
+    return { kind: "failed", record: failed, reason };
   }
   const as = actingDetail(acting);
   const palette = acting.kind === "person" ? acting.palette : deps.palette;
@@ -65,10 +101,19 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
       detail: { ...(as.paletteUserUid ? { paletteUserUid: as.paletteUserUid } : {}), ...extra },
     });
   let paletteRef: string | undefined;
-  const wire = { sent: false };
+  const wire: Wire = {
+    sent: false,
+    // the claim checked (and its heartbeat refreshed) in the store just before the write
+    async go() {
+      await claim.fence();
+      wire.sent = true;
+    },
+  };
   try {
     paletteRef = await send(record.plan, palette, wire);
   } catch (error) {
+    // taken over before the write: nothing was sent from here, and nothing is
+    if (error instanceof ClaimLost) return takenOver(record, deps, "before the write");
     if (wire.sent && answerMissing(error)) {
       // it may have happened: never "failed", never sent again; the follower reads Palette
       const reason = UNCONFIRMED_LINE;
@@ -76,14 +121,13 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
         { err: String(error), changeId: record.id },
         "change outcome unknown: Palette's answer to the write did not arrive",
       );
-      const unconfirmed = await store.move(record.id, "executing", "unconfirmed", { reason });
-      await audit("unconfirmed", describe(record.plan));
-      return {
-        kind: "unconfirmed",
-        record: unconfirmed ?? record,
+      const unconfirmed = await store.move(record.id, "executing", "unconfirmed", {
         reason,
-        paletteUser: as.paletteUser,
-      };
+        card: { status: "unconfirmed", line: reason, paletteUser: as.paletteUser },
+      });
+      if (!unconfirmed) return takenOver(record, deps, "after the write");
+      await audit("unconfirmed", describe(record.plan));
+      return { kind: "unconfirmed", record: unconfirmed, reason, paletteUser: as.paletteUser };
     }
     // a refusal of the person's own key is theirs, in their name (a 401 unlinks it), never a
     // hint to widen the bot's role or to check PALETTE_API_KEY
@@ -98,15 +142,26 @@ export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Pro
           )
         : undefined;
     const reason = personal?.plain ?? describeForUser(error);
-    const failed = await store.move(record.id, "executing", "failed", { reason });
+    const failed = await store.move(record.id, "executing", "failed", {
+      reason,
+      card: { status: "failed", line: reason, paletteUser: as.paletteUser },
+    });
+    if (!failed) return takenOver(record, deps, "after Palette refused it");
     await audit("failed", { reason });
-    return { kind: "failed", record: failed ?? record, reason, paletteUser: as.paletteUser };
+    return { kind: "failed", record: failed, reason, paletteUser: as.paletteUser };
   } finally {
     if (acting.kind === "person") await acting.palette.close();
   }
-  const accepted = await store.move(record.id, "executing", "accepted", { paletteRef });
+  // Palette took it. A move that fails here is never told as the change's end: taken over, the
+  // lease holder reads Palette for it; a store error reaches the person as "hit an error", and
+  // the lease holder finds the claim once its heartbeat stops
+  const accepted = await store.move(record.id, "executing", "accepted", {
+    paletteRef,
+    card: { status: "accepted", line: "Palette accepted it", paletteUser: as.paletteUser },
+  });
+  if (!accepted) return takenOver(record, deps, "after Palette accepted it");
   await audit("accepted", describe(record.plan));
-  return { kind: "accepted", record: accepted ?? record, paletteUser: as.paletteUser };
+  return { kind: "accepted", record: accepted, paletteUser: as.paletteUser };
 }
 
 /**
@@ -128,9 +183,13 @@ async function notSentWhenFrozen(
   });
   if (!freeze) return undefined;
   const reason = `Not sent: frozen. ${freezeRefusal(freeze).reason}`;
-  const failed = await store.move(record.id, "executing", "failed", { reason });
-  await auditNotSent(deps.audit, failed ?? record, "freeze", reason, { freezeId: freeze.id });
-  return { kind: "failed", record: failed ?? record, reason };
+  const failed = await store.move(record.id, "executing", "failed", {
+    reason,
+    card: { status: "failed", line: reason },
+  });
+  if (!failed) return { kind: "taken over", record };
+  await auditNotSent(deps.audit, failed, "freeze", reason, { freezeId: freeze.id });
+  return { kind: "failed", record: failed, reason };
 }
 
 /**
@@ -152,15 +211,21 @@ const NOT_CONNECTED = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
+/** the write's way out: `go` just before it, which checks the claim; `sent` once it went */
+interface Wire {
+  sent: boolean;
+  go(): Promise<void>;
+}
+
 /**
- * one Palette request; returns what Palette named the change when it names one. `wire.sent`
- * turns true as the write itself goes out (reads before it, like the pool's body, may fail
- * without anything having been asked of Palette).
+ * one Palette request; returns what Palette named the change when it names one. `wire.go()`
+ * runs as the write itself goes out (reads before it, like the pool's body, may fail without
+ * anything having been asked of Palette) and throws ClaimLost when the claim was taken over.
  */
 async function send(
   plan: ChangePlan,
   palette: PaletteApi,
-  wire: { sent: boolean },
+  wire: Wire,
 ): Promise<string | undefined> {
   const scope = planScope(plan);
   switch (plan.verb) {
@@ -173,7 +238,7 @@ async function send(
       );
       if (!pool) throw new Error(`pool ${plan.pool} is gone`);
       const body = machinePoolUpdateBody(plan.cluster.cloudType as Provider, pool, plan.to);
-      wire.sent = true;
+      await wire.go();
       await palette.updateMachinePool(
         plan.cluster.cloudType,
         plan.configUid,
@@ -184,12 +249,12 @@ async function send(
       return;
     }
     case "delete":
-      wire.sent = true;
+      await wire.go();
       await palette.deleteCluster(plan.cluster.uid, scope);
       return;
     case "cordon":
     case "uncordon":
-      wire.sent = true;
+      await wire.go();
       await palette.setMachineMaintenance(
         plan.cluster.cloudType,
         plan.configUid,
@@ -200,23 +265,23 @@ async function send(
       );
       return;
     case "repave":
-      wire.sent = true;
+      await wire.go();
       await palette.approveRepave(plan.cluster.uid, scope);
       return;
     case "renew":
-      wire.sent = true;
+      await wire.go();
       await palette.renewCertificates(plan.cluster.uid, scope);
       return;
     case "pause":
     case "resume":
-      wire.sent = true;
+      await wire.go();
       await palette.setLifecyclePause(plan.cluster.uid, plan.verb === "pause", scope);
       return;
     case "logs":
-      wire.sent = true;
+      await wire.go();
       return palette.requestLogs(plan.cluster.uid, plan.lines, scope);
     case "upgrade":
-      wire.sent = true;
+      await wire.go();
       await palette.updateClusterProfiles(
         plan.cluster.uid,
         [{ uid: plan.profile.toUid, replaceWithProfile: plan.profile.fromUid }],
@@ -225,7 +290,7 @@ async function send(
       return;
     case "backup":
       // v1ClusterBackupConfig, with the location and settings of the cluster's own policy
-      wire.sent = true;
+      await wire.go();
       return palette.backupNow(
         plan.cluster.uid,
         {

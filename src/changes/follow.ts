@@ -5,7 +5,7 @@ import {
   formatTook,
   MAX_FAILED_READS,
   STUCK_EXECUTING_MS,
-  UNCONFIRMED_CHECK_MS,
+  unconfirmedCheckMs,
 } from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { describeForUser } from "../palette/errors.ts";
@@ -13,7 +13,14 @@ import type { AuditLog } from "../store/audit.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import type { SqlDb } from "../store/sql.ts";
 import { auditStep, type ChangeStep, subjectOf } from "./audit-trail.ts";
-import { type ChangeBoard, showApprovalRequest } from "./board.ts";
+import type { ChangeBoard } from "./board.ts";
+import {
+  type CardDeliveryDeps,
+  deliverCard,
+  deliverDue,
+  showCard,
+  showRequestCard,
+} from "./card-delivery.ts";
 import { UNCONFIRMED_LINE } from "./execute.ts";
 import { planScope, readProgress, tookEffect } from "./progress.ts";
 
@@ -38,6 +45,7 @@ export interface ChangeFollowerDeps {
  */
 export class ChangeFollower {
   private readonly store: ChangeStore;
+  private readonly cards: CardDeliveryDeps;
   private readonly lastLine = new Map<number, string>();
   /** progress reads that failed in a row, per change: past MAX_FAILED_READS it ends */
   private readonly failedReads = new Map<number, number>();
@@ -45,6 +53,7 @@ export class ChangeFollower {
 
   constructor(private readonly deps: ChangeFollowerDeps) {
     this.store = new ChangeStore(deps.db, deps.clock);
+    this.cards = { db: deps.db, clock: deps.clock, board: deps.board, logger: deps.logger };
   }
 
   /** one round; a round still running is joined, not doubled */
@@ -56,16 +65,17 @@ export class ChangeFollower {
   }
 
   private async round(): Promise<void> {
+    // cards Slack refused before (a 429, a 5xx), whose time to try again has come
+    await deliverDue(this.cards);
     for (const expired of await this.store.expireDue()) {
       await this.record(expired, { step: "expired" });
-      await showApprovalRequest(this.deps.board, expired).catch((error: unknown) =>
-        this.warn(error, "expired request card not updated"),
-      );
+      await showRequestCard(expired, this.cards);
     }
-    // a claim whose replica stopped between sending and recording: read, never sent again
+    // a claim whose sender's heartbeat stopped (its replica died, or stopped between sending
+    // and recording): read, never sent again. A sender still at work keeps beating.
     const stuckBefore = this.deps.clock.now() - STUCK_EXECUTING_MS;
     for (const stuck of await this.store.stuckExecuting(stuckBefore)) {
-      await this.reconcile(stuck).catch((error: unknown) =>
+      await this.reconcile(stuck, stuckBefore).catch((error: unknown) =>
         this.warn(error, "stuck change not reconciled"),
       );
     }
@@ -80,10 +90,9 @@ export class ChangeFollower {
   }
 
   /** a stuck `executing` row becomes unconfirmed; its cards say Palette is being checked */
-  private async reconcile(record: ChangeRecord): Promise<void> {
-    const moved = await this.store.move(record.id, "executing", "unconfirmed", {
-      reason: UNCONFIRMED_LINE,
-    });
+  private async reconcile(record: ChangeRecord, stuckBefore: number): Promise<void> {
+    // taken only if the heartbeat is still stopped as the statement runs
+    const moved = await this.store.takeOver(record.id, stuckBefore, UNCONFIRMED_LINE);
     if (!moved) return;
     this.deps.logger.warn({ changeId: record.id }, "change stuck executing: reading Palette");
     await this.record(moved, {
@@ -91,30 +100,10 @@ export class ChangeFollower {
       outcome: "unconfirmed",
       detail: { from: "executing" },
     });
-    let current = moved;
-    if (!moved.cardTs) {
-      // its replica never posted the card: the requester hears it from here
-      const where = await this.deps.board
-        .post(moved.channel, {
-          plan: moved.plan,
-          status: "unconfirmed",
-          requester: moved.requester,
-          approver: moved.approver,
-          line: UNCONFIRMED_LINE,
-        })
-        .catch((error: unknown) => {
-          this.warn(error, "reconciled change card not posted");
-          return undefined;
-        });
-      if (where) {
-        await this.store.setCard(moved.id, where.channel, where.ts);
-        current = { ...moved, cardChannel: where.channel, cardTs: where.ts };
-      }
-    }
-    await showApprovalRequest(this.deps.board, current).catch((error: unknown) =>
-      this.warn(error, "approval request card not updated"),
-    );
-    await this.check(current);
+    // its replica never posted the card: the requester hears it from here
+    await showCard(moved, { status: "unconfirmed", line: UNCONFIRMED_LINE }, this.cards);
+    await showRequestCard(moved, this.cards);
+    await this.check((await this.store.get(moved.id)) ?? moved);
   }
 
   /**
@@ -132,8 +121,10 @@ export class ChangeFollower {
       return;
     }
     if (effect) {
+      const line = "Palette did not answer, but it shows the change";
       const accepted = await this.store.move(record.id, "unconfirmed", "accepted", {
-        reason: "Palette did not answer, but it shows the change",
+        reason: line,
+        card: { status: "accepted", line },
       });
       if (!accepted) return;
       await this.record(accepted, {
@@ -141,20 +132,25 @@ export class ChangeFollower {
         outcome: "accepted",
         detail: { found: "Palette shows the change" },
       });
-      await this.show(accepted, "accepted", "Palette did not answer, but it shows the change");
-      await this.follow(accepted);
+      await deliverCard(accepted.id, this.cards);
+      await this.follow((await this.store.get(accepted.id)) ?? accepted);
       return;
     }
     const waited = now - record.updatedAt;
-    if (waited < UNCONFIRMED_CHECK_MS) return;
+    if (waited < unconfirmedCheckMs(record.plan.verb)) return;
     const line =
       effect === false
         ? `not applied: Palette did not answer and, ${formatTook(waited)} later, shows no sign of it. It was not sent again; ask again if it is still needed`
-        : "could not be checked: Palette did not answer and names no request to follow. It was not sent again; look in Palette before asking again";
-    const ended = await this.store.move(record.id, "unconfirmed", "failed", { reason: line });
+        : record.plan.verb === "renew"
+          ? `could not be checked: Palette did not answer and, ${formatTook(waited)} later, the certificates' earliest expiry did not move. It was not sent again; look in Palette before asking again`
+          : "could not be checked: Palette did not answer and names no request to follow. It was not sent again; look in Palette before asking again";
+    const ended = await this.store.move(record.id, "unconfirmed", "failed", {
+      reason: line,
+      card: { status: "failed", line },
+    });
     if (!ended) return;
     await this.record(ended, { step: "end", outcome: "failed", line });
-    await this.show(ended, "failed", line);
+    await deliverCard(ended.id, this.cards);
   }
 
   /**
@@ -173,11 +169,14 @@ export class ChangeFollower {
     this.failedReads.delete(record.id);
     const maybe = from === "unconfirmed" ? " It may have happened and was not sent again;" : "";
     const line = `could not be checked: ${describeForUser(error)}${maybe} see Palette`;
-    const ended = await this.store.move(record.id, from, "failed", { reason: line });
+    const ended = await this.store.move(record.id, from, "failed", {
+      reason: line,
+      card: { status: "failed", line },
+    });
     if (!ended) return;
     this.lastLine.delete(record.id);
     await this.record(ended, { step: "end", outcome: "failed", line });
-    await this.show(ended, "failed", line);
+    await deliverCard(ended.id, this.cards);
   }
 
   /** one step of the change in the audit (src/changes/audit-trail.ts says what it holds) */
@@ -206,24 +205,29 @@ export class ChangeFollower {
       };
     }
     if (progress.kind === "working") {
-      // no card yet (its post is still on its way): the line is shown at a later round
-      if (!record.cardTs || this.lastLine.get(record.id) === progress.line) return;
+      if (this.lastLine.get(record.id) === progress.line) return;
       this.lastLine.set(record.id, progress.line);
-      await this.show(record, "accepted", progress.line);
+      // owed like an end: a card whose first post is still on its way gets it right after
+      await showCard(record, { status: "accepted", line: progress.line }, this.cards);
       return;
     }
     const to = progress.kind === "done" ? "done" : "failed";
-    const ended = await this.store.move(record.id, "accepted", to, { reason: progress.line });
+    const took = formatTook(now - since);
+    const logs = to === "done" && record.plan.verb === "logs";
+    // the end and the card it owes the requester in one statement: a refused edit is retried
+    const ended = await this.store.move(record.id, "accepted", to, {
+      reason: progress.line,
+      ...(logs ? {} : { card: { status: to, line: progress.line, took } }),
+    });
     // another replica ended it first: its card is theirs to finish
     if (!ended) return;
     this.lastLine.delete(record.id);
-    if (to === "done" && ended.plan.verb === "logs") {
-      await this.deliverLogs(ended, progress.line, formatTook(now - since));
+    if (logs) {
+      await this.deliverLogs(ended, progress.line, took);
       return;
     }
-    const took = formatTook(now - since);
     await this.record(ended, { step: "end", outcome: to, line: progress.line, took });
-    await this.show(ended, to, progress.line, took);
+    await deliverCard(ended.id, this.cards);
   }
 
   /** the collected logs, downloaded once (by whoever ended the change) into the requester's DM */
@@ -242,7 +246,11 @@ export class ChangeFollower {
         line: `${fileName} sent to the requester's DMs`,
         took,
       });
-      await this.show(record, "done", `${fileName} sent to your DMs`, took);
+      await showCard(
+        record,
+        { status: "done", line: `${fileName} sent to your DMs`, took },
+        this.cards,
+      );
     } catch (error) {
       this.warn(error, "logs not delivered");
       await this.record(record, {
@@ -250,29 +258,15 @@ export class ChangeFollower {
         outcome: "failed",
         line: `Palette collected ${fileName}, but it could not be sent`,
       });
-      await this.show(
+      await showCard(
         record,
-        "failed",
-        `Palette collected ${fileName}, but it could not be sent; fetch it in the Palette console`,
+        {
+          status: "failed",
+          line: `Palette collected ${fileName}, but it could not be sent; fetch it in the Palette console`,
+        },
+        this.cards,
       );
     }
-  }
-
-  private async show(
-    record: ChangeRecord,
-    status: "accepted" | "unconfirmed" | "done" | "failed",
-    line: string,
-    took?: string,
-  ): Promise<void> {
-    if (!record.cardChannel || !record.cardTs) return;
-    await this.deps.board.update(record.cardChannel, record.cardTs, {
-      plan: record.plan,
-      status,
-      requester: record.requester,
-      approver: record.approver,
-      line,
-      took,
-    });
   }
 
   private warn(error: unknown, message: string): void {

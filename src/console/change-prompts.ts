@@ -65,13 +65,23 @@ export async function runChangePrompts(options: ChangePromptsOptions): Promise<v
         );
         print("(in Slack this request goes to the channel, where another person approves it)");
         return;
+      case "taken over":
+        // its heartbeat had stopped, so the follower took it over: it prints the change's end
+        print("This change was taken over by the follower, which reads Palette for its end.");
+        return;
       default:
         // the console's "card": the follower prints it again as the change goes on
-        await new ChangeStore(deps.db, deps.clock).setCard(
-          outcome.record.id,
-          requester.channelId,
-          `console-${outcome.record.id}`,
-        );
+        {
+          const store = new ChangeStore(deps.db, deps.clock);
+          await store.setCard(
+            outcome.record.id,
+            requester.channelId,
+            `console-${outcome.record.id}`,
+          );
+          // printed below, so the card the move owes is shown (src/changes/card-delivery.ts)
+          const owed = (await store.get(outcome.record.id))?.cardOwed;
+          if (owed) await store.owedShown("card", outcome.record.id, owed.raw);
+        }
         print(
           renderBlocks(
             changeCardBlocks({

@@ -174,10 +174,13 @@ export const OPEN_STATUSES: readonly ChangeStatus[] = [
 /**
  * The states of a change, the moves out of each and the end the requester sees. Every open
  * state has a bounded way out, so no change waits without an end:
- * - `executing` past {@link STUCK_EXECUTING_MS} (its replica died between Palette's answer and
- *   the store) is treated as `unconfirmed` by the lease holder: read, never sent again.
+ * - `executing` whose sender's heartbeat stopped {@link STUCK_EXECUTING_MS} ago (its replica died,
+ *   or stopped between Palette's answer and the store) is taken over as `unconfirmed` by the
+ *   lease holder: read, never sent again. A sender still at work keeps its heartbeat however long
+ *   it takes, and checks its claim just before the write, so a taken-over claim is never sent.
  * - `unconfirmed` that Palette shows no sign of after {@link UNCONFIRMED_CHECK_MS} ends
- *   `failed` "not applied"; one that Palette shows is followed like an accepted one.
+ *   `failed` "not applied" ({@link RENEW_CHECK_MS} for a renewal, which shows only once done);
+ *   one that Palette shows is followed like an accepted one.
  * - `accepted` ends `done`/`failed` from Palette's state, `failed` after the follow bound, or
  *   `failed` "could not be checked" after {@link MAX_FAILED_READS} reads that failed in a row.
  */
@@ -185,7 +188,8 @@ export const CHANGE_STATES: Readonly<
   Record<ChangeStatus, { moves: readonly ChangeStatus[]; requesterSees: string }>
 > = {
   awaiting_approval: {
-    moves: ["executing", "rejected", "expired"],
+    // failed: the request reached nobody (neither its channel nor the requester's DM took it)
+    moves: ["executing", "rejected", "expired", "failed"],
     requesterSees: "the request card, waiting for a second person",
   },
   rejected: { moves: [], requesterSees: "rejected by the approver" },
@@ -206,16 +210,39 @@ export const CHANGE_STATES: Readonly<
   },
 };
 
-/** an `executing` row not moved on for this long lost its replica: it is reconciled by reading */
+/**
+ * an `executing` row whose sender's heartbeat (every 20 s, src/changes/claim.ts) stopped this
+ * long ago lost its replica: it is reconciled by reading
+ */
 export const STUCK_EXECUTING_MS = 2 * 60_000;
 /** how long an unconfirmed change may show no sign in Palette before it is called not applied */
 export const UNCONFIRMED_CHECK_MS = 2 * 60_000;
+/**
+ * The same for a certificate renewal: Palette shows nothing of one until the new certificates
+ * are in place (the earliest expiry moves), and it renews the control plane node by node, which
+ * takes minutes per node. 30 minutes covers a five-node control plane with room to spare.
+ */
+export const RENEW_CHECK_MS = 30 * 60_000;
+
+/** how long an unconfirmed change of this verb is read before it ends without a sign of it */
+export function unconfirmedCheckMs(verb: ChangeVerb): number {
+  return verb === "renew" ? RENEW_CHECK_MS : UNCONFIRMED_CHECK_MS;
+}
 /** progress reads that fail in a row before the follower gives up and says so */
 export const MAX_FAILED_READS = 6;
 
 /** may a change in `from` move to `to`? */
 export function canMove(from: ChangeStatus, to: ChangeStatus): boolean {
   return CHANGE_STATES[from].moves.includes(to);
+}
+
+/**
+ * The store's guard on every move it makes: a move outside {@link CHANGE_STATES} is a bug in
+ * the caller, so it throws before anything is written rather than leave a row in a state whose
+ * end nobody handles.
+ */
+export function assertMove(from: ChangeStatus, to: ChangeStatus): void {
+  if (!canMove(from, to)) throw new Error(`a change cannot move from ${from} to ${to}`);
 }
 
 /** How far a followed change has got, from Palette's state. */

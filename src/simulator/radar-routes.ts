@@ -33,7 +33,11 @@ interface RadarFacts {
 export class RadarBook {
   readonly #facts = new Map<string, RadarFacts>();
 
-  constructor(private readonly state: SimState) {}
+  constructor(
+    private readonly state: SimState,
+    /** how long a renewal takes, PATCH to new expiry */
+    private readonly renewMs = RENEW_MS,
+  ) {}
 
   facts(cluster: SimCluster): RadarFacts {
     let facts = this.#facts.get(cluster.uid);
@@ -43,8 +47,8 @@ export class RadarBook {
       this.#facts.set(cluster.uid, facts);
     }
     const renew = facts.renew;
-    if (renew && this.state.now() >= renew.at + RENEW_MS) {
-      facts.certificatesExpireAt = renew.at + RENEW_MS + 365 * DAY;
+    if (renew && this.state.now() >= renew.at + this.renewMs) {
+      facts.certificatesExpireAt = renew.at + this.renewMs + 365 * DAY;
       facts.renew = undefined;
     }
     return facts;

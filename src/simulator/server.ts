@@ -66,6 +66,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   }
   const tokens = new TokenStore(clock, options.tokenTtlMs ?? 15 * 60_000);
   const faults = new FaultBook();
+  /** requests a `hold` fault keeps until control.release() */
+  const holding: Array<() => void> = [];
   const limiter = options.enforceRateLimits ? new RateLimitEnforcer() : undefined;
   const requests: RecordedRequest[] = [];
   const users = new UserDirectory(clock, seedUsers(fleet.projects.map((p) => p.uid)), {
@@ -75,7 +77,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     roles: new Map(),
     tenantAdmin: true,
   });
-  const radar = new RadarBook(state);
+  const radar = new RadarBook(state, options.lifecycle?.renewMs);
   const api = buildApiRouter({ state, tokens, credentials, users, radar });
   // Palette's audit log: writes through the API are entered with their caller (src/simulator/audit.ts)
   const audits = new AuditBook();
@@ -104,6 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const decision = faults.decide(method, path);
     if (decision.latencyMs > 0) await sleep(decision.latencyMs);
     const fault = decision.fault;
+    if (fault?.kind === "hold") await new Promise<void>((resolve) => holding.push(resolve));
     if (fault?.kind === "reset") {
       record(0);
       req.socket.destroy();
@@ -237,6 +240,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setBackupRuns: (uid, schedule, runs) => radar.setBackupRuns(uid, schedule, runs),
     setProfileUpdates: (uid, updates) => radar.setProfileUpdates(uid, updates),
     clearFaults: () => faults.clear(),
+    held: () => holding.length,
+    release: () => {
+      for (const go of holding.splice(0)) go();
+    },
     expireTokens: () => tokens.expireAll(),
     issueUserKey: (email, expiresAt) => {
       const user = users.byEmail(email);
@@ -259,6 +266,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     credentials,
     control,
     close: async () => {
+      // held requests go on (their connections close with the server)
+      for (const go of holding.splice(0)) go();
       stopAnimator();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -32,8 +32,16 @@ export interface SimulatorOptions {
   credentials?: Partial<SimulatorCredentials>;
   /** enforce the documented per-prefix rate limits (answer 429 past them); default false */
   enforceRateLimits?: boolean;
-  /** how long a created cluster stays Pending and then Provisioning; defaults 5 s and 20 s */
-  lifecycle?: { pendingMs?: number; provisioningMs?: number; deletingMs?: number };
+  /**
+   * how long a created cluster stays Pending and then Provisioning (defaults 5 s and 20 s), and
+   * how long a certificate renewal takes (`renewMs`, default RENEW_MS; real Palette takes minutes)
+   */
+  lifecycle?: {
+    pendingMs?: number;
+    provisioningMs?: number;
+    deletingMs?: number;
+    renewMs?: number;
+  };
   /** for the demo: every `animateEveryMs` a random cluster changes health or state; default off */
   animateEveryMs?: number;
   /** fraction (0..1) of seeded clusters that are not Running and Healthy; default about 0.125 */
@@ -49,10 +57,12 @@ export interface SimulatorOptions {
 
 /**
  * `late`: the request is handled (a write is applied) and its answer held back `latencyMs`,
- * so a client whose time-out is shorter never hears that it happened
+ * so a client whose time-out is shorter never hears that it happened.
+ * `hold`: the request waits, before it is handled, until the test calls `control.release()` (a
+ * slow Palette whose pace the test sets, however busy the machine); then it is handled as usual
  */
 /** `garbled`: the request is applied, and its 2xx answer's body is malformed */
-export type FaultKind = "status" | "latency" | "reset" | "malformed" | "late" | "garbled";
+export type FaultKind = "status" | "latency" | "reset" | "malformed" | "late" | "garbled" | "hold";
 
 export interface Fault {
   /** applies to requests whose path starts with this, e.g. "/v1/dashboard" */
@@ -155,6 +165,10 @@ export interface SimulatorControl {
   /** the user's keys that are neither expired nor revoked */
   liveUserKeys(email: string): number;
   clearFaults(): void;
+  /** requests a `hold` fault is holding now */
+  held(): number;
+  /** lets every held request go on, to be handled as usual */
+  release(): void;
   /** every request served, oldest first */
   requests(): RecordedRequest[];
   clearRequests(): void;

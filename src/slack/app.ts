@@ -38,7 +38,9 @@ export const SLACK_EVENTS_PATH = "/slack/events";
 /**
  * Options for every WebClient that talks to Slack: the configured base URL (GovSlack, the fake
  * Slack in tests), few quick retries (a user is waiting), and rate limits surfaced at once as
- * errors so the user hears "try again in N s" instead of a silent wait.
+ * errors so the user hears "try again in N s" instead of a silent wait. What must reach a person
+ * anyway (a change's card and its end) is kept in the store and sent again after the
+ * Retry-After the error carries (src/changes/card-delivery.ts), not dropped.
  */
 export function slackClientOptions(
   apiUrl: string,

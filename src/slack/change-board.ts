@@ -8,6 +8,18 @@ import {
   changeCardText,
 } from "../views/change.ts";
 import { sendFileToDm } from "./file-upload.ts";
+import { describeSlackError } from "./slack-errors.ts";
+
+/** Slack's refusals that say "not now": worth the same call again later */
+const PASSING = new Set([
+  "ratelimited",
+  "network",
+  "internal_error",
+  "fatal_error",
+  "service_unavailable",
+  "request_timeout",
+  "unknown",
+]);
 
 /** A change's cards and private lines through the Slack Web API. */
 export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
@@ -55,6 +67,16 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
       update(channel, ts, approvalCardText(card), approvalCardBlocks(card)),
     async sendFile(userId, fileName, content) {
       await sendFileToDm(client, { userId, fileName, title: fileName, content });
+    },
+    refusal(error) {
+      const { code } = describeSlackError(error);
+      const retryAfter = (error as { retryAfter?: unknown }).retryAfter;
+      return {
+        code,
+        // rejectRateLimitedCalls (src/slack/app.ts) hands the 429 over with Slack's Retry-After
+        retryAfterMs: typeof retryAfter === "number" ? retryAfter * 1000 : undefined,
+        lasting: !PASSING.has(code) && !/^http_5\d\d$/.test(code),
+      };
     },
     async tell(channel, userId, mrkdwn, text) {
       const blocks: KnownBlock[] = [

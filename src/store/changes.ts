@@ -1,5 +1,10 @@
 import type { Clock } from "../clock.ts";
-import type { ChangePlan, ChangeStatus, ChangeVerb } from "../model/change.ts";
+import {
+  assertMove,
+  type ChangePlan,
+  type ChangeStatus,
+  type ChangeVerb,
+} from "../model/change.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 /**
@@ -33,7 +38,41 @@ export interface ChangeRecord {
   updatedAt: number;
   /** what Palette named the change (an on-demand backup's request uid), for following it */
   paletteRef?: string;
+  /** while `executing`: the last time its sender said it is still at work (src/changes/claim.ts) */
+  heartbeatAt?: number;
+  /** the change card as it should read now, until Slack takes it (src/changes/card-delivery.ts) */
+  cardOwed?: Owed<OwedCard>;
+  /** the approval request card's edit, until Slack takes it */
+  requestOwed?: Owed<OwedRequest>;
 }
+
+/** what the change card must say: the rest (plan, requester, approver) is the row's */
+export interface OwedCard {
+  status: ChangeStatus;
+  line?: string;
+  took?: string;
+  paletteUser?: string;
+}
+
+/** the approval request card is drawn from the row; `line` is what it adds (a reason) */
+export interface OwedRequest {
+  line?: string;
+}
+
+/** a card still owed: what, as stored (compared when it is cleared), and its failed tries */
+export interface Owed<T> {
+  value: T;
+  raw: string;
+  tries: number;
+}
+
+/** the change card, or the approval request's */
+export type CardSlot = "card" | "request";
+
+const SLOT_COLUMNS: Record<CardSlot, { owed: string; at: string; tries: string }> = {
+  card: { owed: "card_owed", at: "card_owed_at", tries: "card_owed_tries" },
+  request: { owed: "request_owed", at: "request_owed_at", tries: "request_owed_tries" },
+};
 
 interface ChangeRow {
   id: number;
@@ -55,6 +94,16 @@ interface ChangeRow {
   ended_at: number | null;
   updated_at: number;
   palette_ref: string | null;
+  heartbeat_at: number | null;
+  card_owed: string | null;
+  card_owed_tries: number | null;
+  request_owed: string | null;
+  request_owed_tries: number | null;
+}
+
+function owed<T>(raw: string | null | undefined, tries: number | null | undefined) {
+  if (raw === null || raw === undefined) return undefined;
+  return { value: JSON.parse(raw) as T, raw, tries: Number(tries ?? 0) };
 }
 
 const optional = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
@@ -82,6 +131,9 @@ function toRecord(row: ChangeRow): ChangeRecord {
     endedAt: optionalNumber(row.ended_at),
     updatedAt: Number(row.updated_at),
     paletteRef: optional(row.palette_ref ?? null),
+    heartbeatAt: optionalNumber(row.heartbeat_at ?? null),
+    cardOwed: owed<OwedCard>(row.card_owed, row.card_owed_tries),
+    requestOwed: owed<OwedRequest>(row.request_owed, row.request_owed_tries),
   };
 }
 
@@ -109,8 +161,8 @@ export class ChangeStore {
     const { plan } = input;
     const inserted = await this.db.get<ChangeRow>(
       `INSERT INTO changes (request_key, verb, cluster_uid, cluster_name, project_uid, plan,
-         requester, channel, status, expires_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         requester, channel, status, expires_at, created_at, updated_at, heartbeat_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (request_key) DO NOTHING RETURNING *`,
       [
         input.requestKey.slice(0, 200),
@@ -125,6 +177,8 @@ export class ChangeStore {
         input.expiresAt ?? null,
         now,
         now,
+        // claimed here: the caller sends it, and its heartbeat starts now
+        input.status === "executing" ? now : null,
       ],
     );
     if (inserted) return { kind: "created", record: toRecord(inserted) };
@@ -152,17 +206,21 @@ export class ChangeStore {
     approver: string,
     decision: "approve" | "reject",
   ): Promise<ChangeRecord | undefined> {
+    const to = decision === "approve" ? "executing" : "rejected";
+    assertMove("awaiting_approval", to);
     const now = this.clock.now();
     const row = await this.db.get<ChangeRow>(
-      `UPDATE changes SET status = ?, approver = ?, updated_at = ?
+      `UPDATE changes SET status = ?, approver = ?, updated_at = ?, heartbeat_at = ?
        WHERE id = ? AND status = 'awaiting_approval' AND expires_at > ? RETURNING *`,
-      [decision === "approve" ? "executing" : "rejected", approver, now, id, now],
+      // approved: claimed by this approval, whose sender's heartbeat starts now
+      [to, approver, now, to === "executing" ? now : null, id, now],
     );
     return row ? toRecord(row) : undefined;
   }
 
   /** requests whose time ran out while awaiting approval: marked expired, returned once */
   async expireDue(): Promise<ChangeRecord[]> {
+    assertMove("awaiting_approval", "expired");
     const now = this.clock.now();
     const rows = await this.db.all<ChangeRow>(
       `UPDATE changes SET status = 'expired', ended_at = ?, updated_at = ?
@@ -172,24 +230,112 @@ export class ChangeStore {
     return rows.map(toRecord);
   }
 
-  /** moves `from` → `to` (and sets the fields given); undefined when the row was not at `from` */
+  /**
+   * moves `from` → `to` (and sets the fields given); undefined when the row was not at `from`.
+   * Throws on a move CHANGE_STATES does not allow (src/model/change.ts).
+   */
   async move(
     id: number,
     from: ChangeStatus,
     to: ChangeStatus,
-    fields: { reason?: string; paletteRef?: string } = {},
+    fields: { reason?: string; paletteRef?: string; card?: OwedCard } = {},
   ): Promise<ChangeRecord | undefined> {
+    assertMove(from, to);
     const now = this.clock.now();
     const ended = to === "done" || to === "failed" ? now : null;
     const accepted = to === "accepted" ? now : null;
+    // the card the move owes the person, in the same statement: a move is never without it
+    const card = fields.card ? JSON.stringify(fields.card) : null;
     const row = await this.db.get<ChangeRow>(
       `UPDATE changes SET status = ?, reason = COALESCE(?, reason),
          palette_ref = COALESCE(?, palette_ref),
-         accepted_at = COALESCE(?, accepted_at), ended_at = COALESCE(?, ended_at), updated_at = ?
+         accepted_at = COALESCE(?, accepted_at), ended_at = COALESCE(?, ended_at), updated_at = ?,
+         card_owed = COALESCE(?, card_owed),
+         card_owed_at = CASE WHEN CAST(? AS TEXT) IS NULL THEN card_owed_at
+           WHEN card_owed_at IS NOT NULL AND card_owed_at > ? THEN card_owed_at ELSE ? END
        WHERE id = ? AND status = ? RETURNING *`,
-      [to, fields.reason ?? null, fields.paletteRef ?? null, accepted, ended, now, id, from],
+      [
+        to,
+        fields.reason ?? null,
+        fields.paletteRef ?? null,
+        accepted,
+        ended,
+        now,
+        card,
+        card,
+        now,
+        now,
+        id,
+        from,
+      ],
     );
     return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * What the person must see next on this card, kept until Slack takes it. Due now, unless a
+   * try is under way or Slack asked to wait (Retry-After): then at that time, with this content.
+   */
+  async owe(slot: CardSlot, id: number, value: OwedCard | OwedRequest): Promise<void> {
+    const c = SLOT_COLUMNS[slot];
+    const now = this.clock.now();
+    await this.db.run(
+      `UPDATE changes SET ${c.owed} = ?,
+         ${c.at} = CASE WHEN ${c.at} IS NOT NULL AND ${c.at} > ? THEN ${c.at} ELSE ? END
+       WHERE id = ?`,
+      [JSON.stringify(value), now, now, id],
+    );
+  }
+
+  /**
+   * Takes an owed card to send, if it is due: for `leaseMs` no one else sends it (two replicas,
+   * or a follower round and the submit's own post, never post it twice).
+   */
+  async takeOwed(slot: CardSlot, id: number, leaseMs: number): Promise<ChangeRecord | undefined> {
+    const c = SLOT_COLUMNS[slot];
+    const now = this.clock.now();
+    const row = await this.db.get<ChangeRow>(
+      `UPDATE changes SET ${c.at} = ?
+       WHERE id = ? AND ${c.owed} IS NOT NULL AND ${c.at} <= ? RETURNING *`,
+      [now + leaseMs, id, now],
+    );
+    return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * Slack took `raw`: nothing is owed, unless something newer was owed meanwhile (then it is due
+   * now). True when nothing is owed any more.
+   */
+  async owedShown(slot: CardSlot, id: number, raw: string): Promise<boolean> {
+    const c = SLOT_COLUMNS[slot];
+    const row = await this.db.get<{ owed: string | null }>(
+      `UPDATE changes SET ${c.at} = CASE WHEN ${c.owed} = ? THEN NULL ELSE CAST(? AS BIGINT) END,
+         ${c.tries} = 0, ${c.owed} = CASE WHEN ${c.owed} = ? THEN NULL ELSE ${c.owed} END
+       WHERE id = ? RETURNING ${c.owed} AS owed`,
+      [raw, this.clock.now(), raw, id],
+    );
+    return !row || row.owed === null;
+  }
+
+  /** Slack refused it: tried again at `at` (Retry-After, a back-off), one more failed try */
+  async owedLater(slot: CardSlot, id: number, at: number): Promise<void> {
+    const c = SLOT_COLUMNS[slot];
+    await this.db.run(
+      `UPDATE changes SET ${c.at} = ?, ${c.tries} = ${c.tries} + 1
+       WHERE id = ? AND ${c.owed} IS NOT NULL`,
+      [at, id],
+    );
+  }
+
+  /** the rows with a card due by `now` (oldest first, `limit` at a time) */
+  async owedDue(slot: CardSlot, now: number, limit = 100): Promise<number[]> {
+    const c = SLOT_COLUMNS[slot];
+    const rows = await this.db.all<{ id: number }>(
+      `SELECT id FROM changes WHERE ${c.at} <= ? AND ${c.owed} IS NOT NULL
+       ORDER BY ${c.at}, id LIMIT ?`,
+      [now, limit],
+    );
+    return rows.map((row) => Number(row.id));
   }
 
   async setCard(id: number, channel: string, ts: string): Promise<void> {
@@ -223,15 +369,45 @@ export class ChangeStore {
   }
 
   /**
-   * claimed changes that have not moved since `before`: the replica sending them is gone (or
-   * stopped between Palette's answer and the store). Reconciled by reading, never sent again.
+   * The sender's heartbeat on its claim, and its check just before the write: true while the
+   * row is still `executing` (its own), false once the lease holder took it over. One statement,
+   * so a takeover and a heartbeat never both land.
+   */
+  async beat(id: number): Promise<boolean> {
+    const row = await this.db.get<{ id: number }>(
+      "UPDATE changes SET heartbeat_at = ? WHERE id = ? AND status = 'executing' RETURNING id",
+      [this.clock.now(), id],
+    );
+    return row !== undefined;
+  }
+
+  /**
+   * claimed changes whose sender's heartbeat stopped before `before` (rows from before the
+   * heartbeat: not moved since): the replica sending them is gone, or stopped between Palette's
+   * answer and the store. Reconciled by reading, never sent again.
    */
   async stuckExecuting(before: number): Promise<ChangeRecord[]> {
     const rows = await this.db.all<ChangeRow>(
-      "SELECT * FROM changes WHERE status = 'executing' AND updated_at < ? ORDER BY id",
+      `SELECT * FROM changes WHERE status = 'executing'
+         AND COALESCE(heartbeat_at, updated_at) < ? ORDER BY id`,
       [before],
     );
     return rows.map(toRecord);
+  }
+
+  /**
+   * A stuck claim taken over as `unconfirmed`, only if its heartbeat is still older than
+   * `before` when the statement runs (a sender that beat since keeps it); undefined otherwise.
+   */
+  async takeOver(id: number, before: number, reason: string): Promise<ChangeRecord | undefined> {
+    assertMove("executing", "unconfirmed");
+    const row = await this.db.get<ChangeRow>(
+      `UPDATE changes SET status = 'unconfirmed', reason = ?, updated_at = ?
+       WHERE id = ? AND status = 'executing' AND COALESCE(heartbeat_at, updated_at) < ?
+       RETURNING *`,
+      [reason, this.clock.now(), id, before],
+    );
+    return row ? toRecord(row) : undefined;
   }
 
   async all(): Promise<ChangeRecord[]> {

@@ -1,5 +1,5 @@
 import type { AccessPolicy } from "../access/types.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock, Timers } from "../clock.ts";
 import type { ApprovalConfig } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { ChangePlan } from "../model/change.ts";
@@ -67,6 +67,8 @@ export interface CommandDeps {
   auditExportMax?: number;
   /** APPROVAL_REQUIRED and friends (src/changes/); absent: no change needs a second person */
   approvals?: ApprovalConfig;
+  /** what keeps a change's sender's heartbeat (src/changes/claim.ts); absent: real timers */
+  timers?: Timers;
 }
 
 export interface CommandContext extends CommandDeps {

@@ -7,6 +7,7 @@ import {
   awsCluster,
   CHANNEL,
   type ChangesHarness,
+  changeAuditRows,
   closeChangesHarnesses,
   type OpenedView,
   openConfirmation,
@@ -244,6 +245,13 @@ describe("approval requests that always arrive", () => {
       status: "failed",
       reason: "the approval request could not be posted",
     });
+    // its end is audited like every other end: request, then end failed
+    const rows = (await changeAuditRows(h, 50)).reverse();
+    expect(rows.map((row) => `${row.step}:${row.outcome}`)).toEqual([
+      "request:created",
+      "end:failed",
+    ]);
+    expect(rows[1]).toMatchObject({ changeId: record.id, requester: ALICE });
     expect(h.writes).toEqual([]);
   });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessPolicy } from "../../src/access/policy.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
+import { STUCK_EXECUTING_MS } from "../../src/model/change.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
@@ -10,6 +11,7 @@ import type { SqlDb } from "../../src/store/sql.ts";
 import { BACKENDS, closeOpened } from "../support/backends.ts";
 import { awsCluster, type OpenedView, submitConfirmation } from "../support/changes-harness.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
+import { advanceTogether, ManualTimers } from "../support/manual-timers.ts";
 import { apiKeyClient } from "../support/palette-client-helpers.ts";
 import { POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
@@ -64,6 +66,7 @@ beforeAll(async () => {
 }, POSTGRES_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
+  sim?.control.release();
   for (const bot of bots) await bot.close();
   await closeOpened();
   await fake?.close();
@@ -71,8 +74,9 @@ afterAll(async () => {
   await sim?.close();
 });
 
-function replica(store: SqlDb): Promise<BotHarness> {
+function replica(store: SqlDb, timers?: ManualTimers): Promise<BotHarness> {
   return startBot({
+    timers,
     palette,
     fake,
     db: store,
@@ -131,5 +135,79 @@ describe("day-2 ends on two replicas", () => {
     );
     expect(await store.get(orphan!.id)).toMatchObject({ status: "done" });
     expect(puts()).toHaveLength(1);
+  });
+
+  it("replica A's PUT stalls past the old 2-minute mark: B leaves it alone; one write, one card, its end matching Palette, the audit in order", async () => {
+    const timersA = new ManualTimers(clock);
+    const timersB = new ManualTimers(clock);
+    const a = await replica(db, timersA);
+    const b = await replica(db, timersB);
+    bots.push(a, b);
+    awsCluster({ sim, project: sim.control.projects()[0]! }, "stalled-scale");
+    const opens = fake.callsTo("views.open").length;
+    await a.command("scale stalled-scale worker-pool 5", { userId: ALICE, channelId: CHANNEL });
+    const open = (await fake.waitFor("views.open", opens + 1, 10_000))[opens]!;
+    const view = open.body.view as OpenedView;
+    sim.control.clearRequests();
+    // Palette keeps the write waiting until the test lets it go
+    sim.control.addFault({
+      pathPrefix: "/v1/cloudconfigs/aws/",
+      method: "PUT",
+      kind: "hold",
+      times: 1,
+    });
+    await submitConfirmation({ bot: a }, { ...view, id: "VSTALL1" }, { userId: ALICE });
+    const until = async (what: string, done: () => boolean | Promise<boolean>) => {
+      const deadline = Date.now() + 10_000;
+      while (!(await done())) {
+        if (Date.now() > deadline) throw new Error(`waited for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    await until("A's PUT to reach Palette", () => sim.control.held() === 1);
+    const store = new ChangeStore(db, clock);
+    const stalled = (await store.all()).find((r) => r.plan.cluster.name === "stalled-scale")!;
+    // after each timer task, A's heartbeat is in the store before time moves on
+    const beatLanded = () =>
+      until("A's heartbeat", async () => {
+        const row = (await store.get(stalled.id))!;
+        return row.status !== "executing" || row.heartbeatAt === clock.now();
+      });
+
+    // six minutes of waiting on Palette; B, the lease holder, runs its rounds meanwhile
+    for (let round = 0; round < 2; round++) {
+      await advanceTogether([timersA, timersB], STUCK_EXECUTING_MS + 60_000, beatLanded);
+      await b.bot.edge.changeFollower.tick();
+      expect((await store.get(stalled.id))!.status).toBe("executing");
+    }
+    const cards = () =>
+      fake
+        .callsTo("chat.postMessage")
+        .map((call) => JSON.stringify(call.body))
+        .filter((text) => text.includes("stalled-scale"));
+    expect(cards()).toEqual([]);
+
+    sim.control.release();
+    await until("A's card", async () => (await store.get(stalled.id))!.cardTs !== undefined);
+    await b.bot.edge.changeFollower.tick();
+    clock.advance(RESIZE_MS + 1_000);
+    await b.bot.edge.changeFollower.tick();
+    expect(await store.get(stalled.id)).toMatchObject({ status: "done" });
+    const updates = fake
+      .callsTo("chat.update")
+      .map((call) => JSON.stringify(call.body))
+      .filter((text) => text.includes("stalled-scale"));
+    expect(updates.some((text) => text.includes("Scaled") && text.includes("5 Running"))).toBe(
+      true,
+    );
+    const said = fake.calls.map((call) => JSON.stringify(call.body)).join("\n");
+    expect(said).not.toContain("not applied");
+    expect(cards()).toHaveLength(1);
+    expect(sim.control.requests().filter((request) => request.method === "PUT")).toHaveLength(1);
+    const steps = (await a.audit.recent(100))
+      .filter((row) => row.action === "change" && row.changeId === stalled.id)
+      .reverse()
+      .map((row) => `${row.step}:${row.outcome}`);
+    expect(steps).toEqual(["request:created", "answer:accepted", "end:done"]);
   });
 });

@@ -77,6 +77,8 @@ export interface HarnessOptions {
   wakeSender?: SlackAppDeps["wakeSender"];
   /** IDENTITY=linked: the identity deps, built on the harness's store */
   identity?: (db: SqlDb) => CommandDeps["identity"];
+  /** what keeps a change sender's heartbeat (ManualTimers to move it with the clock) */
+  timers?: CommandDeps["timers"];
   /** APPROVAL_REQUIRED and friends */
   approvals?: CommandDeps["approvals"];
   /** how the change follower runs; tests pass one that never fires and tick it by hand */
@@ -108,6 +110,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     consoleUrl: "https://console.example.com/",
     identity: options.identity?.(db),
     approvals: options.approvals,
+    timers: options.timers,
   };
   const conversations: Array<{ event: string; outcome: string }> = [];
   const conversationWaiters: Array<() => void> = [];

@@ -13,6 +13,8 @@ import { auditColumns } from "./012_audit_columns.ts";
 import { changePlans } from "./013_change_plans.ts";
 import { freezeAnnouncedIn } from "./014_freeze_announced_in.ts";
 import { radar } from "./015_radar.ts";
+import { changeHeartbeat } from "./016_change_heartbeat.ts";
+import { changeCardsOwed } from "./017_change_cards_owed.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -31,4 +33,6 @@ export const MIGRATIONS: Migration[] = [
   changePlans,
   freezeAnnouncedIn,
   radar,
+  changeHeartbeat,
+  changeCardsOwed,
 ];

@@ -491,6 +491,29 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 80,
+    name: "change_heartbeat",
+    // src/store/migrations/016_change_heartbeat.ts: the sender's heartbeat on its claim
+    up: `
+      ALTER TABLE changes ADD COLUMN heartbeat_at BIGINT;
+    `,
+  },
+  {
+    id: 81,
+    name: "change_cards_owed",
+    // src/store/migrations/017_change_cards_owed.ts: what a person must still see of a change
+    up: `
+      ALTER TABLE changes ADD COLUMN card_owed TEXT;
+      ALTER TABLE changes ADD COLUMN card_owed_at BIGINT;
+      ALTER TABLE changes ADD COLUMN card_owed_tries INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE changes ADD COLUMN request_owed TEXT;
+      ALTER TABLE changes ADD COLUMN request_owed_at BIGINT;
+      ALTER TABLE changes ADD COLUMN request_owed_tries INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX changes_card_owed_at ON changes (card_owed_at);
+      CREATE INDEX changes_request_owed_at ON changes (request_owed_at);
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted

@@ -1,6 +1,6 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
-import { showApprovalRequest } from "../../../changes/board.ts";
+import { showRequestCard } from "../../../changes/card-delivery.ts";
 import { decideChange } from "../../../changes/decide.ts";
 import type { ChangeRecord } from "../../../store/changes.ts";
 import { APPROVE_ACTION_ID, REJECT_ACTION_ID } from "../../../views/change.ts";
@@ -49,8 +49,11 @@ export function registerChangeApprovalActions(app: App, edge: SlackEdge): void {
           await tellChangeError(error, { channel, userId }, { board, logger: edge.logger });
           return;
         }
+        // the request card's edit is kept on the change's row until Slack takes it (a 429 or a
+        // 5xx is retried by the follower), so it never stands between the click and the card
+        const cards = { db: deps.db, clock: deps.clock, board, logger: edge.logger };
         const showRequest = (record: ChangeRecord, line?: string) =>
-          showApprovalRequest(board, record, line);
+          showRequestCard(record, cards, line);
         switch (decided.kind) {
           case "refused":
             await board.tell(channel, userId, decided.mrkdwn, decided.text);
@@ -91,6 +94,9 @@ export function registerChangeApprovalActions(app: App, edge: SlackEdge): void {
                 decided.requester.text,
               );
             }
+            return;
+          case "taken over":
+            // the lease holder took the claim over; it edits the request card and posts the card
             return;
           default:
             await showRequest(

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs } from "@slack/bolt";
 import { z } from "zod";
-import { confirmChange } from "../../../changes/confirm.ts";
+import { confirmChange, endUnreachedApproval } from "../../../changes/confirm.ts";
 import type { ChangePlan } from "../../../model/change.ts";
 import { CHANGE_VERB_NAMES, requiresTypedName } from "../../../model/change.ts";
 import { ChangePlanStore } from "../../../store/change-plans.ts";
@@ -152,9 +152,7 @@ export function registerChangeSubmit(app: App, edge: SlackEdge): void {
               });
             if (where) await store.setRequestCard(outcome.record.id, where.channel, where.ts);
             else {
-              await store.move(outcome.record.id, "awaiting_approval", "failed", {
-                reason: "the approval request could not be posted",
-              });
+              await endUnreachedApproval(outcome.record, deps);
             }
             const placed = approvalPlacedLine({
               target,
