@@ -22,6 +22,11 @@ export interface RecordedCall {
   body: Record<string, unknown>;
   headers: IncomingMessage["headers"];
   at: number;
+  /**
+   * set when the fake itself refused the call as Slack would (its limits or its rate tiers):
+   * nothing reached the channel, so `callsTo` and `waitFor` leave it out; `calls` keeps it
+   */
+  refusedBy?: "limits" | "rate";
 }
 
 export type FakeAnswer =
@@ -92,7 +97,11 @@ export interface FakeSlack {
   url: string;
   apiUrl: string;
   calls: RecordedCall[];
-  /** calls to one Web API method (e.g. `chat.postMessage`), or `response_url` posts as `response` */
+  /**
+   * calls to one Web API method (e.g. `chat.postMessage`), or `response_url` posts as `response`,
+   * that Slack took: those the fake refused for its limits or rate tiers are left out (see
+   * `refused`, `rateLimited`), those a test's handler answered are in
+   */
   callsTo(method: string): RecordedCall[];
   /** bytes uploaded to the `upload_url`s handed out by files.getUploadURLExternal */
   uploads: Map<string, Buffer>;
@@ -242,7 +251,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     // Slack refuses a payload over its limits whatever else happens
     if (!lax.has("limits")) {
       answer = refusalOf(call);
-      if (answer) refused.push(call);
+      if (answer) {
+        call.refusedBy = "limits";
+        if (process.env.FAKE_SLACK_DEBUG) console.error("REFUSED", method, JSON.stringify(answer).slice(0, 600));
+        refused.push(call);
+      }
     }
     // a test's scripted answer comes before the tiers, which it may be standing in for
     if (!answer) {
@@ -254,6 +267,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (!answer && !lax.has("rate")) {
       const verdict = tiers.take(method, call.body);
       if (!verdict.allowed) {
+        call.refusedBy = "rate";
+        if (process.env.FAKE_SLACK_DEBUG) console.error("RATE", method, String(call.body.channel ?? ""));
         rateLimited.push(call);
         answer = {
           status: 429,
@@ -280,7 +295,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   await once(server, "listening");
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const callsTo = (method: string) => calls.filter((call) => call.method === method);
+  const callsTo = (method: string) =>
+    calls.filter((call) => call.method === method && call.refusedBy === undefined);
 
   return {
     url,

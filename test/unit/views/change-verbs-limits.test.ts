@@ -104,7 +104,7 @@ describe.each(CHANGE_VERB_NAMES.map((verb) => [verb]))("%s", (verb) => {
       "rejected",
       "expired",
       "failed",
-      "approved",
+      "accepted",
     ] as const) {
       const input = {
         id: 7,
