@@ -69,7 +69,9 @@ export async function startNotifyHarness(
     retries: 1,
     backoff: { baseMs: 1, maxMs: 5 },
   });
-  const fake = await startFakeSlack(fakeSlack);
+  // Slack's rate tiers refill on the harness's clock, the one the sender sleeps on: a 429's
+  // Retry-After, slept by the sender, is the time the fake's bucket sees pass
+  const fake = await startFakeSlack({ now: () => clock.now(), ...fakeSlack });
   const db = openDb ? await openDb() : await openSqlite(dbPath ?? ":memory:");
   const clock =
     simulatorOptions.clock instanceof ManualClock
