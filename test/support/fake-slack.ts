@@ -67,7 +67,10 @@ const monotonicNow = performance.now.bind(performance);
 
 /** Slack's refusal of a payload over its limits, or undefined when Slack would take it */
 function refusalOf(call: RecordedCall): FakeAnswer {
-  if (MESSAGE_METHODS.has(call.method)) {
+  // a response_url post that only deletes the original carries no message to check
+  const deletesOnly =
+    call.method === "response" && String(call.body.delete_original) === "true" && !call.body.text;
+  if (MESSAGE_METHODS.has(call.method) && !deletesOnly) {
     const refusal = checkMessage(call.body);
     if (!refusal) return undefined;
     if (call.method === "response") {
@@ -253,7 +256,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       answer = refusalOf(call);
       if (answer) {
         call.refusedBy = "limits";
-        if (process.env.FAKE_SLACK_DEBUG) console.error("REFUSED", method, JSON.stringify(answer).slice(0, 600));
+        if (process.env.FAKE_SLACK_DEBUG)
+          console.error("REFUSED", method, JSON.stringify(answer).slice(0, 600));
         refused.push(call);
       }
     }
@@ -268,7 +272,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const verdict = tiers.take(method, call.body);
       if (!verdict.allowed) {
         call.refusedBy = "rate";
-        if (process.env.FAKE_SLACK_DEBUG) console.error("RATE", method, String(call.body.channel ?? ""));
+        if (process.env.FAKE_SLACK_DEBUG)
+          console.error("RATE", method, String(call.body.channel ?? ""));
         rateLimited.push(call);
         answer = {
           status: 429,
