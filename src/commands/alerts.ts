@@ -1,8 +1,11 @@
 import { isKnownUnhealthy } from "../model/cluster.ts";
 import type { ClusterSummary } from "../palette/schemas.ts";
+import { flagValue } from "../verb-kit/parse.ts";
 import { messageReply, readScopes, usageReply } from "../verb-kit/reply.ts";
 import type { VerbSpec } from "../verb-kit/types.ts";
 import type { AlertsData, RaisingCluster } from "../views/alerts.ts";
+import { scopeArg } from "../views/scope.ts";
+import { pageOf } from "./nodes.ts";
 
 /**
  * A cluster raises ClusterHealth when it reports a health that is not Healthy. A cluster with no
@@ -28,7 +31,7 @@ export function raisingCluster(summary: ClusterSummary): RaisingCluster | undefi
 
 export const alertsVerb: VerbSpec = {
   name: "alerts",
-  usage: "alerts [project:<uid>]",
+  usage: "alerts [project:<uid>] [--page=<n>]",
   summary: "the project's alert kinds and the clusters now raising them",
   examples: ["/palette alerts", "/palette alerts project:5f2b0c3e9d1a4b0001a2b3c4"],
   run: async (command, ctx) => {
@@ -62,10 +65,15 @@ export const alertsVerb: VerbSpec = {
       }),
     );
     const raising = projects.reduce((sum, project) => sum + project.raising.length, 0);
+    // many raising clusters are more than one Slack message holds: a page at a time
+    const paging = {
+      page: pageOf(flagValue(command, "page")),
+      command: `alerts${scopeArg(command.project)}`,
+    };
     return messageReply(
       projects.length === 1
-        ? { screen: "alerts", data: projects[0]! }
-        : { screen: "alertGroups", data: { projects } },
+        ? { screen: "alerts", data: { ...projects[0]!, ...paging } }
+        : { screen: "alertGroups", data: { projects, ...paging } },
       raising === 0
         ? "No cluster is raising an alert"
         : `${raising} cluster${raising === 1 ? "" : "s"} raising ClusterHealth`,

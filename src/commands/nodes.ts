@@ -1,9 +1,12 @@
+import { quoteArg } from "../model/command-text.ts";
 import type { Machine } from "../palette/schemas.ts";
+import { flagValue } from "../verb-kit/parse.ts";
 import { messageReply, readScopes, usageReply } from "../verb-kit/reply.ts";
 import { replayWith, resolveCluster } from "../verb-kit/resolve.ts";
 import type { VerbSpec } from "../verb-kit/types.ts";
 import { code } from "../views/mrkdwn.ts";
 import type { NodeMachine, NodePool } from "../views/node-table.ts";
+import { scopeArg } from "../views/scope.ts";
 
 /** Bounds the calls one command makes; clusters have a handful of pools. */
 const MAX_POOLS = 20;
@@ -20,9 +23,15 @@ export function toNodeMachine(machine: Machine): NodeMachine {
   };
 }
 
+/** `--page=<n>`: a whole number from 1; anything else is the first page */
+export function pageOf(flag: string | undefined): number {
+  const page = Number(flag ?? "1");
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
 export const nodesVerb: VerbSpec = {
   name: "nodes",
-  usage: "nodes <cluster> [project:<uid>]",
+  usage: "nodes <cluster> [project:<uid>] [--page=<n>]",
   summary: "machine pools and machines with their state and health",
   examples: ["/palette nodes web-prod"],
   run: async (command, ctx) => {
@@ -80,6 +89,9 @@ export const nodesVerb: VerbSpec = {
           clusterUid: resolved.uid,
           scope: { projectUid: scope.projectUid, projectName: resolved.projectName },
           pools,
+          unreadPools: (config.spec?.machinePoolConfig ?? []).length - poolConfigs.length,
+          page: pageOf(flagValue(command, "page")),
+          command: `nodes ${quoteArg(resolved.uid)}${scopeArg(resolved.projectUid ?? scope.projectUid)}`,
         },
       },
       `Cluster ${resolved.name}: ${pools.length} pools, ${count} machines`,

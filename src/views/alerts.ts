@@ -1,8 +1,9 @@
 import type { KnownBlock } from "@slack/types";
-import { context, divider, fitMessage, header, section } from "./blocks.ts";
+import { context, divider, header, section } from "./blocks.ts";
 import { healthEmoji } from "./emoji.ts";
 import { packLines } from "./limits.ts";
 import { bold, code, escapeMrkdwn } from "./mrkdwn.ts";
+import { pageBlocks } from "./pages.ts";
 import { type ScopeLabel, scopeText } from "./scope.ts";
 
 export interface AlertKind {
@@ -26,20 +27,42 @@ export interface AlertsData {
   raising: readonly RaisingCluster[];
 }
 
-export function alertsBlocks(data: AlertsData): KnownBlock[] {
-  return fitMessage([header("Alerts"), ...projectAlertBlocks(data)]);
+/** Which page of a long answer, and the command that shows it (the page buttons add `--page=`). */
+export interface AlertsPaging {
+  page?: number;
+  command?: string;
 }
 
-/** Every watched project's alerts in one message, one part per project. */
-export function alertGroupsBlocks(data: { projects: readonly AlertsData[] }): KnownBlock[] {
+/** a bound on one answer's pages (the clusters are listed a page at a time) */
+const MAX_RAISING_LINES = 2000;
+
+function paged(head: KnownBlock[], body: KnownBlock[], paging: AlertsPaging): KnownBlock[] {
+  const { command } = paging;
+  return pageBlocks(
+    head,
+    body,
+    paging.page ?? 1,
+    command ? (page) => `${command} --page=${page}` : undefined,
+  ).blocks;
+}
+
+export function alertsBlocks(data: AlertsData & AlertsPaging): KnownBlock[] {
+  return paged([header("Alerts")], projectAlertBlocks(data), data);
+}
+
+/** Every watched project's alerts in one answer, one part per project, a page at a time. */
+export function alertGroupsBlocks(
+  data: { projects: readonly AlertsData[] } & AlertsPaging,
+): KnownBlock[] {
   const raising = data.projects.reduce((sum, project) => sum + project.raising.length, 0);
-  return fitMessage([
-    header(`Alerts (${raising} raising)`),
-    ...data.projects.flatMap((project, index) => [
+  return paged(
+    [header(`Alerts (${raising} raising)`)],
+    data.projects.flatMap((project, index) => [
       ...(index > 0 ? [divider()] : []),
       ...projectAlertBlocks(project),
     ]),
-  ]);
+    data,
+  );
 }
 
 function projectAlertBlocks(data: AlertsData): KnownBlock[] {
@@ -68,7 +91,12 @@ function projectAlertBlocks(data: AlertsData): KnownBlock[] {
       return `${healthEmoji(cluster.health)} ${bold(cluster.name) || code(cluster.uid)} · ClusterHealth: ${escapeMrkdwn(cluster.health ?? "unknown")} · ${escapeMrkdwn(cluster.state ?? "unknown state")}${reason}`;
     });
     const title = `*Clusters raising alerts now (${data.raising.length})*`;
-    blocks.push(...packLines([title, ...lines], undefined, 8, "clusters").map(section));
+    // sections of at most 3,000 characters; the pages split between them
+    blocks.push(
+      ...packLines([title, ...lines.slice(0, MAX_RAISING_LINES)], undefined, 200, "clusters").map(
+        section,
+      ),
+    );
     blocks.push(context("Details: `/palette cluster &lt;name&gt;`"));
   }
   return blocks;

@@ -1,6 +1,6 @@
-import type { KnownBlock, Overflow } from "@slack/types";
+import type { Button, KnownBlock, Overflow } from "@slack/types";
 import { quoteArg } from "../model/command-text.ts";
-import { runCommandActionId } from "./blocks.ts";
+import { commandButton, runCommandActionId } from "./blocks.ts";
 import { LIMITS } from "./limits.ts";
 import { scopeArg } from "./scope.ts";
 
@@ -51,9 +51,14 @@ export function changeMenuOptions(cluster: MenuCluster): Array<{ label: string; 
   return options;
 }
 
-export function changeMenu(cluster: MenuCluster, suffix: string): Overflow | undefined {
+export function changeMenu(cluster: MenuCluster, suffix: string): Overflow | Button | undefined {
   const options = changeMenuOptions(cluster).filter((option) => option.command.length <= 150);
   if (options.length === 0) return undefined;
+  // Slack refuses an overflow menu of fewer than two options (the whole message, invalid_blocks):
+  // a lone choice (a provisioning cluster's Delete…) is a button running the same command
+  if (options.length === 1) {
+    return commandButton(options[0]!.label, options[0]!.command, `actions_${suffix}`);
+  }
   return {
     type: "overflow",
     action_id: runCommandActionId(`actions_${suffix}`),
@@ -65,7 +70,10 @@ export function changeMenu(cluster: MenuCluster, suffix: string): Overflow | und
 }
 
 /** The actions rows with the menu added to the last row (or a row of its own when that is full). */
-export function withChangeMenu(rows: KnownBlock[], menu: Overflow | undefined): KnownBlock[] {
+export function withChangeMenu(
+  rows: KnownBlock[],
+  menu: Overflow | Button | undefined,
+): KnownBlock[] {
   if (!menu) return rows;
   const last = rows.at(-1);
   if (last?.type === "actions" && last.elements.length < LIMITS.actionsElements) {

@@ -3,6 +3,7 @@ import { type ChangePlan, type ChangeStatus, requiresTypedName } from "../model/
 import { quoteArg } from "../model/command-text.ts";
 import type { Freeze } from "../model/freeze.ts";
 import { buttonRows, commandButton, context, header, section } from "./blocks.ts";
+import { clampText, LIMITS } from "./limits.ts";
 import { bold, code, escapeMrkdwn, mention, slackDate } from "./mrkdwn.ts";
 import { scopeArg } from "./scope.ts";
 
@@ -166,12 +167,21 @@ export function changeModal(input: ChangeModalInput): ModalView {
   return {
     type: "modal",
     callback_id: CHANGE_CALLBACK_ID,
-    title: plain(`${verb} cluster`),
-    submit: plain(input.needsApproval ? "Request approval" : verb),
+    title: plain(modalTitle(verb)),
+    submit: plain(clampText(input.needsApproval ? "Request approval" : verb, LIMITS.modalTitle)),
     close: plain("Cancel"),
     private_metadata: JSON.stringify({ planId: input.planId, channel: input.channel }),
     blocks,
   };
+}
+
+/**
+ * "Scale cluster", but never past Slack's 24 characters for a modal's title: views.open refuses
+ * the whole view (invalid_arguments) for one more, as it did "Renew certificates cluster".
+ */
+export function modalTitle(label: string): string {
+  const long = `${label} cluster`;
+  return long.length <= LIMITS.modalTitle ? long : clampText(label, LIMITS.modalTitle);
 }
 
 /**

@@ -32,7 +32,25 @@ export const LIMITS = {
   inputLabel: 2000,
   radioOptions: 10,
   plainTextInputMax: 3000,
+  /**
+   * all the text in one message's blocks. Not published: chat.postMessage has been seen to
+   * refuse a message with `msg_blocks_too_long` from 11,341 characters of block text in all
+   * (slackapi/bolt-js #2867; ~13,200 in #2509). We stay well below it; longer answers are paged.
+   */
+  messageBlockText: 10_000,
 } as const;
+
+/** every `text` string in the blocks: how slackapi/bolt-js #2867 measured what Slack refused */
+export function blockTextLength(blocks: unknown): number {
+  if (Array.isArray(blocks))
+    return blocks.reduce((sum: number, item) => sum + blockTextLength(item), 0);
+  if (typeof blocks !== "object" || blocks === null) return 0;
+  let total = 0;
+  for (const [key, value] of Object.entries(blocks)) {
+    total += key === "text" && typeof value === "string" ? value.length : blockTextLength(value);
+  }
+  return total;
+}
 
 const ELLIPSIS = "…";
 

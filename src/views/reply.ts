@@ -2,7 +2,7 @@ import type { KnownBlock } from "@slack/types";
 import type { ChannelDigestPayload } from "../model/channel-digest.ts";
 import type { UndeliveredGroup } from "../model/notification.ts";
 import type { Subscription } from "../model/subscription.ts";
-import { type AlertsData, alertGroupsBlocks, alertsBlocks } from "./alerts.ts";
+import { type AlertsData, type AlertsPaging, alertGroupsBlocks, alertsBlocks } from "./alerts.ts";
 import { type ChangeChoiceData, changeChoiceBlocks } from "./change.ts";
 import { channelDigestBlocks } from "./channel-digest.ts";
 import { type CardEnv, type ClusterCardData, clusterCardBlocks } from "./cluster-card.ts";
@@ -35,8 +35,9 @@ const SCREENS = {
   clusterChoice: (data: ClusterChoiceData) => clusterChoiceBlocks(data),
   nodeTable: (data: NodeTableData) => nodeTableBlocks(data),
   workloads: (data: WorkloadsData) => workloadsBlocks(data),
-  alerts: (data: AlertsData) => alertsBlocks(data),
-  alertGroups: (data: { projects: readonly AlertsData[] }) => alertGroupsBlocks(data),
+  alerts: (data: AlertsData & AlertsPaging) => alertsBlocks(data),
+  alertGroups: (data: { projects: readonly AlertsData[] } & AlertsPaging) =>
+    alertGroupsBlocks(data),
   help: (data: { entries: readonly HelpEntry[]; preface?: string }) => [
     ...(data.preface ? noticeBlocks(data.preface) : []),
     ...helpBlocks(data.entries),

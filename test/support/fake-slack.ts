@@ -1,12 +1,19 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { checkMessage, checkView } from "./slack-limits.ts";
+import { RateTiers } from "./slack-rate-tiers.ts";
 
 /**
  * A fake Slack Web API on 127.0.0.1: the bot reaches it through `SLACK_API_URL`
  * (`${fake.apiUrl}`), and `response_url`s in test payloads point at `${fake.url}/response/<id>`.
  * It records every call so tests assert what the bot sent, and answers like Slack does
  * (HTTP 200 with `ok: false` for API errors, 429 with `Retry-After` for rate limits).
+ *
+ * Strict by default, as a real Slack is: every message and view is checked against Slack's
+ * limits (test/support/slack-limits.ts) and refused as Slack refuses it, and every method is
+ * rate-limited by its tier (test/support/slack-rate-tiers.ts). A test whose point is elsewhere
+ * may ask for a lax Slack, and must say why: `startFakeSlack({ lax: ["rate"], reason: "…" })`.
  */
 
 export interface RecordedCall {
@@ -15,26 +22,99 @@ export interface RecordedCall {
   body: Record<string, unknown>;
   headers: IncomingMessage["headers"];
   at: number;
+  /**
+   * set when the fake itself refused the call as Slack would (its limits or its rate tiers):
+   * nothing reached the channel, so `callsTo` and `waitFor` leave it out; `calls` keeps it
+   */
+  refusedBy?: "limits" | "rate";
 }
 
 export type FakeAnswer =
   | { status?: number; headers?: Record<string, string>; body: unknown }
+  | { status: number; headers?: Record<string, string>; text: string }
   | undefined;
 
 /** Return undefined to fall through to the default answer. */
 export type FakeHandler = (call: RecordedCall) => FakeAnswer | Promise<FakeAnswer>;
 
+/** "limits": take payloads Slack would refuse; "rate": never answer 429 on its own */
+export type Laxity = "limits" | "rate";
+
+export interface FakeSlackOptions {
+  /** what this Slack lets pass that a real one would not; needs a `reason` */
+  lax?: Laxity[];
+  /** why the test needs a lax Slack (kept in {@link laxSlacks}) */
+  reason?: string;
+  /** the clock the rate buckets refill by, in ms; a monotonic real clock by default */
+  now?: () => number;
+}
+
+/** every lax Slack started in this process, with its reason: the suite's count of them */
+export const laxSlacks: Array<{ lax: Laxity[]; reason: string }> = [];
+
+/** the methods whose payload is a message Slack checks */
+const MESSAGE_METHODS = new Set([
+  "chat.postMessage",
+  "chat.update",
+  "chat.postEphemeral",
+  "chat.scheduleMessage",
+  "response",
+]);
+const VIEW_METHODS = new Set(["views.open", "views.update", "views.push", "views.publish"]);
+
+// captured at load so a test's fake timers cannot stop the buckets refilling
+const monotonicNow = performance.now.bind(performance);
+
+/** Slack's refusal of a payload over its limits, or undefined when Slack would take it */
+function refusalOf(call: RecordedCall): FakeAnswer {
+  // a response_url post that only deletes the original carries no message to check
+  const deletesOnly =
+    call.method === "response" && String(call.body.delete_original) === "true" && !call.body.text;
+  if (MESSAGE_METHODS.has(call.method) && !deletesOnly) {
+    const refusal = checkMessage(call.body);
+    if (!refusal) return undefined;
+    if (call.method === "response") {
+      // a response_url answers like an incoming webhook: an HTTP error with the code as text
+      return { status: 400, text: refusal.error };
+    }
+    return {
+      body: {
+        ok: false,
+        error: refusal.error,
+        errors: refusal.messages,
+        response_metadata: { messages: refusal.messages },
+      },
+    };
+  }
+  if (VIEW_METHODS.has(call.method)) {
+    const refusal = checkView(call.body.view);
+    if (!refusal) return undefined;
+    return {
+      body: { ok: false, error: refusal.error, response_metadata: { messages: refusal.messages } },
+    };
+  }
+  return undefined;
+}
+
 export interface FakeSlack {
   url: string;
   apiUrl: string;
   calls: RecordedCall[];
-  /** calls to one Web API method (e.g. `chat.postMessage`), or `response_url` posts as `response` */
+  /**
+   * calls to one Web API method (e.g. `chat.postMessage`), or `response_url` posts as `response`,
+   * that Slack took: those the fake refused for its limits or rate tiers are left out (see
+   * `refused`, `rateLimited`), those a test's handler answered are in
+   */
   callsTo(method: string): RecordedCall[];
   /** bytes uploaded to the `upload_url`s handed out by files.getUploadURLExternal */
   uploads: Map<string, Buffer>;
   on(method: string, handler: FakeHandler): void;
   /** resolves when `count` calls to `method` have been recorded */
   waitFor(method: string, count?: number, timeoutMs?: number): Promise<RecordedCall[]>;
+  /** calls Slack refused for their payload (invalid_blocks, invalid_arguments, …) */
+  refused: RecordedCall[];
+  /** calls answered 429 by the rate tiers */
+  rateLimited: RecordedCall[];
   reset(): void;
   close(): Promise<void>;
 }
@@ -64,7 +144,15 @@ function parseBody(raw: string, contentType: string | undefined): Record<string,
   return fields;
 }
 
-export async function startFakeSlack(): Promise<FakeSlack> {
+export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
+  const lax = new Set(options.lax ?? []);
+  if (lax.size > 0) {
+    if (!options.reason?.trim()) throw new Error("fake Slack: a lax Slack needs a reason");
+    laxSlacks.push({ lax: [...lax], reason: options.reason });
+  }
+  const tiers = new RateTiers(options.now ?? monotonicNow);
+  const refused: RecordedCall[] = [];
+  const rateLimited: RecordedCall[] = [];
   const calls: RecordedCall[] = [];
   const uploads = new Map<string, Buffer>();
   const handlers = new Map<string, FakeHandler[]>();
@@ -163,13 +251,48 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     calls.push(call);
 
     let answer: FakeAnswer;
-    for (const handler of handlers.get(method) ?? []) {
-      answer = await handler(call);
-      if (answer) break;
+    // Slack refuses a payload over its limits whatever else happens
+    if (!lax.has("limits")) {
+      answer = refusalOf(call);
+      if (answer) {
+        call.refusedBy = "limits";
+        if (process.env.FAKE_SLACK_DEBUG)
+          console.error("REFUSED", method, JSON.stringify(answer).slice(0, 600));
+        refused.push(call);
+      }
+    }
+    // a test's scripted answer comes before the tiers, which it may be standing in for
+    if (!answer) {
+      for (const handler of handlers.get(method) ?? []) {
+        answer = await handler(call);
+        if (answer) break;
+      }
+    }
+    if (!answer && !lax.has("rate")) {
+      const verdict = tiers.take(method, call.body);
+      if (!verdict.allowed) {
+        call.refusedBy = "rate";
+        if (process.env.FAKE_SLACK_DEBUG)
+          console.error("RATE", method, String(call.body.channel ?? ""));
+        rateLimited.push(call);
+        answer = {
+          status: 429,
+          headers: { "retry-after": String(verdict.retryAfterSeconds) },
+          body: { ok: false, error: "ratelimited" },
+        };
+      }
     }
     answer ??= { body: defaults(call) };
-    res.writeHead(answer.status ?? 200, { "content-type": "application/json", ...answer.headers });
-    res.end(JSON.stringify(answer.body));
+    if ("text" in answer) {
+      res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
+      res.end(answer.text);
+    } else {
+      res.writeHead(answer.status ?? 200, {
+        "content-type": "application/json",
+        ...answer.headers,
+      });
+      res.end(JSON.stringify(answer.body));
+    }
     for (const wake of waiters.splice(0)) wake();
   });
 
@@ -177,7 +300,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   await once(server, "listening");
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const callsTo = (method: string) => calls.filter((call) => call.method === method);
+  const callsTo = (method: string) =>
+    calls.filter((call) => call.method === method && call.refusedBy === undefined);
 
   return {
     url,
@@ -207,8 +331,13 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       }
       return callsTo(method);
     },
+    refused,
+    rateLimited,
     reset() {
       calls.length = 0;
+      refused.length = 0;
+      rateLimited.length = 0;
+      tiers.reset();
       uploads.clear();
       handlers.clear();
     },

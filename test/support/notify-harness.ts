@@ -10,7 +10,7 @@ import { createSlackPoster } from "../../src/slack/notify-poster.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
 import { SubscriptionStore } from "../../src/store/subscriptions.ts";
-import { type FakeSlack, startFakeSlack } from "./fake-slack.ts";
+import { type FakeSlack, type FakeSlackOptions, startFakeSlack } from "./fake-slack.ts";
 
 /**
  * The notification pipeline wired for tests: REAL simulator, REAL Palette client, REAL poller and
@@ -46,6 +46,8 @@ export async function startNotifyHarness(
     slackTimeoutMs?: number;
     /** the poller's likely-cause lines (issue 27); the simulator's `clock`, if a ManualClock, drives both */
     likelyCauses?: boolean;
+    /** the fake Slack's options (a lax Slack, with its reason) */
+    fakeSlack?: FakeSlackOptions;
   } = {},
 ): Promise<NotifyHarness> {
   const {
@@ -55,6 +57,7 @@ export async function startNotifyHarness(
     slackTimeoutMs,
     pollProjects,
     likelyCauses,
+    fakeSlack,
     ...simulatorOptions
   } = options;
   const sim = await startSimulator({ clusters: 24, projects: 2, seed: 11, ...simulatorOptions });
@@ -66,7 +69,9 @@ export async function startNotifyHarness(
     retries: 1,
     backoff: { baseMs: 1, maxMs: 5 },
   });
-  const fake = await startFakeSlack();
+  // Slack's rate tiers refill on the harness's clock, the one the sender sleeps on: a 429's
+  // Retry-After, slept by the sender, is the time the fake's bucket sees pass
+  const fake = await startFakeSlack({ now: () => clock.now(), ...fakeSlack });
   const db = openDb ? await openDb() : await openSqlite(dbPath ?? ":memory:");
   const clock =
     simulatorOptions.clock instanceof ManualClock

@@ -2,7 +2,7 @@ import type { PaletteClient } from "../../src/palette/client.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { BACKENDS, closeOpened } from "./backends.ts";
-import { type FakeSlack, startFakeSlack } from "./fake-slack.ts";
+import { type FakeSlack, type FakeSlackOptions, startFakeSlack } from "./fake-slack.ts";
 import { apiKeyClient } from "./palette-client-helpers.ts";
 import { type BotHarness, type HarnessOptions, startBot } from "./slack-harness.ts";
 
@@ -20,11 +20,16 @@ export interface Replicas {
 
 export async function startReplicasOnPostgres(
   count: number,
-  options: { seed: number; harness?: (sim: RunningSimulator) => HarnessOptions },
+  options: {
+    seed: number;
+    harness?: (sim: RunningSimulator) => HarnessOptions;
+    /** the fake Slack's options (a lax Slack, with its reason) */
+    fakeSlack?: FakeSlackOptions;
+  },
 ): Promise<Replicas> {
   const sim = await startSimulator({ clusters: 10, seed: options.seed });
   const palette = apiKeyClient(sim, { retries: 1 });
-  const fake = await startFakeSlack();
+  const fake = await startFakeSlack(options.fakeSlack);
   const db = await BACKENDS.find((backend) => backend.name === "postgres")!.open();
   const bots: BotHarness[] = [];
   for (let i = 0; i < count; i++) {

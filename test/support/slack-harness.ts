@@ -9,7 +9,12 @@ import { AuditLog } from "../../src/store/audit.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
 import type { CommandDeps } from "../../src/verb-kit/types.ts";
-import { type FakeSlack, type RecordedCall, startFakeSlack } from "./fake-slack.ts";
+import {
+  type FakeSlack,
+  type FakeSlackOptions,
+  type RecordedCall,
+  startFakeSlack,
+} from "./fake-slack.ts";
 import { interactiveBody, loadPayload, signedRequest, slashCommandBody } from "./slack-request.ts";
 
 /**
@@ -67,6 +72,8 @@ export interface HarnessOptions {
   clock?: Clock;
   logger?: Logger;
   fake?: FakeSlack;
+  /** the fake Slack's options when the harness starts it (a lax Slack, with its reason) */
+  fakeSlack?: FakeSlackOptions;
   projects?: string[];
   maxConcurrentCommands?: number;
   /** SLACK_TEAM_ID; the captured payloads come from team T111 */
@@ -94,7 +101,7 @@ const unusedPalette = new Proxy({} as PaletteApi, {
 let triggerSequence = 0;
 
 export async function startBot(options: HarnessOptions = {}): Promise<BotHarness> {
-  const fake = options.fake ?? (await startFakeSlack());
+  const fake = options.fake ?? (await startFakeSlack(options.fakeSlack));
   const clock = options.clock ?? systemClock;
   const db = options.db ?? (await openSqlite(":memory:"));
   const audit = new AuditLog(db, clock);

@@ -4,6 +4,7 @@ import { parse } from "../../../src/verb-kit/parse.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { FakePalette, PROJECT, sampleFleet, testContext } from "../../support/fake-palette.ts";
 import { asMessage, blocksText } from "../../support/reply-text.ts";
+import { checkMessage } from "../../support/slack-limits.ts";
 
 describe("alerts", () => {
   it("lists the alert kinds and the clusters whose health is not Healthy", async () => {
@@ -41,7 +42,7 @@ describe("alerts", () => {
     expect(blocksText(reply.blocks)).toContain("No cluster is raising an alert");
   });
 
-  it("clamps 200 unhealthy clusters", async () => {
+  it("pages 200 unhealthy clusters, each page one message Slack takes", async () => {
     const fleet = Array.from({ length: 200 }, (_, index) => ({
       uid: `u${index}`,
       name: `sick-${index}`,
@@ -50,11 +51,25 @@ describe("alerts", () => {
       healthReasons: ["x".repeat(300)],
       provider: "aws",
     }));
-    const reply = asMessage(
-      await alertsVerb.run(parse("alerts"), await testContext({ palette: new FakePalette(fleet) })),
-    );
-    expect(checkSlackLimits(reply.blocks)).toEqual([]);
-    expect(blocksText(reply.blocks)).toMatch(/…and \d+ more clusters/);
+    const ctx = await testContext({ palette: new FakePalette(fleet) });
+    const seen = new Set<string>();
+    let command = "alerts";
+    for (let page = 1; ; page++) {
+      const reply = asMessage(await alertsVerb.run(parse(command), ctx));
+      expect(checkSlackLimits(reply.blocks)).toEqual([]);
+      expect(checkMessage({ text: reply.text, blocks: reply.blocks })).toBeUndefined();
+      const text = blocksText(reply.blocks);
+      for (const match of text.matchAll(/sick-\d+/g)) seen.add(match[0]);
+      expect(text).toMatch(new RegExp(`Page ${page} of \\d+`));
+      const next = JSON.stringify(reply.blocks).match(/"value":"(alerts[^"]*--page=(\d+))"/g);
+      const nextPage = next
+        ?.map((v) => /--page=(\d+)/.exec(v)![1])
+        .find((n) => Number(n) === page + 1);
+      if (!nextPage) break;
+      command = `alerts --page=${nextPage}`;
+      expect(page).toBeLessThan(20);
+    }
+    expect(seen.size).toBe(200);
   });
 
   it("refuses arguments it does not take", async () => {

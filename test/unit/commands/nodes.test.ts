@@ -4,6 +4,7 @@ import { parse } from "../../../src/verb-kit/parse.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import { FakePalette, PROJECT, sampleFleet, testContext } from "../../support/fake-palette.ts";
 import { asMessage, blocksText } from "../../support/reply-text.ts";
+import { checkMessage } from "../../support/slack-limits.ts";
 
 describe("nodes", () => {
   it("follows cloudConfigRef to pools and machines", async () => {
@@ -39,7 +40,7 @@ describe("nodes", () => {
     expect(blocksText(reply.blocks)).toMatch(/no cloud config/);
   });
 
-  it("clamps huge pools", async () => {
+  it("pages huge pools, each page one message Slack takes", async () => {
     const machines = Array.from({ length: 500 }, (_, index) => ({
       name: `m-${index}-${"x".repeat(60)}`,
       state: "Running",
@@ -49,10 +50,17 @@ describe("nodes", () => {
     const palette = new FakePalette([
       { uid: "big", name: "big", state: "Running", provider: "aws", pools },
     ]);
-    const reply = asMessage(
-      await nodesVerb.run(parse("nodes big"), await testContext({ palette })),
-    );
-    expect(checkSlackLimits(reply.blocks)).toEqual([]);
-    expect(blocksText(reply.blocks)).toMatch(/…and \d+ more/);
+    const ctx = await testContext({ palette });
+    const first = asMessage(await nodesVerb.run(parse("nodes big"), ctx));
+    expect(checkSlackLimits(first.blocks)).toEqual([]);
+    expect(checkMessage({ text: first.text, blocks: first.blocks })).toBeUndefined();
+    const pages = Number(/Page 1 of (\d+)/.exec(blocksText(first.blocks))?.[1]);
+    expect(pages).toBeGreaterThan(1);
+    expect(JSON.stringify(first.blocks)).toContain('"value":"nodes big --page=2"');
+    const last = asMessage(await nodesVerb.run(parse(`nodes big --page=${pages}`), ctx));
+    expect(checkMessage({ text: last.text, blocks: last.blocks })).toBeUndefined();
+    expect(blocksText(last.blocks)).toContain(`Page ${pages} of ${pages}`);
+    expect(blocksText(last.blocks)).toMatch(/…and 10 more pools/);
+    expect(JSON.stringify(last.blocks)).toContain(`"value":"nodes big --page=${pages - 1}"`);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { changeMenuOptions } from "../../../src/views/change-menu.ts";
+import { changeMenu, changeMenuOptions } from "../../../src/views/change-menu.ts";
+import { checkMessage } from "../../support/slack-limits.ts";
 
 const labels = (options: Array<{ label: string }>) => options.map((option) => option.label);
 
@@ -36,5 +37,22 @@ describe("the Actions… menu", () => {
       "Fetch logs…",
       "Delete…",
     ]);
+  });
+
+  it("posts in Slack whatever the cluster's state: one choice is a button, not a one-item menu", () => {
+    // Slack refuses an overflow menu of fewer than two options (invalid_blocks), which a new,
+    // still provisioning cluster's notification card had: only "Delete…"
+    for (const state of ["Provisioning", "Running", "Paused", "Deleting"]) {
+      for (const provider of ["aws", "virtual", "edge-native", ""]) {
+        const menu = changeMenu({ uid: "u1", projectUid: "p1", state, provider }, "card");
+        if (!menu) continue;
+        expect(
+          checkMessage({ text: "card", blocks: [{ type: "actions", elements: [menu] }] }),
+          `${state} ${provider}`,
+        ).toBeUndefined();
+      }
+    }
+    const single = changeMenu({ uid: "u1", state: "Provisioning", provider: "aws" }, "card");
+    expect(single).toMatchObject({ type: "button", text: { text: "Delete…" }, value: "delete u1" });
   });
 });
