@@ -386,6 +386,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         maxOutputTokens: Math.min(2_000, Math.floor(config.tokenBudget / 4)),
         maxRetries: 0,
         abortSignal: controller.signal,
+        // the stream's error part is handled below; the SDK's default would print it to stderr
+        onError: () => undefined,
       });
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") {

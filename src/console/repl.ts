@@ -137,10 +137,15 @@ async function showMention(
       cards: new CardStore(ctx.db),
       claims: new EventClaimStore(ctx.db, ctx.clock),
       isVerb: (name) => findVerb(name) !== undefined,
+      askable: options.assistant !== undefined,
     },
   );
   write("(in Slack this answer goes to the mention's thread, for the channel to see)");
   if (plan.kind === "quiet") return;
+  if (plan.kind === "ask") {
+    if (options.assistant) await askAssistant(options.assistant, plan.question, ctx, render, write);
+    return;
+  }
   const reply = plan.kind === "help" ? plan.reply : await dispatch(plan.text, ctx);
   await show(reply, options, render, write, io);
 }

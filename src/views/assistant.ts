@@ -21,6 +21,8 @@ export interface AssistantAnswerView {
   typed: readonly string[];
   /** the stored turn, for 👍/👎; absent: no feedback buttons */
   turnId?: number;
+  /** false: the words were streamed already, only what follows them is wanted */
+  withText?: boolean;
 }
 
 /** The model's markdown as Slack mrkdwn: escaped, `**bold**` as `*bold*`. */
@@ -53,7 +55,8 @@ function sections(mrkdwn: string): KnownBlock[] {
 
 export function assistantAnswerBlocks(view: AssistantAnswerView): KnownBlock[] {
   const icon = view.kind === "answered" ? "" : view.kind === "ungrounded" ? ":warning: " : ":x: ";
-  const blocks: KnownBlock[] = sections(`${icon}${answerMrkdwn(view.text)}`);
+  const blocks: KnownBlock[] =
+    view.withText === false ? [] : sections(`${icon}${answerMrkdwn(view.text)}`);
   if (view.proposals.length > 0) {
     blocks.push(
       ...buttonRows(
