@@ -18,6 +18,7 @@ import { AuditLog } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";
 import type { SqlDb } from "../store/sql.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
+import { buildAssistant } from "./assistant.ts";
 
 export interface ConsoleSession {
   /** ASSISTANT_PROVIDER set (or the demo's scripted model): `ask <question>` */
@@ -166,6 +167,7 @@ export async function runPaletteConsole(config: Config): Promise<number> {
     tokenRefreshSchedule: config.tokenRefreshSchedule,
     approvals: config.approvals,
   });
+  session.assistant = buildAssistant({ config: config.assistant, deps: session.deps });
   try {
     await runConsoleOn(session);
   } finally {

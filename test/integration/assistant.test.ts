@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { allowAll } from "../../src/access/types.ts";
+import { buildIdentity } from "../../src/app/identity.ts";
 import { createAssistant } from "../../src/assistant/ask.ts";
 import { assistantModel } from "../../src/assistant/provider.ts";
+import { systemClock } from "../../src/clock.ts";
 import type { AssistantConfig } from "../../src/config.ts";
+import { silentLogger } from "../../src/log.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
 import { dispatch } from "../../src/registry/dispatch.ts";
 import { Secret } from "../../src/secret.ts";
@@ -33,6 +36,9 @@ let h: BotHarness;
 let web: FleetCluster;
 let other: FleetCluster;
 let sequence = 0;
+/** the main bot's assistant settings (each question reads them) and its time limit's trigger */
+let settings: AssistantConfig;
+let fireTimeout: (() => void) | undefined;
 
 const config = (overrides: Partial<AssistantConfig> = {}): AssistantConfig => ({
   provider: "openai-compatible",
@@ -105,14 +111,23 @@ beforeAll(async () => {
     fake,
     policy: allowAll,
     projects: sim.control.projects(),
-    assistant: (deps) =>
-      createAssistant({
-        config: config(),
-        model: assistantModel(config()),
+    assistant: (deps) => {
+      settings = config();
+      return createAssistant({
+        config: settings,
+        model: assistantModel(settings),
         dispatch,
         commandDeps: deps,
         turns: new AssistantTurnStore(deps.db, deps.clock, 7 * 86_400_000),
-      }),
+        // the time limit fires when the test says so, not after a wall-clock wait
+        timer: (_ms, fire) => {
+          fireTimeout = fire;
+          return () => {
+            if (fireTimeout === fire) fireTimeout = undefined;
+          };
+        },
+      });
+    },
   });
 });
 
@@ -251,5 +266,171 @@ describe("when the model fails", () => {
     const { all } = await ask(`what are the nodes of ${web.name}?`);
     expect(all).toContain("a tool call I could not read");
     expect(writes()).toEqual([]);
+  });
+});
+
+describe("when the model is slow", () => {
+  it("stops at the time limit with a clear line", async () => {
+    model.setFault("hang");
+    const before = model.requests.length;
+    const sent = mention(`what are the nodes of ${web.name}?`);
+    const from = h.conversations.length;
+    await h.post(JSON.stringify(sent.envelope), { "content-type": "application/json" });
+    // the model has the question and says nothing: the time limit runs out
+    while (model.requests.length === before || !fireTimeout) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    fireTimeout();
+    await h.settled(from + 1, 30_000);
+    const all = JSON.stringify(fake.calls.filter((call) => call.body.channel === sent.channel));
+    expect(all).toContain("took longer than 20 s (ASSISTANT_TIMEOUT_MS)");
+  });
+});
+
+describe("the Anthropic messages protocol", () => {
+  it("drives the real Anthropic provider over HTTP to a grounded answer", async () => {
+    const anthropic = config({ provider: "anthropic", apiKey: new Secret("sk-ant-test") });
+    const deps = h.bot.edge.commandDeps;
+    const assistant = createAssistant({
+      config: anthropic,
+      model: assistantModel(anthropic),
+      dispatch,
+      commandDeps: deps,
+      turns: new AssistantTurnStore(deps.db, deps.clock, 86_400_000),
+    });
+    const before = model.requests.length;
+    const statuses: string[] = [];
+    const answer = await assistant.ask(
+      {
+        text: `what are the nodes of ${web.name}?`,
+        requester: { userId: "W111", channelId: "C1" },
+        conversation: "anthropic-test",
+        surface: "console",
+      },
+      { status: (text) => void statuses.push(text) },
+    );
+    const sent = model.requests.slice(before);
+    expect(sent[0]).toMatchObject({ protocol: "anthropic", path: "/v1/messages" });
+    expect(sent[0]!.authorization).toBe("sk-ant-test");
+    expect(answer.kind).toBe("answered");
+    expect(answer.sources).toEqual([{ command: `nodes ${web.name}`, cluster: web.name }]);
+    expect(statuses).toContain(`reading Palette… (nodes ${web.name})`);
+  });
+});
+
+describe("with ASSISTANT_PROVIDER unset", () => {
+  it("offers no assistant surface and sends the model nothing", async () => {
+    const plain = await startBot({ palette, fake, policy: allowAll });
+    try {
+      const before = model.requests.length;
+      const base = readFixtureJson<{ payload: Envelope }>(
+        "slack",
+        "events",
+        "app_mention.json",
+      ).payload;
+      const channel = "CUNSET1";
+      await plain.post(
+        JSON.stringify({
+          ...base,
+          event_id: "EvUnset1",
+          event: { ...base.event, text: "<@UBOT> which clusters are unhealthy?", channel },
+        }),
+        { "content-type": "application/json" },
+      );
+      await plain.settled(1, 10_000);
+      const all = JSON.stringify(fake.calls.filter((call) => call.body.channel === channel));
+      // today's short help, as before the assistant existed
+      expect(all).toContain("I did not catch a command there");
+      // an assistant thread starting: no listener, so no suggested prompts
+      const prompts = fake.callsTo("assistant.threads.setSuggestedPrompts").length;
+      await plain.post(
+        JSON.stringify({
+          ...base,
+          event_id: "EvUnset2",
+          event: {
+            type: "assistant_thread_started",
+            assistant_thread: { user_id: "W111", channel_id: "D111", thread_ts: "1700.1" },
+            event_ts: "1700.2",
+          },
+        }),
+        { "content-type": "application/json" },
+      );
+      expect(fake.callsTo("assistant.threads.setSuggestedPrompts").length).toBe(prompts);
+      expect(model.requests.length).toBe(before);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe("IDENTITY=strict", () => {
+  it("a person cannot read, through the assistant, a project their roles do not reach", async () => {
+    const strict = await startBot({
+      palette,
+      fake,
+      policy: allowAll,
+      identity: (db) =>
+        buildIdentity(
+          {
+            mode: "strict",
+            method: "key",
+            keys: { current: new Secret(Buffer.alloc(32, 9).toString("base64")) },
+          },
+          { db, clock: systemClock, logger: silentLogger, paletteApiUrl: sim.url },
+        ),
+      assistant: (deps) =>
+        createAssistant({
+          config: config(),
+          model: assistantModel(config()),
+          dispatch,
+          commandDeps: deps,
+          turns: new AssistantTurnStore(deps.db, deps.clock, 86_400_000),
+        }),
+    });
+    try {
+      const [first, second] = sim.control.projects() as [string, string];
+      // solo@example.com is a viewer of the first project only
+      await strict.bot.edge.commandDeps.identity!.store.put({
+        slackUserId: "USOLO2",
+        paletteUserUid: "solo",
+        paletteUserName: "Sol One-Project",
+        method: "key",
+        apiKey: new Secret(sim.control.issueUserKey("solo@example.com")),
+      });
+      sim.control.clearRequests();
+      const deps = strict.bot.edge.commandDeps;
+      const answer = await strict.bot.edge.assistant!.ask(
+        {
+          text: `list the clusters in project: ${second}`,
+          requester: { userId: "USOLO2", channelId: "C1" },
+          conversation: "strict-test",
+          surface: "console",
+        },
+        { status: () => undefined },
+      );
+      expect(deps.identity?.mode).toBe("strict");
+      const firstNames = new Set(sim.control.clusters(first).map((c) => c.name));
+      const onlySecond = sim.control.clusters(second).filter((c) => !firstNames.has(c.name));
+      expect(onlySecond.length).toBeGreaterThan(0);
+      for (const cluster of onlySecond) expect(answer.text).not.toContain(cluster.name);
+      // every read went to Palette with the person's own key
+      const callers = new Set(sim.control.requests().map((r) => r.caller));
+      expect(callers).toEqual(new Set(["solo@example.com"]));
+      // an unlinked person is asked to log in; Palette is asked nothing
+      sim.control.clearRequests();
+      const unlinked = await strict.bot.edge.assistant!.ask(
+        {
+          text: "which clusters are unhealthy?",
+          requester: { userId: "UNOBODY2", channelId: "C1" },
+          conversation: "strict-test-2",
+          surface: "console",
+        },
+        { status: () => undefined },
+      );
+      expect(sim.control.requests()).toEqual([]);
+      expect(unlinked.sources).toEqual([]);
+    } finally {
+      await strict.close();
+    }
   });
 });
