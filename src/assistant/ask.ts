@@ -153,12 +153,13 @@ function countingPalette<T extends object>(palette: T, count: () => void): T {
 class HourlyLimit {
   private readonly asked = new Map<string, number[]>();
 
-  constructor(private readonly perHour: number) {}
+  /** the bound is read at each question, so a changed setting applies at once */
+  constructor(private readonly perHour: () => number) {}
 
   /** undefined when allowed (and counted); else when the oldest question leaves the hour */
   take(userId: string, now: number): number | undefined {
     const recent = (this.asked.get(userId) ?? []).filter((at) => at > now - 3_600_000);
-    if (recent.length >= this.perHour) {
+    if (recent.length >= this.perHour()) {
       this.asked.set(userId, recent);
       return recent[0]! + 3_600_000;
     }
@@ -177,7 +178,7 @@ function statusOf(error: unknown): number | undefined {
 
 export function createAssistant(deps: AssistantDeps): Assistant {
   const { config } = deps;
-  const limit = new HourlyLimit(config.perUserPerHour);
+  const limit = new HourlyLimit(() => config.perUserPerHour);
   const timer = deps.timer ?? defaultTimer;
   // a read's share of the token budget, at about 4 characters a token
   const readChars = Math.max(
@@ -237,7 +238,10 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       });
     }
 
-    const history = await deps.turns.history(question.conversation).catch(() => []);
+    const history = await deps.turns.history(question.conversation).catch((error: unknown) => {
+      logger.warn({ err: String(error) }, "assistant history not read; answering without it");
+      return [];
+    });
     const earlierReads = history.map((turn) => turn.readText).join("\n");
     const reads: string[] = [];
     let calls = 0;

@@ -56,28 +56,39 @@ const config = (overrides: Partial<AssistantConfig> = {}): AssistantConfig => ({
 
 type Envelope = { event: Record<string, unknown>; event_id: string } & Record<string, unknown>;
 
-function mention(text: string, user = "W111"): { envelope: Envelope; ts: string; channel: string } {
+function mention(
+  text: string,
+  user = "W111",
+  thread?: { channel: string; threadTs: string },
+): { envelope: Envelope; ts: string; channel: string } {
   const base = readFixtureJson<{ payload: Envelope }>(
     "slack",
     "events",
     "app_mention.json",
   ).payload;
   const ts = `1700100${String(++sequence).padStart(3, "0")}.000100`;
-  const channel = `CASK${sequence}`;
+  const channel = thread?.channel ?? `CASK${sequence}`;
   return {
     ts,
     channel,
     envelope: {
       ...base,
       event_id: `EvAsk${sequence}`,
-      event: { ...base.event, text: `<@UBOT> ${text}`, ts, channel, user },
+      event: {
+        ...base.event,
+        text: `<@UBOT> ${text}`,
+        ts,
+        channel,
+        user,
+        ...(thread ? { thread_ts: thread.threadTs } : {}),
+      },
     },
   };
 }
 
 /** sends a mention and waits until the bot has dealt with it */
-async function ask(text: string, user = "W111") {
-  const sent = mention(text, user);
+async function ask(text: string, user = "W111", thread?: { channel: string; threadTs: string }) {
+  const sent = mention(text, user, thread);
   const from = h.conversations.length;
   const answer = await h.post(JSON.stringify(sent.envelope), {
     "content-type": "application/json",
@@ -250,6 +261,87 @@ describe("the assistant in a mention's thread", () => {
     // the same confirmation modal the typed verb opens
     expect(JSON.stringify(views.at(-1)!.body.view)).toContain(web.name);
     expect(writes()).toEqual([]);
+  });
+});
+
+describe("follow-ups and bounds", () => {
+  it("a follow-up in the thread carries the earlier turn, kept by the bot", async () => {
+    const first = await ask(`what are the nodes of ${web.name}?`);
+    const before = model.requests.length;
+    await ask("and its workloads?", "W111", { channel: first.channel, threadTs: first.ts });
+    const messages = JSON.stringify(model.requests[before]!.body.messages);
+    expect(messages).toContain(`what are the nodes of ${web.name}?`);
+    expect(messages).toContain("Earlier reads of this conversation");
+  });
+
+  it("a person past ASSISTANT_PER_USER_PER_HOUR is told so, and the model is not asked", async () => {
+    settings.perUserPerHour = 2;
+    try {
+      await ask(`show cluster ${web.name}`, "WLIMIT");
+      await ask(`show cluster ${web.name}`, "WLIMIT");
+      const before = model.requests.length;
+      const { all } = await ask(`show cluster ${web.name}`, "WLIMIT");
+      expect(all).toContain("ASSISTANT_PER_USER_PER_HOUR");
+      expect(model.requests.length).toBe(before);
+    } finally {
+      settings.perUserPerHour = 100;
+    }
+  });
+});
+
+describe("Slack's assistant view", () => {
+  it("suggests prompts when a thread starts, then answers with a status line and a title", async () => {
+    const base = readFixtureJson<{ payload: Envelope }>(
+      "slack",
+      "events",
+      "message.im.json",
+    ).payload;
+    const dm = "DASSIST1";
+    const thread = "1729999327.187299";
+    await h.post(
+      JSON.stringify({
+        ...base,
+        event_id: "EvAssistStart",
+        event: {
+          type: "assistant_thread_started",
+          assistant_thread: { user_id: "W111", channel_id: dm, thread_ts: thread, context: {} },
+          event_ts: "1729999327.187300",
+        },
+      }),
+      { "content-type": "application/json" },
+    );
+    const [prompts] = await fake.waitFor("assistant.threads.setSuggestedPrompts", 1, 10_000);
+    expect(prompts!.body).toMatchObject({ channel_id: dm, thread_ts: thread });
+    expect(JSON.stringify(prompts!.body.prompts)).toContain("Which clusters are unhealthy");
+
+    const from = h.conversations.length;
+    await h.post(
+      JSON.stringify({
+        ...base,
+        event_id: "EvAssistMsg",
+        event: {
+          type: "message",
+          channel: dm,
+          user: "W111",
+          text: `what are the nodes of ${web.name}?`,
+          ts: "1729999330.000100",
+          thread_ts: thread,
+          channel_type: "im",
+        },
+      }),
+      { "content-type": "application/json" },
+    );
+    await h.settled(from + 1, 30_000);
+    const statuses = fake
+      .callsTo("assistant.threads.setStatus")
+      .filter((call) => call.body.channel_id === dm)
+      .map((call) => call.body.status);
+    expect(statuses).toContain(`reading Palette… (nodes ${web.name})`);
+    expect(
+      fake.callsTo("assistant.threads.setTitle").some((call) => call.body.channel_id === dm),
+    ).toBe(true);
+    const stop = fake.callsTo("chat.stopStream").find((call) => call.body.channel === dm);
+    expect(JSON.stringify(stop?.body.blocks)).toContain(`Sources: \`nodes ${web.name}\``);
   });
 });
 
