@@ -385,7 +385,12 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         tools,
         stopWhen: [
           stepCountIs(config.maxToolCalls + 2),
-          () => record.tokensIn + record.tokensOut >= config.tokenBudget,
+          // no new step once the question's tokens reach the budget (the step in flight ends)
+          ({ steps }) =>
+            steps.reduce(
+              (used, step) => used + (step.usage.inputTokens ?? 0) + (step.usage.outputTokens ?? 0),
+              0,
+            ) >= config.tokenBudget,
         ],
         maxOutputTokens: Math.min(2_000, Math.floor(config.tokenBudget / 4)),
         maxRetries: 0,

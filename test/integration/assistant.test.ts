@@ -289,6 +289,40 @@ describe("follow-ups and bounds", () => {
   });
 });
 
+describe("the bounds of one question", () => {
+  it("reads at most ASSISTANT_MAX_TOOL_CALLS times, and still answers from those", async () => {
+    settings.maxToolCalls = 2;
+    try {
+      const { all } = await ask(
+        `the nodes, workloads and what happened to ${web.name}, the alerts, risks and freezes?`,
+      );
+      const row = await h.db.get<{ detail: string }>(
+        "SELECT detail FROM audit WHERE action = 'assistant' ORDER BY id DESC LIMIT 1",
+      );
+      const detail = JSON.parse(row!.detail);
+      expect(detail.reads).toEqual([`nodes ${web.name}`, `workloads ${web.name}`]);
+      expect(detail.kind).toBe("answered");
+      expect(all).toContain(`Sources: \`nodes ${web.name}\` · \`workloads ${web.name}\``);
+    } finally {
+      settings.maxToolCalls = 8;
+    }
+  });
+
+  it("stops at the token budget with a clear line", async () => {
+    settings.tokenBudget = 100;
+    try {
+      const { all } = await ask(`what are the nodes of ${web.name}?`);
+      expect(all).toContain("within the bounds (8 reads, 100 tokens a question)");
+      const row = await h.db.get<{ detail: string }>(
+        "SELECT detail FROM audit WHERE action = 'assistant' ORDER BY id DESC LIMIT 1",
+      );
+      expect(JSON.parse(row!.detail)).toMatchObject({ kind: "failed", failure: "budget" });
+    } finally {
+      settings.tokenBudget = 16_000;
+    }
+  });
+});
+
 describe("Slack's assistant view", () => {
   it("suggests prompts when a thread starts, then answers with a status line and a title", async () => {
     const base = readFixtureJson<{ payload: Envelope }>(
