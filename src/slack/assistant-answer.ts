@@ -1,7 +1,7 @@
 import type { Answer, Assistant, Surface } from "../assistant/ask.ts";
 import type { Logger } from "../log.ts";
 import type { Requester } from "../verb-kit/types.ts";
-import { assistantAnswerBlocks, assistantAnswerText } from "../views/assistant.ts";
+import { assistantAnswerBlocks, assistantAnswerText, streamedText } from "../views/assistant.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
 import { describeSlackError } from "./slack-errors.ts";
 import type { WebClient } from "./types.ts";
@@ -77,7 +77,7 @@ export async function answerInSlack(
   };
 
   const progress = async (text: string) => {
-    const shown = escapeMrkdwn(text);
+    const shown = streamedText(text);
     try {
       if (mode.kind === "stream") {
         const delta = shown.slice(streamed.length);

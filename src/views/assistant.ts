@@ -25,9 +25,22 @@ export interface AssistantAnswerView {
   withText?: boolean;
 }
 
-/** The model's markdown as Slack mrkdwn: escaped, `**bold**` as `*bold*`. */
+/**
+ * A markdown link `[label](url)` as plain `label (url)`: a name or event message the model echoes
+ * cannot become a link whose label hides where it goes.
+ */
+export function plainLinks(text: string): string {
+  return text.replace(/\[([^\]\n]{0,200})\]\(([^)\s]{0,500})\)/g, "$1 ($2)");
+}
+
+/** The model's answer, escaped for a stream's markdown_text: no mention, no hidden link. */
+export function streamedText(text: string): string {
+  return escapeMrkdwn(plainLinks(text));
+}
+
+/** The model's markdown as Slack mrkdwn: escaped, `**bold**` as `*bold*`, no hidden links. */
 export function answerMrkdwn(text: string): string {
-  return escapeMrkdwn(text)
+  return escapeMrkdwn(plainLinks(text))
     .replace(/\*\*([^*\n]+)\*\*/g, "*$1*")
     .replace(/^#{1,6}\s+(.+)$/gm, "*$1*");
 }
