@@ -323,6 +323,56 @@ describe("the bounds of one question", () => {
   });
 });
 
+describe("where Slack gives no stream", () => {
+  it("a top-level DM gets one message, edited from its status to the answer", async () => {
+    const base = readFixtureJson<{ payload: Envelope }>(
+      "slack",
+      "events",
+      "message.im.json",
+    ).payload;
+    const dm = "DPLAIN1";
+    const from = h.conversations.length;
+    await h.post(
+      JSON.stringify({
+        ...base,
+        event_id: "EvPlainDm",
+        event: {
+          ...base.event,
+          channel: dm,
+          user: "W111",
+          text: `what are the nodes of ${web.name}?`,
+          ts: "1729999400.000100",
+        },
+      }),
+      { "content-type": "application/json" },
+    );
+    await h.settled(from + 1, 30_000);
+    const posts = fake.callsTo("chat.postMessage").filter((call) => call.body.channel === dm);
+    expect(posts).toHaveLength(1);
+    expect(String(posts[0]!.body.text)).toContain("reading Palette");
+    expect(fake.callsTo("chat.startStream").some((call) => call.body.channel === dm)).toBe(false);
+    const last = fake
+      .callsTo("chat.update")
+      .filter((call) => call.body.channel === dm)
+      .at(-1);
+    expect(JSON.stringify(last?.body.blocks)).toContain(`Sources: \`nodes ${web.name}\``);
+  });
+
+  it("a thread where Slack refuses the stream gets an edited message instead", async () => {
+    fake.on("chat.startStream", () => ({ body: { ok: false, error: "not_allowed_token_type" } }));
+    try {
+      const { calls } = await ask(`what are the nodes of ${web.name}?`);
+      const post = calls.find((call) => call.method === "chat.postMessage");
+      expect(post).toBeDefined();
+      const last = calls.filter((call) => call.method === "chat.update").at(-1);
+      expect(JSON.stringify(last?.body.blocks)).toContain(`Sources: \`nodes ${web.name}\``);
+      expect(calls.some((call) => call.method === "chat.appendStream")).toBe(false);
+    } finally {
+      fake.reset();
+    }
+  });
+});
+
 describe("Slack's assistant view", () => {
   it("suggests prompts when a thread starts, then answers with a status line and a title", async () => {
     const base = readFixtureJson<{ payload: Envelope }>(
