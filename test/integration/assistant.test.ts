@@ -1,3 +1,4 @@
+import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { allowAll } from "../../src/access/types.ts";
 import { buildIdentity } from "../../src/app/identity.ts";
@@ -5,6 +6,7 @@ import { createAssistant } from "../../src/assistant/ask.ts";
 import { assistantModel } from "../../src/assistant/provider.ts";
 import { systemClock } from "../../src/clock.ts";
 import type { AssistantConfig } from "../../src/config.ts";
+import { runConsole } from "../../src/console/repl.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
 import { dispatch } from "../../src/registry/dispatch.ts";
@@ -608,5 +610,53 @@ describe("IDENTITY=strict", () => {
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe("the console", () => {
+  async function consoleRun(lines: string[], withAssistant: boolean) {
+    const deps = h.bot.edge.commandDeps;
+    const output = new PassThrough();
+    const chunks: string[] = [];
+    output.on("data", (chunk) => chunks.push(String(chunk)));
+    await runConsole({
+      input: Readable.from([lines.join("\n")]),
+      output,
+      deps,
+      ...(withAssistant
+        ? {
+            assistant: createAssistant({
+              config: config(),
+              model: assistantModel(config()),
+              dispatch,
+              commandDeps: deps,
+              turns: new AssistantTurnStore(deps.db, deps.clock, 86_400_000),
+            }),
+          }
+        : {}),
+    });
+    return chunks.join("");
+  }
+
+  it("ask <question> prints the reads as they happen, the answer and its sources", async () => {
+    const out = await consoleRun(
+      [
+        `ask what are the nodes of ${web.name}?`,
+        `ask please scale ${web.name} pool worker-pool to 5`,
+      ],
+      true,
+    );
+    expect(out).toContain(`(reading Palette… (nodes ${web.name}))`);
+    expect(out).toContain(`Sources: \`nodes ${web.name}\``);
+    // a proposal at a terminal is the command to type, which asks for confirmation itself
+    expect(out).toContain(`(to go ahead, type: scale ${web.name} worker-pool 5)`);
+    expect(writes()).toEqual([]);
+  });
+
+  it("without the assistant, ask is no command and the model is not asked", async () => {
+    const before = model.requests.length;
+    const out = await consoleRun(["ask which clusters are unhealthy?"], false);
+    expect(out).toContain("I don't know");
+    expect(model.requests.length).toBe(before);
   });
 });
