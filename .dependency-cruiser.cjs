@@ -1,6 +1,7 @@
 /**
  * The layering of src/, checked by `npm run lint`. Imports only go down:
  *   edge      slack/ console/ http/ app/ main.ts
+ *   assistant assistant/ (the grounded assistant: its reads are the registry's verbs)
  *   registry  registry/ (the table of every verb, and dispatch)
  *   use cases commands/ launch/ notify/ conversation/ identity/ changes/ why/ radar/
  *   kit       verb-kit/ (what every verb needs: the command context, replies, cluster lookup, parsing)
@@ -26,6 +27,8 @@ const FLOORS = [
   ["app"],
   ["slack", "console"],
   ["http"],
+  // the assistant (issue 33) runs its reads through the registry's dispatcher
+  ["assistant"],
   ["registry"],
   ["conversation", "launch", "why", "radar"],
   ["changes", "commands"],

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { arch, cpus, platform, totalmem } from "node:os";
 import { join } from "node:path";
 import { runAckBench } from "./ack.ts";
+import { runAskBench } from "./ask.ts";
 import { runCardActionBench } from "./card-actions.ts";
 import { runChangeBench } from "./change.ts";
 import { runClientBench } from "./client.ts";
@@ -26,6 +27,8 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["mention", () => runMentionBench()],
   ["change", () => runChangeBench()],
   ["why", () => runWhyBench()],
+  // the assistant (issue 33): 20 questions at once, the scripted model answering in 500 ms
+  ["ask", () => runAskBench()],
   ["poll", runPollBench],
   ["simulator", runSimulatorBench],
   // minutes, not seconds: run it alone with `npm run bench -- scale`

@@ -188,6 +188,7 @@ const rawEnvSchema = z.object({
   LINK_METHOD: z.enum(["key", "email"], { message: "wants key or email" }).default("key"),
   IDENTITY_KEY: identityKey,
   IDENTITY_KEY_PREVIOUS: identityKey,
+  ...assistantEnv(),
 });
 
 export type PaletteCredentials =
@@ -265,6 +266,8 @@ export interface Config {
   auditExportMax: number;
   logLevel: "debug" | "info" | "warn" | "error";
   identity: IdentityConfig;
+  /** ASSISTANT_PROVIDER and friends (issue 33); absent: no assistant and no model traffic */
+  assistant?: AssistantConfig;
 }
 
 /**
@@ -410,6 +413,7 @@ export function loadConfig(
     auditExportMax: raw.AUDIT_EXPORT_MAX,
     logLevel: raw.LOG_LEVEL,
     identity: identityConfig(raw),
+    assistant: assistantConfig(raw),
   };
 }
 
@@ -481,6 +485,87 @@ function paletteCredentials(raw: z.infer<typeof rawEnvSchema>): PaletteCredentia
     "PALETTE_API_KEY",
     "one Palette credential is required: PALETTE_API_KEY, or PALETTE_EMAIL + PALETTE_ORG + PALETTE_PASSWORD",
   );
+}
+
+/** The grounded assistant's variables (issue 33; docs/assistant.md). */
+function assistantEnv() {
+  const count = (what: string, min: number, max: number) =>
+    z.coerce
+      .number({ message: `wants a number of ${what}` })
+      .int({ message: `wants a whole number of ${what}` })
+      .min(min, { message: `wants at least ${min} ${what}` })
+      .max(max, { message: `wants at most ${max} ${what}` });
+  return {
+    ASSISTANT_PROVIDER: z
+      .enum(["openai", "anthropic", "openai-compatible"], {
+        message: "wants one of openai, anthropic, openai-compatible",
+      })
+      .optional(),
+    ASSISTANT_BASE_URL: z
+      .string()
+      .url({ message: "wants an absolute URL (the model API base)" })
+      .optional(),
+    ASSISTANT_MODEL: z.string().max(200).optional(),
+    ASSISTANT_API_KEY: optionalSecret,
+    ASSISTANT_MAX_TOOL_CALLS: count("tool calls", 1, 32).default(8),
+    ASSISTANT_TOKEN_BUDGET: count("tokens", 1_000, 1_000_000).default(16_000),
+    ASSISTANT_PER_USER_PER_HOUR: count("questions", 1, 10_000).default(20),
+    ASSISTANT_TIMEOUT_MS: milliseconds.default(60_000),
+    ASSISTANT_HISTORY_DAYS: count("days", 1, 365).default(7),
+    ASSISTANT_AUDIT_TEXT: z
+      .enum(["true", "false"], { message: "wants true or false" })
+      .default("false")
+      .transform((value) => value === "true"),
+  };
+}
+
+/** The model the assistant asks, and its bounds (src/assistant/). */
+export interface AssistantConfig {
+  provider: "openai" | "anthropic" | "openai-compatible";
+  /** ASSISTANT_BASE_URL; absent: the provider's own API */
+  baseUrl?: string;
+  model: string;
+  apiKey?: Secret;
+  maxToolCalls: number;
+  /** tokens in and out per question, tool results included */
+  tokenBudget: number;
+  perUserPerHour: number;
+  timeoutMs: number;
+  historyDays: number;
+  /** ASSISTANT_AUDIT_TEXT: keep the text of questions and answers in the audit */
+  auditText: boolean;
+}
+
+function assistantConfig(raw: z.infer<typeof rawEnvSchema>): AssistantConfig | undefined {
+  const provider = raw.ASSISTANT_PROVIDER;
+  if (!provider) return undefined;
+  if (!raw.ASSISTANT_MODEL) {
+    throw new ConfigError(
+      "ASSISTANT_MODEL",
+      `required with ASSISTANT_PROVIDER=${provider}: the model's name`,
+    );
+  }
+  if (provider === "openai-compatible" && !raw.ASSISTANT_BASE_URL) {
+    throw new ConfigError(
+      "ASSISTANT_BASE_URL",
+      "required with ASSISTANT_PROVIDER=openai-compatible: the server's /v1 base, e.g. http://vllm:8000/v1",
+    );
+  }
+  if (provider !== "openai-compatible" && !raw.ASSISTANT_API_KEY) {
+    throw new ConfigError("ASSISTANT_API_KEY", `required with ASSISTANT_PROVIDER=${provider}`);
+  }
+  return {
+    provider,
+    baseUrl: raw.ASSISTANT_BASE_URL,
+    model: raw.ASSISTANT_MODEL,
+    apiKey: raw.ASSISTANT_API_KEY,
+    maxToolCalls: raw.ASSISTANT_MAX_TOOL_CALLS,
+    tokenBudget: raw.ASSISTANT_TOKEN_BUDGET,
+    perUserPerHour: raw.ASSISTANT_PER_USER_PER_HOUR,
+    timeoutMs: raw.ASSISTANT_TIMEOUT_MS,
+    historyDays: raw.ASSISTANT_HISTORY_DAYS,
+    auditText: raw.ASSISTANT_AUDIT_TEXT,
+  };
 }
 
 /** The variables, their meaning and default, for the table in docs/configuration.md (kept in step by a test). */

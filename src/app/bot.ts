@@ -1,6 +1,7 @@
 import { createAccessPolicy } from "../access/policy.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
+import { assistantMetrics } from "../http/assistant-metrics.ts";
 import { createHealth } from "../http/health.ts";
 import { Metrics } from "../http/metrics.ts";
 import { startHttpServer } from "../http/server.ts";
@@ -21,6 +22,7 @@ import { AuditLog } from "../store/audit.ts";
 import { leaseFor, SINGLETONS_LEASE, sqliteFileLease } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
+import { buildAssistant } from "./assistant.ts";
 import { homeSources } from "./home-sources.ts";
 import { buildIdentity, identityOfHome } from "./identity.ts";
 import {
@@ -297,9 +299,16 @@ export async function startBot(
     leader: () => leadership.report(),
   });
 
+  // the grounded assistant (issue 33): absent unless ASSISTANT_PROVIDER is set
+  const assistant = buildAssistant({
+    config: config.assistant,
+    deps: commandDeps,
+    observer: config.assistant ? assistantMetrics(metrics.registry) : undefined,
+  });
   const slackApp = createSlackApp({
     slack,
     commandDeps,
+    assistant,
     logger,
     // with METRICS_PORT the probes and the scrape stay off the port Slack's ingress reaches
     customRoutes: config.metricsPort === undefined ? health.routes : [],

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { allowAll } from "../access/types.ts";
+import type { Assistant } from "../assistant/ask.ts";
 import { ChangeFollower } from "../changes/follow.ts";
 import type { Clock } from "../clock.ts";
 import { systemClock } from "../clock.ts";
@@ -17,8 +18,11 @@ import { AuditLog } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";
 import type { SqlDb } from "../store/sql.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
+import { buildAssistant } from "./assistant.ts";
 
 export interface ConsoleSession {
+  /** ASSISTANT_PROVIDER set (or the demo's scripted model): `ask <question>` */
+  assistant?: Assistant;
   palette: PaletteClient;
   db: SqlDb;
   deps: CommandDeps;
@@ -96,6 +100,7 @@ export async function runConsoleOn(
       input,
       output,
       deps: session.deps,
+      assistant: session.assistant,
       onModal: async (reply, io) => {
         if (reply.modal === "login") {
           await loginPrompt(session, io);
@@ -162,6 +167,7 @@ export async function runPaletteConsole(config: Config): Promise<number> {
     tokenRefreshSchedule: config.tokenRefreshSchedule,
     approvals: config.approvals,
   });
+  session.assistant = buildAssistant({ config: config.assistant, deps: session.deps });
   try {
     await runConsoleOn(session);
   } finally {

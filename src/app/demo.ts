@@ -9,8 +9,10 @@ import { createPoller } from "../notify/poll.ts";
 import { createRiskNotifier } from "../radar/notices.ts";
 import { createRadar } from "../radar/sweep.ts";
 import { Secret } from "../secret.ts";
+import { startScriptedModel } from "../simulator/scripted-model.ts";
 import { startSimulator } from "../simulator/server.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
+import { buildAssistant } from "./assistant.ts";
 import { openConsoleSession, runConsoleOn } from "./console.ts";
 import { buildIdentity } from "./identity.ts";
 
@@ -38,11 +40,28 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
     clock,
   });
 
+  // the assistant on a scripted local model (no key, no network): `ask which clusters are unhealthy?`
+  const model = await startScriptedModel();
+  session.assistant = buildAssistant({
+    config: {
+      provider: "openai-compatible",
+      baseUrl: model.baseUrl,
+      model: "scripted",
+      maxToolCalls: 8,
+      tokenBudget: 16_000,
+      perUserPerHour: 60,
+      timeoutMs: 30_000,
+      historyDays: 1,
+      auditText: false,
+    },
+    deps: session.deps,
+  });
   const out = (text: string) => process.stdout.write(text);
   out(
     [
       "palette-chatops demo: a simulated Palette with 40 clusters in 3 projects.",
       `Type /palette help (or just help).${quiet ? "" : " This console is subscribed: cluster changes print as they happen."}`,
+      "Ask in your own words too (a scripted local model): ask which clusters are unhealthy?",
       "",
     ].join("\n"),
   );
@@ -143,6 +162,7 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
     await digests.stop();
     await sender.stop();
     await session.close();
+    await model.close();
     await sim.close();
   }
   return 0;

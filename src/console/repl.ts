@@ -1,12 +1,14 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { allowAll } from "../access/types.ts";
+import type { Assistant } from "../assistant/ask.ts";
 import { planMessage } from "../conversation/plan.ts";
 import { unfurlLinks } from "../conversation/unfurl.ts";
 import { dispatch, findVerb } from "../registry/dispatch.ts";
 import { CardStore } from "../store/cards.ts";
 import { EventClaimStore } from "../store/event-claims.ts";
 import type { CommandDeps, FileReply, ModalReply, Reply, Requester } from "../verb-kit/types.ts";
+import { assistantAnswerBlocks } from "../views/assistant.ts";
 import { replyBlocks } from "../views/reply.ts";
 import { unfurlBlocks } from "../views/unfurl.ts";
 import { consoleAckArgument, runConsoleAck } from "./ack.ts";
@@ -29,6 +31,8 @@ export interface ConsoleOptions {
   fileDir?: string;
   /** default: on when the output is a TTY */
   color?: boolean;
+  /** ASSISTANT_PROVIDER set: `ask <question>` asks it; absent, `ask` is no command */
+  assistant?: Assistant;
 }
 
 /** Question-and-answer over the console's own input and output. */
@@ -85,7 +89,10 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
         if (/^(exit|quit)$/i.test(text)) break;
         const ack = consoleAckArgument(text);
         const mention = MENTION.exec(text);
-        if (/^https?:\/\/\S+$/i.test(text)) {
+        const question = options.assistant ? /^ask\s+(.+)$/is.exec(text)?.[1] : undefined;
+        if (question !== undefined && options.assistant) {
+          await askAssistant(options.assistant, question, ctx, render, write);
+        } else if (/^https?:\/\/\S+$/i.test(text)) {
           await showUnfurl(text, ctx, render, write);
         } else if (mention) {
           await showMention(mention[1] ?? "", ctx, options, render, write, io);
@@ -130,12 +137,40 @@ async function showMention(
       cards: new CardStore(ctx.db),
       claims: new EventClaimStore(ctx.db, ctx.clock),
       isVerb: (name) => findVerb(name) !== undefined,
+      askable: options.assistant !== undefined,
     },
   );
   write("(in Slack this answer goes to the mention's thread, for the channel to see)");
   if (plan.kind === "quiet") return;
+  if (plan.kind === "ask") {
+    if (options.assistant) await askAssistant(options.assistant, plan.question, ctx, render, write);
+    return;
+  }
   const reply = plan.kind === "help" ? plan.reply : await dispatch(plan.text, ctx);
   await show(reply, options, render, write, io);
+}
+
+/** `ask <question>`: the assistant's answer, its reads shown as they happen. */
+async function askAssistant(
+  assistant: Assistant,
+  question: string,
+  ctx: CommandDeps & { requester: Requester },
+  render: RenderOptions,
+  write: (text: string) => void,
+): Promise<void> {
+  const answer = await assistant.ask(
+    {
+      text: question,
+      requester: ctx.requester,
+      conversation: `console:${ctx.requester.userId}`,
+      surface: "console",
+    },
+    { status: (text) => write(`(${text})`) },
+  );
+  // no 👍/👎 at a terminal; a proposal is the command to type, which asks for confirmation
+  write(renderBlocks(assistantAnswerBlocks({ ...answer, turnId: undefined }), render));
+  for (const proposal of answer.proposals) write(`(to go ahead, type: ${proposal.command})`);
+  write("");
 }
 
 /** A pasted console link: what Slack would show under the message, or why nothing. */

@@ -14,7 +14,9 @@ export type MessagePlan =
   /** answer with the short help: the bot did not understand */
   | { kind: "help"; reply: MessageReply }
   /** not understood again in a thread that already has the short help: say nothing more */
-  | { kind: "quiet" };
+  | { kind: "quiet" }
+  /** not a command, and the assistant is on (ASSISTANT_PROVIDER): a question for it */
+  | { kind: "ask"; question: string };
 
 export interface MessageInput {
   text: string;
@@ -34,6 +36,8 @@ export interface PlanDeps {
   claims: EventClaimStore;
   /** is this a verb the bot knows (aliases too)? The verb registry sits above this use case. */
   isVerb(name: string): boolean;
+  /** the assistant is on: words that are not a command are a question for it */
+  askable?: boolean;
 }
 
 /**
@@ -45,6 +49,8 @@ export async function planMessage(input: MessageInput, deps: PlanDeps): Promise<
   let text = commandFromMessage(input.text, input.botUserId);
   const { command } = parseCommand(text);
   if (text === "" || !deps.isVerb(command.verb)) {
+    // a verb stays a verb: only what the parser does not know goes to the assistant
+    if (deps.askable && text !== "") return { kind: "ask", question: text };
     if (input.direct) return { kind: "help", reply: shortHelp(true) };
     const thread = input.threadTs ?? input.ts;
     const first = await deps.claims.claim(`help:${input.channel}:${thread}`);

@@ -1,4 +1,5 @@
 import type { App, RespondFn, webApi } from "@slack/bolt";
+import type { Assistant } from "../assistant/ask.ts";
 import type { ChangeBoard } from "../changes/board.ts";
 import type { ChangeFollower } from "../changes/follow.ts";
 import type { SlackConfig } from "../config.ts";
@@ -71,6 +72,11 @@ export interface SlackAppDeps {
   maxConcurrentCommands?: number;
   /** the command dispatcher; default src/registry/dispatch.ts (tests may swap it) */
   dispatch?: Dispatch;
+  /**
+   * the grounded assistant (ASSISTANT_PROVIDER): mentions and DMs that are not a command, Slack's
+   * assistant view, 👍/👎. Absent: none of these exist and no model is asked anything
+   */
+  assistant?: Assistant;
   /** waits between auth.test attempts at start while Slack is down; tests shorten them */
   startRetryDelaysMs?: readonly number[];
   /** waits between auth.test attempts at start while Slack refuses the token; tests shorten them */

@@ -26,7 +26,9 @@ export type AuditAction =
   | "freeze"
   /** `/palette audit`: an export of these rows asked for (granted with its count, or denied) */
   | "audit-export"
-  | "unmute";
+  | "unmute"
+  /** a question to the assistant (issue 33): who, where, the reads, tokens, the model */
+  | "assistant";
 /**
  * `expired`: an approval request whose time ran out; `accepted`: Palette took a change;
  * `done`: the change reached its end in Palette; `unconfirmed`: Palette did not answer a write

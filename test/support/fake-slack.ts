@@ -178,6 +178,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         return { ok: true, channel: body.channel, ts: ts(), message: { text: body.text } };
       case "chat.update":
         return { ok: true, channel: body.channel, ts: body.ts, text: body.text };
+      // streamed answers (the assistant): the stream is a message whose ts the later calls name
+      case "chat.startStream":
+        return { ok: true, channel: body.channel, ts: ts() };
+      case "chat.appendStream":
+        return { ok: true, channel: body.channel, ts: body.ts };
+      case "chat.stopStream":
+        return { ok: true, channel: body.channel, ts: body.ts, message: { ts: body.ts } };
       case "chat.postEphemeral":
         return { ok: true, message_ts: ts() };
       case "conversations.open":

@@ -1,4 +1,5 @@
 import { type AccessPolicy, allowAll } from "../../src/access/types.ts";
+import type { Assistant } from "../../src/assistant/ask.ts";
 import { type Clock, systemClock } from "../../src/clock.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import type { PaletteApi } from "../../src/palette/api.ts";
@@ -90,6 +91,8 @@ export interface HarnessOptions {
   approvals?: CommandDeps["approvals"];
   /** how the change follower runs; tests pass one that never fires and tick it by hand */
   changeSchedule?: SlackAppDeps["changeSchedule"];
+  /** the grounded assistant (ASSISTANT_PROVIDER), built on the harness's command deps */
+  assistant?: (deps: CommandDeps) => Assistant | undefined;
 }
 
 const unusedPalette = new Proxy({} as PaletteApi, {
@@ -138,6 +141,7 @@ export async function startBot(options: HarnessOptions = {}): Promise<BotHarness
     maxConcurrentCommands: options.maxConcurrentCommands,
     wakeSender: options.wakeSender,
     changeSchedule: options.changeSchedule,
+    assistant: options.assistant?.(commandDeps),
     onConversation: (event, outcome) => {
       conversations.push({ event, outcome });
       for (const wake of conversationWaiters.splice(0)) wake();

@@ -15,6 +15,7 @@ import { freezeAnnouncedIn } from "./014_freeze_announced_in.ts";
 import { radar } from "./015_radar.ts";
 import { changeHeartbeat } from "./016_change_heartbeat.ts";
 import { changeCardsOwed } from "./017_change_cards_owed.ts";
+import { assistant } from "./018_assistant.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -35,4 +36,5 @@ export const MIGRATIONS: Migration[] = [
   radar,
   changeHeartbeat,
   changeCardsOwed,
+  assistant,
 ];

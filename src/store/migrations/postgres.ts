@@ -526,4 +526,28 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 100,
+    name: "assistant",
+    up: `
+      CREATE TABLE assistant_turns (
+        id ${ID},
+        conversation TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        read_text TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX assistant_turns_conversation ON assistant_turns (conversation, id);
+      CREATE INDEX assistant_turns_created_at ON assistant_turns (created_at);
+      CREATE TABLE assistant_feedback (
+        turn_id BIGINT NOT NULL,
+        user_id TEXT NOT NULL,
+        vote TEXT NOT NULL CHECK (vote IN ('up', 'down')),
+        at BIGINT NOT NULL,
+        PRIMARY KEY (turn_id, user_id)
+      );
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 import type { App } from "@slack/bolt";
 import type { SlackEdge } from "../../types.ts";
 import { registerAcknowledgeAction } from "./acknowledge.ts";
+import { registerAssistantFeedback } from "./assistant-feedback.ts";
 import { registerCardHoldActions } from "./card-holds.ts";
 import { registerChangeApprovalActions } from "./change-approval.ts";
 import { registerIdentityHomeActions } from "./identity-home.ts";
@@ -17,4 +18,5 @@ export function register(app: App, edge: SlackEdge): void {
   registerCardHoldActions(app, edge);
   registerIdentityHomeActions(app, edge);
   registerChangeApprovalActions(app, edge);
+  registerAssistantFeedback(app, edge);
 }

@@ -4,6 +4,7 @@ import { planMessage } from "../../../conversation/plan.ts";
 import { findVerb } from "../../../registry/dispatch.ts";
 import { CardStore } from "../../../store/cards.ts";
 import { EventClaimStore } from "../../../store/event-claims.ts";
+import { answerInSlack } from "../../assistant-answer.ts";
 import { deliverReply } from "../../deliver.ts";
 import { describeSlackError } from "../../slack-errors.ts";
 import type { ConversationOutcome, SlackEdge, WebClient } from "../../types.ts";
@@ -43,6 +44,11 @@ interface MessageArgs {
   botUserId: string | undefined;
   /** a DM (message.im), not a mention */
   direct: boolean;
+  /** a message in Slack's assistant view: its status line and the thread's title */
+  assistantView?: {
+    setStatus(status: string): Promise<unknown>;
+    setTitle(title: string): Promise<unknown>;
+  };
 }
 
 export async function answerMessage(edge: SlackEdge, args: MessageArgs): Promise<void> {
@@ -81,7 +87,12 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
       ts: message.ts,
       direct: args.direct,
     },
-    { cards: new CardStore(db), claims, isVerb: (name) => findVerb(name) !== undefined },
+    {
+      cards: new CardStore(db),
+      claims,
+      isVerb: (name) => findVerb(name) !== undefined,
+      askable: edge.assistant !== undefined,
+    },
   );
   const conversation = {
     channel: message.channel,
@@ -94,6 +105,31 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
     conversation,
   };
   if (plan.kind === "quiet") return "ignored";
+  if (plan.kind === "ask" && edge.assistant) {
+    const view = args.assistantView;
+    if (view) {
+      await view
+        .setTitle(plan.question.slice(0, 80))
+        .catch((error: unknown) =>
+          edge.logger.warn({ slackError: describeSlackError(error).code }, "title not set"),
+        );
+    }
+    await answerInSlack(
+      edge.assistant,
+      {
+        text: plan.question,
+        requester: target.requester,
+        client: args.client,
+        channel: message.channel,
+        threadTs: conversation.threadTs,
+        surface: view ? "assistant_view" : args.direct ? "dm" : "mention",
+        ...(view ? { setStatus: view.setStatus } : {}),
+      },
+      edge.logger,
+    );
+    return "answered";
+  }
+  if (plan.kind === "ask") return "ignored";
   if (plan.kind === "help") {
     await deliverReply(plan.reply, target, {
       logger: edge.logger,

@@ -1,0 +1,160 @@
+import type { Answer, Assistant, Surface } from "../assistant/ask.ts";
+import type { Logger } from "../log.ts";
+import type { Requester } from "../verb-kit/types.ts";
+import { assistantAnswerBlocks, assistantAnswerText, streamedText } from "../views/assistant.ts";
+import { escapeMrkdwn } from "../views/mrkdwn.ts";
+import { describeSlackError } from "./slack-errors.ts";
+import type { WebClient } from "./types.ts";
+
+/**
+ * An assistant's answer in Slack (issue 33). In a thread (a mention's, the assistant view's) the
+ * answer is streamed with chat.startStream / appendStream / stopStream; elsewhere, or when Slack
+ * refuses the stream, one message is posted and edited as the answer grows. Only lines the
+ * grounding check passed are ever shown while it is worked out; an answer that fails the check at
+ * the end is replaced whole by the refusal and its sources.
+ */
+
+export interface SlackQuestion {
+  text: string;
+  requester: Requester;
+  client: WebClient;
+  channel: string;
+  /** the thread to answer in; absent (a top-level DM): one edited message, no stream */
+  threadTs?: string;
+  surface: Surface;
+  /** the assistant view's status line (assistant.threads.setStatus); absent elsewhere */
+  setStatus?: (status: string) => Promise<unknown>;
+}
+
+type Mode = { kind: "idle" } | { kind: "stream"; ts: string } | { kind: "edit"; ts: string };
+
+export async function answerInSlack(
+  assistant: Assistant,
+  question: SlackQuestion,
+  logger: Logger,
+): Promise<Answer> {
+  const { client, channel, threadTs } = question;
+  let mode: Mode = { kind: "idle" };
+  let streamed = "";
+  let lastStatus = "";
+  const warn = (error: unknown, what: string) =>
+    logger.warn({ slackError: describeSlackError(error).code }, what);
+
+  const postOrEdit = async (text: string, blocks?: ReturnType<typeof assistantAnswerBlocks>) => {
+    if (mode.kind === "edit") {
+      await client.chat.update({ channel, ts: mode.ts, text, ...(blocks ? { blocks } : {}) });
+      return;
+    }
+    const posted = await client.chat.postMessage({
+      channel,
+      text,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      ...(blocks ? { blocks } : {}),
+    });
+    if (posted.ts) mode = { kind: "edit", ts: posted.ts };
+  };
+
+  const status = async (text: string) => {
+    if (text === lastStatus) return;
+    lastStatus = text;
+    if (question.setStatus) {
+      await question.setStatus(text).catch((error: unknown) => warn(error, "status not set"));
+      return;
+    }
+    if (threadTs) {
+      // a thread's status line; where Slack does not offer one, the 👀 on the question stands
+      await client.assistant.threads
+        .setStatus({ channel_id: channel, thread_ts: threadTs, status: text })
+        .catch((error: unknown) => warn(error, "thread status not set"));
+      return;
+    }
+    // a top-level DM: the message that will hold the answer says what is going on
+    if (mode.kind !== "stream") {
+      await postOrEdit(`_${escapeMrkdwn(text)}_`).catch((error: unknown) =>
+        warn(error, "status not shown"),
+      );
+    }
+  };
+
+  const progress = async (text: string) => {
+    const shown = streamedText(text);
+    try {
+      if (mode.kind === "stream") {
+        const delta = shown.slice(streamed.length);
+        if (delta === "") return;
+        await client.chat.appendStream({ channel, ts: mode.ts, markdown_text: delta });
+        streamed = shown;
+        return;
+      }
+      if (mode.kind === "idle" && threadTs) {
+        const started = await client.chat
+          .startStream({
+            channel,
+            thread_ts: threadTs,
+            markdown_text: shown,
+            recipient_user_id: question.requester.userId,
+            ...(question.requester.teamId ? { recipient_team_id: question.requester.teamId } : {}),
+          })
+          .catch((error: unknown) => {
+            // an older workspace, a channel where streams are not allowed: edit a message instead
+            warn(error, "answer not streamed; edited instead");
+            return undefined;
+          });
+        if (started?.ts) {
+          mode = { kind: "stream", ts: started.ts };
+          streamed = shown;
+          return;
+        }
+      }
+      await postOrEdit(shown);
+    } catch (error) {
+      warn(error, "partial answer not shown");
+    }
+  };
+
+  const answer = await assistant.ask(
+    {
+      text: question.text,
+      requester: question.requester,
+      conversation: `${channel}:${threadTs ?? "dm"}`,
+      surface: question.surface,
+    },
+    { status, progress },
+  );
+
+  const fallback = assistantAnswerText(answer);
+  // set by the callbacks above while the answer was worked out
+  const ended = mode as Mode;
+  try {
+    if (ended.kind === "stream") {
+      const ts = ended.ts;
+      const tail = assistantAnswerBlocks({ ...answer, withText: false });
+      await client.chat.stopStream({
+        channel,
+        ts,
+        ...(answer.kind === "answered" ? { blocks: tail } : {}),
+      });
+      // the streamed lines were grounded one by one; an answer that failed as a whole is replaced
+      if (answer.kind !== "answered") {
+        await client.chat.update({
+          channel,
+          ts,
+          text: fallback,
+          blocks: assistantAnswerBlocks(answer),
+        });
+      }
+    } else {
+      await postOrEdit(fallback, assistantAnswerBlocks(answer));
+    }
+  } catch (error) {
+    warn(error, "assistant answer not delivered");
+  }
+  // an empty status clears the line
+  if (question.setStatus) await question.setStatus("").catch(() => undefined);
+  else if (threadTs && lastStatus !== "") {
+    await client.assistant.threads
+      .setStatus({ channel_id: channel, thread_ts: threadTs, status: "" })
+      .catch(() => undefined);
+  }
+  return answer;
+}

@@ -1,0 +1,93 @@
+import type { Clock } from "../clock.ts";
+import type { SqlExecutor } from "./sql.ts";
+
+/** One question and its answer in an assistant conversation (a thread, a DM, the console). */
+export interface AssistantTurn {
+  id: number;
+  question: string;
+  answer: string;
+  /** the text of the reads the answer was grounded in, as the model saw them (bounded) */
+  readText: string;
+}
+
+/** a follow-up sees at most this many earlier turns of its conversation */
+export const HISTORY_TURNS = 6;
+/** each field is cut to this many characters before it is stored */
+const MAX_FIELD = 8_000;
+/** pruning runs on one stored turn in this many */
+const PRUNE_EVERY = 50;
+
+/**
+ * The assistant's conversations, kept server-side so a follow-up in the thread knows what was
+ * asked and read before: bounded (the last HISTORY_TURNS, each field cut) and deleted after the
+ * retention (ASSISTANT_HISTORY_DAYS).
+ */
+export class AssistantTurnStore {
+  private stored = 0;
+
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly clock: Clock,
+    private readonly retentionMs: number,
+  ) {}
+
+  /** the conversation's last turns within the retention, oldest first */
+  async history(conversation: string): Promise<AssistantTurn[]> {
+    const since = this.clock.now() - this.retentionMs;
+    const rows = await this.db.all<AssistantTurn>(
+      `SELECT id, question, answer, read_text AS "readText" FROM assistant_turns
+       WHERE conversation = ? AND created_at >= ? ORDER BY id DESC LIMIT ?`,
+      [conversation.slice(0, 200), since, HISTORY_TURNS],
+    );
+    return rows.map((row) => ({ ...row, id: Number(row.id) })).reverse();
+  }
+
+  async add(turn: {
+    conversation: string;
+    userId: string;
+    question: string;
+    answer: string;
+    readText: string;
+  }): Promise<number> {
+    const now = this.clock.now();
+    const row = await this.db.get<{ id: number }>(
+      `INSERT INTO assistant_turns (conversation, user_id, question, answer, read_text, created_at)
+       VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+      [
+        turn.conversation.slice(0, 200),
+        turn.userId.slice(0, 64),
+        turn.question.slice(0, MAX_FIELD),
+        turn.answer.slice(0, MAX_FIELD),
+        turn.readText.slice(-MAX_FIELD),
+        now,
+      ],
+    );
+    if (++this.stored % PRUNE_EVERY === 1) await this.prune(now);
+    return Number(row!.id);
+  }
+
+  /** deletes turns (and their votes) older than the retention */
+  async prune(now = this.clock.now()): Promise<number> {
+    const cutoff = now - this.retentionMs;
+    await this.db.run(
+      "DELETE FROM assistant_feedback WHERE turn_id IN (SELECT id FROM assistant_turns WHERE created_at < ?)",
+      [cutoff],
+    );
+    const result = await this.db.run("DELETE FROM assistant_turns WHERE created_at < ?", [cutoff]);
+    return result.changes;
+  }
+
+  /** a 👍 or 👎 on an answer; a second vote by the same person replaces the first */
+  async vote(turnId: number, userId: string, vote: "up" | "down"): Promise<boolean> {
+    const turn = await this.db.get<{ id: number }>("SELECT id FROM assistant_turns WHERE id = ?", [
+      turnId,
+    ]);
+    if (!turn) return false;
+    await this.db.run(
+      `INSERT INTO assistant_feedback (turn_id, user_id, vote, at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (turn_id, user_id) DO UPDATE SET vote = excluded.vote, at = excluded.at`,
+      [turnId, userId.slice(0, 64), vote, this.clock.now()],
+    );
+    return true;
+  }
+}
