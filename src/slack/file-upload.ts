@@ -1,4 +1,7 @@
+import { createReadStream } from "node:fs";
+import { Readable } from "node:stream";
 import { z } from "zod";
+import type { SpooledFile } from "../verb-kit/types.ts";
 import type { WebClient } from "./types.ts";
 
 const openedDm = z.object({ channel: z.object({ id: z.string().min(1) }) });
@@ -29,7 +32,8 @@ export interface DmFile {
   userId: string;
   fileName: string;
   title: string;
-  content: Buffer;
+  /** in memory, or (an audit export) on disk, streamed to Slack as it is read */
+  content: Buffer | SpooledFile;
 }
 
 /**
@@ -51,18 +55,23 @@ export async function sendFileToDm(
       length: file.content.byteLength,
     }),
   );
+  // a large export (hundreds of MB) gets a second per MB on top: at under 1 MB/s it hung
+  const allowedMs = timeoutMs + Math.ceil(file.content.byteLength / 1_000_000) * 1_000;
   // one signal for the request and its answer's body, both of which can hang
-  const signal = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.timeout(allowedMs);
   let uploaded: Response;
   try {
     uploaded = await fetchFn(ticket.upload_url, {
       method: "POST",
-      headers: { "content-type": "application/octet-stream" },
-      body: new Uint8Array(file.content),
+      headers: {
+        "content-type": "application/octet-stream",
+        "content-length": String(file.content.byteLength),
+      },
+      ...uploadBody(file.content),
       signal,
     });
   } catch (error) {
-    if (signal.aborted) throw new UploadTimeoutError(timeoutMs);
+    if (signal.aborted) throw new UploadTimeoutError(allowedMs);
     throw error;
   }
   await uploaded.arrayBuffer().catch(() => undefined);
@@ -72,4 +81,17 @@ export async function sendFileToDm(
     channel_id: dm.channel.id,
   });
   return { channelId: dm.channel.id, fileId: ticket.file_id };
+}
+
+/**
+ * A spooled file goes up as a stream read from disk (never whole in memory); fetch wants half
+ * duplex for a streamed body. The length told to Slack is the file's, measured when it was closed.
+ */
+function uploadBody(content: Buffer | SpooledFile): {
+  body: Uint8Array | ReadableStream<Uint8Array>;
+  duplex?: "half";
+} {
+  if (Buffer.isBuffer(content)) return { body: new Uint8Array(content) };
+  const stream = Readable.toWeb(createReadStream(content.path)) as ReadableStream<Uint8Array>;
+  return { body: stream, duplex: "half" };
 }
