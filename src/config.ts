@@ -130,6 +130,13 @@ const rawEnvSchema = z.object({
     .min(1, { message: "wants at least 1 day" })
     .max(36_500, { message: "wants at most 36500 days (100 years)" })
     .default(400),
+  /** ended day-2 changes older than this are deleted by the lease holder (issue 31) */
+  CHANGES_RETENTION_DAYS: z.coerce
+    .number({ message: "wants a number of days" })
+    .int({ message: "wants a whole number of days" })
+    .min(1, { message: "wants at least 1 day" })
+    .max(36_500, { message: "wants at most 36500 days (100 years)" })
+    .default(400),
   /** `/palette audit`: at most this many of Palette's own audit entries in one export (issue 27) */
   AUDIT_EXPORT_MAX: z.coerce
     .number({ message: "wants a number of entries" })
@@ -252,6 +259,8 @@ export interface Config {
   auditRetentionDays: number;
   /** the radar (CERT_WARN_DAYS, REPAVE_WARN_HOURS, RADAR_CALLS_PER_MINUTE) */
   radar: { certWarnDays: number; repaveWarnHours: number; callsPerMinute: number };
+  /** CHANGES_RETENTION_DAYS: how long an ended day-2 change is kept */
+  changesRetentionDays: number;
   /** AUDIT_EXPORT_MAX: Palette's entries in one `/palette audit` export at most */
   auditExportMax: number;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -398,6 +407,7 @@ export function loadConfig(
       callsPerMinute: raw.RADAR_CALLS_PER_MINUTE,
     },
     auditExportMax: raw.AUDIT_EXPORT_MAX,
+    changesRetentionDays: raw.CHANGES_RETENTION_DAYS,
     logLevel: raw.LOG_LEVEL,
     identity: identityConfig(raw),
   };

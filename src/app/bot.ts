@@ -18,6 +18,7 @@ import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { slackEmailOf } from "../slack/user-email.ts";
 import { AuditLog } from "../store/audit.ts";
+import { ChangeStore } from "../store/changes.ts";
 import { leaseFor } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
@@ -146,6 +147,7 @@ export async function startBot(
     clock,
     retentionDays: config.auditRetentionDays,
     logger: logger.child({ component: "audit" }),
+    changes: { store: new ChangeStore(db, clock), retentionDays: config.changesRetentionDays },
   });
   const commandDeps: CommandDeps = {
     palette,
