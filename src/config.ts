@@ -123,6 +123,13 @@ const rawEnvSchema = z.object({
   ALLOW_DELETE: slackIdList,
   /** who may export the audit (`/palette audit`); nobody when unset */
   ALLOW_AUDIT: slackIdList,
+  /** who may ask `/palette why` (it reads Palette's audit, actors' e-mails); everyone when unset */
+  ALLOW_WHY: slackIdList,
+  /** the likely-cause line on channel cards names the actor's e-mail, not their Palette name */
+  WHY_SHOW_EMAIL: z
+    .enum(["true", "false"], { message: "wants true or false" })
+    .default("false")
+    .transform((value) => value === "true"),
   /** audit rows older than this are deleted by the lease holder (issue 25) */
   AUDIT_RETENTION_DAYS: z.coerce
     .number({ message: "wants a number of days" })
@@ -255,6 +262,10 @@ export interface Config {
   approvals: ApprovalConfig;
   /** ALLOW_AUDIT: who may export the audit with `/palette audit`; nobody when unset */
   allowAudit: string[];
+  /** ALLOW_WHY: who may ask `/palette why`; `*` (everyone) when unset */
+  allowWhy: string[];
+  /** WHY_SHOW_EMAIL: a channel card's likely-cause line names the actor's e-mail */
+  whyShowEmail: boolean;
   /** AUDIT_RETENTION_DAYS: how long audit rows are kept */
   auditRetentionDays: number;
   /** the radar (CERT_WARN_DAYS, REPAVE_WARN_HOURS, RADAR_CALLS_PER_MINUTE) */
@@ -400,6 +411,9 @@ export function loadConfig(
       ttlMs: raw.APPROVAL_TTL_MINUTES * 60_000,
     },
     allowAudit: raw.ALLOW_AUDIT,
+    // open, as `why` was: whoever may read a cluster may ask why; ALLOW_WHY narrows it
+    allowWhy: raw.ALLOW_WHY.length > 0 ? raw.ALLOW_WHY : ["*"],
+    whyShowEmail: raw.WHY_SHOW_EMAIL,
     auditRetentionDays: raw.AUDIT_RETENTION_DAYS,
     radar: {
       certWarnDays: raw.CERT_WARN_DAYS,

@@ -25,6 +25,8 @@ export interface AccessPolicyOptions {
   allowChanges?: Partial<Record<ChangePermission, string[]>>;
   /** ALLOW_AUDIT: who may export the audit; nobody by default */
   allowAudit?: string[];
+  /** ALLOW_WHY: who may read `why` (Palette's audit of a cluster); everyone by default */
+  allowWhy?: string[];
   client: UsergroupsClient;
   clock: Clock;
   /** how long a group's member list is trusted; default 5 minutes */
@@ -50,11 +52,12 @@ const VARIABLE: Record<Permission, string> = {
   upgrade: "ALLOW_UPGRADE",
   delete: "ALLOW_DELETE",
   audit: "ALLOW_AUDIT",
+  why: "ALLOW_WHY",
 };
 
 type ChangePermission = Exclude<
   Permission,
-  "launch" | "kubeconfig" | "subscribe" | "ack" | "audit"
+  "launch" | "kubeconfig" | "subscribe" | "ack" | "audit" | "why"
 >;
 
 const isGroupId = (id: string) => id.startsWith("S");
@@ -81,6 +84,8 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
     delete: options.allowChanges?.delete ?? [],
     // who did what is for the people who review it, granted by name
     audit: options.allowAudit ?? [],
+    // open as before: any reader of a cluster's trouble may ask why; ALLOW_WHY narrows it
+    why: options.allowWhy ?? ["*"],
   };
   const cache = new Map<string, { members: Set<string>; fetchedAt: number }>();
   const inFlight = new Map<string, Promise<Set<string> | undefined>>();

@@ -15,7 +15,9 @@ export type Permission =
   | "upgrade"
   | "delete"
   /** exporting the bot's audit (`/palette audit`): ALLOW_AUDIT */
-  | "audit";
+  | "audit"
+  /** `/palette why`: Palette's audit of a cluster, actors' e-mails included; ALLOW_WHY */
+  | "why";
 
 /** Who may do what. Deny by default; `*` grants everyone. */
 export interface AccessPolicy {

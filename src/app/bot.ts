@@ -136,6 +136,7 @@ export async function startBot(
     allowAck: config.allowAck,
     allowChanges: config.allowChanges,
     allowAudit: config.allowAudit,
+    allowWhy: config.allowWhy,
     client: slackClient,
     clock,
     logger,
@@ -199,6 +200,7 @@ export async function startBot(
     reconcileSchedule: config.reconcileSchedule,
     // a health loss's notification carries its likely cause (issue 27), within the poll's budget
     likelyCauses: true,
+    causeEmails: config.whyShowEmail,
     onCommitted: () => sender.wake(),
     // a snooze or mute that ran out with nothing kept: its card drops the "Snoozed by…" line
     onHoldsEnded: (changes) => {

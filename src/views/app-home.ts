@@ -235,6 +235,7 @@ const PERMISSION_LABELS: Record<Permission, string> = {
   upgrade: "Upgrade cluster profiles",
   delete: "Delete clusters",
   audit: "Export the audit",
+  why: "Ask why (Palette's audit of a cluster)",
 };
 
 function permissionBlocks(permissions: AppHomeInput["permissions"]): KnownBlock[] {

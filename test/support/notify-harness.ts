@@ -46,6 +46,8 @@ export async function startNotifyHarness(
     slackTimeoutMs?: number;
     /** the poller's likely-cause lines (issue 27); the simulator's `clock`, if a ManualClock, drives both */
     likelyCauses?: boolean;
+    /** WHY_SHOW_EMAIL for the likely-cause lines */
+    causeEmails?: boolean;
   } = {},
 ): Promise<NotifyHarness> {
   const {
@@ -55,6 +57,7 @@ export async function startNotifyHarness(
     slackTimeoutMs,
     pollProjects,
     likelyCauses,
+    causeEmails,
     ...simulatorOptions
   } = options;
   const sim = await startSimulator({ clusters: 24, projects: 2, seed: 11, ...simulatorOptions });
@@ -79,6 +82,7 @@ export async function startNotifyHarness(
     logger: silentLogger,
     projects: pollProjects ?? sim.control.projects(),
     ...(likelyCauses ? { likelyCauses } : {}),
+    ...(causeEmails ? { causeEmails } : {}),
   });
   const sender = createSender({
     db,
