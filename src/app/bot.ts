@@ -1,5 +1,6 @@
 import { createAccessPolicy } from "../access/policy.ts";
 import { type Clock, systemClock } from "../clock.ts";
+import { sweepStaleSpools } from "../commands/audit-spool.ts";
 import type { Config } from "../config.ts";
 import { createHealth } from "../http/health.ts";
 import { Metrics } from "../http/metrics.ts";
@@ -142,6 +143,12 @@ export async function startBot(
     logger,
   });
   const audit = new AuditLog(db, clock);
+  // an audit export a crash cut short left its spool in /tmp, which a restarted container keeps;
+  // each replica sweeps its own (the files' times are the OS's, so the OS's clock judges them)
+  void sweepStaleSpools(Date.now()).then(
+    (swept) => swept > 0 && logger.info({ swept }, "stale audit export spools deleted"),
+    (error: unknown) => logger.warn({ err: String(error) }, "could not sweep audit export spools"),
+  );
   // the audit is kept AUDIT_RETENTION_DAYS; the lease holder deletes what is older
   const auditRetention = createAuditRetention({
     audit,

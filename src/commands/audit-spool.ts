@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdtemp, open, rm, stat } from "node:fs/promises";
+import { mkdtemp, open, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SpooledFile } from "../verb-kit/types.ts";
@@ -15,6 +15,30 @@ import type { SpooledFile } from "../verb-kit/types.ts";
  * own made by mkdtemp (mode 0700, under the OS's temp dir: /tmp in the image), the files 0600:
  * an export names people, so no other local user reads it. `dispose()` deletes the directory.
  */
+
+const SPOOL_PREFIX = "palette-audit-";
+
+/**
+ * Deletes the spool directories a process that died mid-export left behind (a container restarted
+ * in its pod keeps its /tmp): those older than `maxAgeMs`, so an export still running in this
+ * process (ten minutes at most for Palette's side, then the upload) is left alone. Returns how many.
+ */
+export async function sweepStaleSpools(
+  now: number,
+  maxAgeMs = 6 * 3_600_000,
+  parent: string = tmpdir(),
+): Promise<number> {
+  let swept = 0;
+  for (const name of await readdir(parent).catch(() => [] as string[])) {
+    if (!name.startsWith(SPOOL_PREFIX)) continue;
+    const path = join(parent, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isDirectory() || now - info.mtimeMs < maxAgeMs) continue;
+    await rm(path, { recursive: true, force: true });
+    swept += 1;
+  }
+  return swept;
+}
 
 /** one record of the file, ready to write (CRLF-ended), and when it happened (epoch ms) */
 export interface TimedRecord {
@@ -36,7 +60,7 @@ export class AuditSpool {
   ) {}
 
   static async create(parent: string = tmpdir()): Promise<AuditSpool> {
-    const dir = await mkdtemp(join(parent, "palette-audit-"));
+    const dir = await mkdtemp(join(parent, SPOOL_PREFIX));
     const spool = createWriteStream(join(dir, "palette.part"), { mode: 0o600, flags: "wx" });
     return new AuditSpool(dir, spool);
   }
