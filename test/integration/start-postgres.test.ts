@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
+import { POSTGRES_MIGRATIONS } from "../../src/store/migrations/postgres.ts";
 import { openPostgres } from "../../src/store/postgres.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
@@ -116,7 +117,8 @@ describe("palette-chatops start on PostgreSQL (DATABASE_URL)", () => {
 
       // what the bot wrote is in PostgreSQL, not in some SQLite file
       db = await openPostgres(databaseUrl, { max: 1 });
-      expect(await db.get("SELECT MAX(id) AS id FROM schema_migrations")).toEqual({ id: 90 });
+      const latest = Math.max(...POSTGRES_MIGRATIONS.map((m) => m.id));
+      expect(await db.get("SELECT MAX(id) AS id FROM schema_migrations")).toEqual({ id: latest });
       expect(
         await db.all("SELECT channel, kind FROM notify_subscriptions WHERE channel = ?", [CHANNEL]),
       ).toEqual([{ channel: CHANNEL, kind: "clusters" }]);
