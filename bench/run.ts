@@ -8,6 +8,7 @@ import { arch, cpus, platform, totalmem } from "node:os";
 import { join } from "node:path";
 import { runAckBench } from "./ack.ts";
 import { runAskBench } from "./ask.ts";
+import { runAuditExportBench } from "./audit-export.ts";
 import { runCardActionBench } from "./card-actions.ts";
 import { runChangeBench } from "./change.ts";
 import { runClientBench } from "./client.ts";
@@ -50,6 +51,8 @@ const benches: Array<[string, () => Promise<unknown>]> = [
         process.env.RADAR_FLEETS ? process.env.RADAR_FLEETS.split(",").map(Number) : undefined,
       ),
   ],
+  // minutes: the largest audit export allowed (AUDIT_BENCH_ENTRIES=100000 for a smaller one)
+  ["audit-export", () => runAuditExportBench()],
 ];
 
 // a run of some figures keeps the others' last results, so the benchmarks table (docs/benchmarks.md) stays whole

@@ -127,8 +127,22 @@ const rawEnvSchema = z.object({
   /** who may export the audit (`/palette audit`); nobody when unset */
   ALLOW_AUDIT: slackIdList,
   ALLOW_FREEZE: slackIdList,
+  /** who may ask `/palette why` (it reads Palette's audit, actors' e-mails); everyone when unset */
+  ALLOW_WHY: slackIdList,
+  /** the likely-cause line on channel cards names the actor's e-mail, not their Palette name */
+  WHY_SHOW_EMAIL: z
+    .enum(["true", "false"], { message: "wants true or false" })
+    .default("false")
+    .transform((value) => value === "true"),
   /** audit rows older than this are deleted by the lease holder (issue 25) */
   AUDIT_RETENTION_DAYS: z.coerce
+    .number({ message: "wants a number of days" })
+    .int({ message: "wants a whole number of days" })
+    .min(1, { message: "wants at least 1 day" })
+    .max(36_500, { message: "wants at most 36500 days (100 years)" })
+    .default(400),
+  /** ended day-2 changes older than this are deleted by the lease holder (issue 31) */
+  CHANGES_RETENTION_DAYS: z.coerce
     .number({ message: "wants a number of days" })
     .int({ message: "wants a whole number of days" })
     .min(1, { message: "wants at least 1 day" })
@@ -258,10 +272,16 @@ export interface Config {
    * reads as whoever may make some change (any change list or ALLOW_LAUNCH)
    */
   allowFreeze: string[];
+  /** ALLOW_WHY: who may ask `/palette why`; `*` (everyone) when unset */
+  allowWhy: string[];
+  /** WHY_SHOW_EMAIL: a channel card's likely-cause line names the actor's e-mail */
+  whyShowEmail: boolean;
   /** AUDIT_RETENTION_DAYS: how long audit rows are kept */
   auditRetentionDays: number;
   /** the radar (CERT_WARN_DAYS, REPAVE_WARN_HOURS, RADAR_CALLS_PER_MINUTE) */
   radar: { certWarnDays: number; repaveWarnHours: number; callsPerMinute: number };
+  /** CHANGES_RETENTION_DAYS: how long an ended day-2 change is kept */
+  changesRetentionDays: number;
   /** AUDIT_EXPORT_MAX: Palette's entries in one `/palette audit` export at most */
   auditExportMax: number;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -404,6 +424,9 @@ export function loadConfig(
     },
     allowAudit: raw.ALLOW_AUDIT,
     allowFreeze: raw.ALLOW_FREEZE,
+    // open, as `why` was: whoever may read a cluster may ask why; ALLOW_WHY narrows it
+    allowWhy: raw.ALLOW_WHY.length > 0 ? raw.ALLOW_WHY : ["*"],
+    whyShowEmail: raw.WHY_SHOW_EMAIL,
     auditRetentionDays: raw.AUDIT_RETENTION_DAYS,
     radar: {
       certWarnDays: raw.CERT_WARN_DAYS,
@@ -411,6 +434,7 @@ export function loadConfig(
       callsPerMinute: raw.RADAR_CALLS_PER_MINUTE,
     },
     auditExportMax: raw.AUDIT_EXPORT_MAX,
+    changesRetentionDays: raw.CHANGES_RETENTION_DAYS,
     logLevel: raw.LOG_LEVEL,
     identity: identityConfig(raw),
     assistant: assistantConfig(raw),

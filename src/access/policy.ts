@@ -30,6 +30,8 @@ export interface AccessPolicyOptions {
    * change (FREEZE_DEFAULT), as before the variable existed.
    */
   allowFreeze?: string[];
+  /** ALLOW_WHY: who may read `why` (Palette's audit of a cluster); everyone by default */
+  allowWhy?: string[];
   client: UsergroupsClient;
   clock: Clock;
   /** how long a group's member list is trusted; default 5 minutes */
@@ -56,6 +58,7 @@ const VARIABLE: Record<Permission, string> = {
   delete: "ALLOW_DELETE",
   audit: "ALLOW_AUDIT",
   freeze: "ALLOW_FREEZE",
+  why: "ALLOW_WHY",
 };
 
 /**
@@ -74,7 +77,7 @@ export const FREEZE_DEFAULT = [
 
 type ChangePermission = Exclude<
   Permission,
-  "launch" | "kubeconfig" | "subscribe" | "ack" | "audit" | "freeze"
+  "launch" | "kubeconfig" | "subscribe" | "ack" | "audit" | "freeze" | "why"
 >;
 
 const isGroupId = (id: string) => id.startsWith("S");
@@ -102,6 +105,8 @@ export function createAccessPolicy(options: AccessPolicyOptions): AccessPolicy {
     // who did what is for the people who review it, granted by name
     audit: options.allowAudit ?? [],
     freeze: options.allowFreeze ?? [],
+    // open as before: any reader of a cluster's trouble may ask why; ALLOW_WHY narrows it
+    why: options.allowWhy ?? ["*"],
   };
   const freezeByDefault = lists.freeze.length === 0;
   const cache = new Map<string, { members: Set<string>; fetchedAt: number }>();

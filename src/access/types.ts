@@ -20,7 +20,9 @@ export type Permission =
    * setting a freeze and lifting anyone's: ALLOW_FREEZE; unset, whoever may make some change
    * (any change list or ALLOW_LAUNCH). Lifting one's own freeze needs no list.
    */
-  | "freeze";
+  | "freeze"
+  /** `/palette why`: Palette's audit of a cluster, actors' e-mails included; ALLOW_WHY */
+  | "why";
 
 /** Who may do what. Deny by default; `*` grants everyone. */
 export interface AccessPolicy {

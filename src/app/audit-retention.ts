@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { AuditLog } from "../store/audit.ts";
+import type { ChangeStore } from "../store/changes.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -22,9 +23,15 @@ export function createAuditRetention(deps: {
   clock: Clock;
   retentionDays: number;
   logger: Logger;
+  /**
+   * CHANGES_RETENTION_DAYS (issue 31): ended changes kept that long, pruned in the same round;
+   * the changes table grew without end, and `why` reads it by cluster
+   */
+  changes?: { store: ChangeStore; retentionDays: number };
 }): AuditRetention {
   return {
     async run() {
+      if (deps.changes) await pruneChanges(deps.changes, deps.clock, deps.logger);
       const before = deps.clock.now() - deps.retentionDays * DAY_MS;
       try {
         const pruned = await deps.audit.prune(before);
@@ -45,4 +52,27 @@ export function createAuditRetention(deps: {
       }
     },
   };
+}
+
+async function pruneChanges(
+  changes: { store: ChangeStore; retentionDays: number },
+  clock: Clock,
+  logger: Logger,
+): Promise<void> {
+  const before = clock.now() - changes.retentionDays * DAY_MS;
+  try {
+    const pruned = await changes.store.prune(before);
+    if (pruned > 0) {
+      logger.info(
+        { pruned, before: new Date(before).toISOString(), days: changes.retentionDays },
+        "ended changes past CHANGES_RETENTION_DAYS deleted",
+      );
+    }
+  } catch (error) {
+    // the next round tries again; the audit's own round still runs
+    logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      "change retention round failed",
+    );
+  }
 }

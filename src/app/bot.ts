@@ -1,5 +1,6 @@
 import { createAccessPolicy } from "../access/policy.ts";
 import { type Clock, systemClock } from "../clock.ts";
+import { sweepStaleSpools } from "../commands/audit-spool.ts";
 import type { Config } from "../config.ts";
 import { assistantMetrics } from "../http/assistant-metrics.ts";
 import { createHealth } from "../http/health.ts";
@@ -19,6 +20,7 @@ import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { slackEmailOf, slackHomeOf, slackPersonOf } from "../slack/user-email.ts";
 import { AuditLog } from "../store/audit.ts";
+import { ChangeStore } from "../store/changes.ts";
 import { leaseFor, SINGLETONS_LEASE, sqliteFileLease } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
@@ -158,17 +160,25 @@ export async function startBot(
     allowChanges: config.allowChanges,
     allowAudit: config.allowAudit,
     allowFreeze: config.allowFreeze,
+    allowWhy: config.allowWhy,
     client: slackClient,
     clock,
     logger,
   });
   const audit = new AuditLog(db, clock);
+  // an audit export a crash cut short left its spool in /tmp, which a restarted container keeps;
+  // each replica sweeps its own (the files' times are the OS's, so the OS's clock judges them)
+  void sweepStaleSpools(Date.now()).then(
+    (swept) => swept > 0 && logger.info({ swept }, "stale audit export spools deleted"),
+    (error: unknown) => logger.warn({ err: String(error) }, "could not sweep audit export spools"),
+  );
   // the audit is kept AUDIT_RETENTION_DAYS; the lease holder deletes what is older
   const auditRetention = createAuditRetention({
     audit,
     clock,
     retentionDays: config.auditRetentionDays,
     logger: logger.child({ component: "audit" }),
+    changes: { store: new ChangeStore(db, clock), retentionDays: config.changesRetentionDays },
   });
   const commandDeps: CommandDeps = {
     palette,
@@ -223,6 +233,7 @@ export async function startBot(
     reconcileSchedule: config.reconcileSchedule,
     // a health loss's notification carries its likely cause (issue 27), within the poll's budget
     likelyCauses: true,
+    causeEmails: config.whyShowEmail,
     onCommitted: () => sender.wake(),
     // a snooze or mute that ran out with nothing kept: its card drops the "Snoozed by…" line
     onHoldsEnded: (changes) => {

@@ -28,11 +28,31 @@ export interface PaletteAuditFilter {
   email?: string;
 }
 
+/** Palette's audit answers pages of at most this many entries (GET /v1/audits) */
+export const PALETTE_AUDIT_PAGE = 50;
+
+/**
+ * How long one export reads Palette's side at most (issue 31, item 17): `user:<email>` filters
+ * on the bot's side, so matches can be sparse on a large tenant; past this the export goes out
+ * with what was read and says it stopped. Slack's response_url lasts 30 minutes.
+ */
+export const PALETTE_AUDIT_DEADLINE_MS = 10 * 60_000;
+
+/**
+ * The calls one export may make: enough pages for AUDIT_EXPORT_MAX entries, one more per
+ * project for its last short page. The bound counts calls, not matches, so an e-mail filter that
+ * matches little cannot page a large tenant's whole audit (20,000 calls at 1,000,000 entries).
+ */
+export function paletteAuditCallBudget(max: number, scopes: number): number {
+  return Math.ceil(max / PALETTE_AUDIT_PAGE) + scopes;
+}
+
 export type PaletteAuditRead =
   | {
       kind: "entries";
-      entries: PaletteAudit[];
-      /** stopped at the maximum before Palette's last page */
+      /** how many entries went to the sink */
+      count: number;
+      /** stopped at a bound (entries, calls or time) before Palette's last page */
       stoppedEarly: boolean;
       calls: number;
       /** why Palette's side is empty or partial, in words for the requester (mrkdwn-free) */
@@ -41,10 +61,14 @@ export type PaletteAuditRead =
   /** IDENTITY=strict and the person is not linked: nothing was read */
   | { kind: "refused"; reply: MessageReply };
 
+/** where each entry goes as it is read (the export's spool), so no page is held past its turn */
+export type PaletteAuditSink = (entry: PaletteAudit) => Promise<void>;
+
 export async function readPaletteAudit(
   ctx: CommandContext,
   filter: PaletteAuditFilter,
   max: number,
+  sink: PaletteAuditSink,
 ): Promise<PaletteAuditRead> {
   const strict = ctx.identity?.mode === "strict";
   const acting = strict
@@ -64,7 +88,7 @@ export async function readPaletteAudit(
         )
       : undefined;
   try {
-    return await readWith({ ...ctx, palette }, filter, max, async (error) => {
+    return await readWith({ ...ctx, palette }, filter, max, sink, async (error) => {
       return (await theirs(error))?.plain ?? describeForUser(error);
     });
   } catch (error) {
@@ -77,10 +101,25 @@ export async function readPaletteAudit(
   }
 }
 
+/**
+ * The Palette user behind `@person`: their stored link, or under LINK_METHOD=email (where
+ * nothing is stored) the Palette user with their Slack e-mail, as a minted key would find.
+ */
+async function paletteUserOf(ctx: CommandContext, slackUserId: string) {
+  const link = await ctx.identity?.store.get(slackUserId);
+  if (link) return link.paletteUserUid;
+  const identity = ctx.identity;
+  if (identity?.method !== "email" || !identity.emailOf || !identity.service) return undefined;
+  const email = await identity.emailOf(slackUserId);
+  if (!email) return undefined;
+  return (await identity.service.findUserByEmail(email))?.uid;
+}
+
 async function readWith(
   ctx: CommandContext,
   filter: PaletteAuditFilter,
   max: number,
+  sink: PaletteAuditSink,
   /** why Palette's audit could not be read, in words for the requester */
   describe: (error: unknown) => Promise<string> = async (error) => describeForUser(error),
 ): Promise<Extract<PaletteAuditRead, { kind: "entries" }>> {
@@ -93,7 +132,7 @@ async function readWith(
   let userUid: string | undefined;
   const empty = (note: string) => ({
     kind: "entries" as const,
-    entries: [],
+    count: 0,
     stoppedEarly: false,
     calls: 0,
     note,
@@ -112,20 +151,32 @@ async function readWith(
     scopes = [project ? { projectUid: project } : {}];
   }
   if (filter.slackUserId !== undefined) {
-    const link = await ctx.identity?.store.get(filter.slackUserId);
-    if (!link) return empty("no Palette user is linked to that person: only the bot's rows");
-    userUid = link.paletteUserUid;
+    userUid = await paletteUserOf(ctx, filter.slackUserId);
+    if (!userUid) return empty("no Palette user is linked to that person: only the bot's rows");
   }
   const wantedEmail = filter.email?.toLowerCase();
-  const entries: PaletteAudit[] = [];
+  const budget = paletteAuditCallBudget(max, scopes.length);
+  const deadline = ctx.clock.now() + PALETTE_AUDIT_DEADLINE_MS;
+  let count = 0;
   let calls = 0;
   let stoppedEarly = false;
+  let bound: string | undefined;
   try {
     for (const scope of scopes) {
       let next: string | undefined;
       for (;;) {
-        if (entries.length >= max) {
+        if (count >= max) {
           stoppedEarly = true;
+          break;
+        }
+        if (calls >= budget) {
+          stoppedEarly = true;
+          bound = `stopped after ${calls} pages of Palette's audit (the bound for AUDIT_EXPORT_MAX ${max}) before its end`;
+          break;
+        }
+        if (ctx.clock.now() >= deadline) {
+          stoppedEarly = true;
+          bound = `stopped after ${PALETTE_AUDIT_DEADLINE_MS / 60_000} minutes of reading Palette's audit (${calls} pages) before its end`;
           break;
         }
         calls += 1;
@@ -144,8 +195,10 @@ async function readWith(
           if (wantedEmail && entry.spec?.actor?.user?.emailId?.toLowerCase() !== wantedEmail) {
             continue;
           }
-          if (entries.length < max) entries.push(entry);
-          else stoppedEarly = true;
+          if (count < max) {
+            await sink(entry);
+            count += 1;
+          } else stoppedEarly = true;
         }
         if (!page.continue || page.continue === next) break;
         next = page.continue;
@@ -155,13 +208,13 @@ async function readWith(
   } catch (error) {
     return {
       kind: "entries",
-      entries,
+      count,
       stoppedEarly: true,
       calls,
       note: `Palette's audit could not be read to the end: ${await describe(error)}`,
     };
   }
-  return { kind: "entries", entries, stoppedEarly, calls };
+  return { kind: "entries", count, stoppedEarly, calls, ...(bound ? { note: bound } : {}) };
 }
 
 /** A Palette entry as a row of the export (the columns of AUDIT_CSV_HEADER after `source`). */

@@ -1,10 +1,11 @@
 import type { PaletteAudit } from "../palette/history.ts";
-import type { AuditRecord } from "../store/audit.ts";
+import type { AuditCursor, AuditExportQuery, AuditRecord } from "../store/audit.ts";
 import { errorReply, messageReply, usageReply } from "../verb-kit/reply.ts";
 import type { CommandContext, FileReply, VerbSpec } from "../verb-kit/types.ts";
-import { toCsv } from "../views/csv.ts";
+import { type CsvValue, csvRecord, toCsv } from "../views/csv.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { DEFAULT_AUDIT_EXPORT_MAX, paletteAuditCells, readPaletteAudit } from "./audit-palette.ts";
+import { AuditSpool, type TimedRecord } from "./audit-spool.ts";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -12,7 +13,10 @@ const DAY_MS = 24 * HOUR_MS;
 /** without `since`: the last week */
 const DEFAULT_SINCE_MS = 7 * DAY_MS;
 
-/** an export holds at most this many rows (the newest); the notice says when it was cut */
+/**
+ * an export holds at most this many of the bot's rows (the oldest in its range, so "ask again
+ * with since <the last>" goes on where it stopped); the notice and the file say when it was cut
+ */
 export const MAX_EXPORT_ROWS = 50_000;
 
 /** the export's columns, in order (docs/security.md lists them) */
@@ -138,10 +142,6 @@ export function auditCsv(
   rows: readonly AuditRecord[],
   palette: readonly PaletteAudit[] = [],
 ): string {
-  const timeOf = (at: string | number | undefined) => {
-    const parsed = Date.parse(String(at ?? ""));
-    return Number.isNaN(parsed) ? 0 : parsed;
-  };
   const lines = [
     ...rows.map((row) => botCells(row)),
     ...palette.map((entry) => ["palette", ...paletteAuditCells(entry)]),
@@ -198,92 +198,161 @@ export const auditVerb: VerbSpec = {
     const since = new Date(filter.since).toISOString();
     const now = ctx.clock.now();
     const until = filter.until ?? now;
-    // Palette's side first: under IDENTITY=strict an unlinked person is refused before anything
-    const max = ctx.auditExportMax ?? DEFAULT_AUDIT_EXPORT_MAX;
-    const palette = await readPaletteAudit(
-      ctx,
-      {
-        since: filter.since,
-        until,
-        ...(filter.cluster !== undefined ? { cluster: filter.cluster } : {}),
-        ...(command.project !== undefined ? { projectUid: command.project } : {}),
-        ...(filter.userId !== undefined ? { slackUserId: filter.userId } : {}),
-        ...(filter.email !== undefined ? { email: filter.email } : {}),
-      },
-      max,
-    );
-    if (palette.kind === "refused") return palette.reply;
     const untilIso = new Date(until).toISOString();
-    const wantedEmail = filter.email?.toLowerCase();
-    const rows = (
-      await ctx.audit.find({
+    const max = ctx.auditExportMax ?? DEFAULT_AUDIT_EXPORT_MAX;
+    const spool = await AuditSpool.create();
+    try {
+      // Palette's side first: under IDENTITY=strict an unlinked person is refused before anything
+      const palette = await readPaletteAudit(
+        ctx,
+        {
+          since: filter.since,
+          until,
+          ...(filter.cluster !== undefined ? { cluster: filter.cluster } : {}),
+          ...(command.project !== undefined ? { projectUid: command.project } : {}),
+          ...(filter.userId !== undefined ? { slackUserId: filter.userId } : {}),
+          ...(filter.email !== undefined ? { email: filter.email } : {}),
+        },
+        max,
+        (entry) => {
+          const cells = ["palette", ...paletteAuditCells(entry)];
+          return spool.addPalette({ at: timeOf(cells[1]), record: csvRecord(cells) });
+        },
+      );
+      if (palette.kind === "refused") {
+        await spool.dispose();
+        return palette.reply;
+      }
+      const bot: BotRead = { count: 0, stoppedEarly: false };
+      const query: AuditExportQuery = {
         since,
+        until: untilIso,
         ...(filter.cluster !== undefined ? { cluster: filter.cluster } : {}),
         ...(filter.userId !== undefined ? { userId: filter.userId } : {}),
-        limit: MAX_EXPORT_ROWS,
-      })
-    ).filter(
-      (row) =>
-        row.at <= untilIso &&
-        (command.project === undefined || row.projectUid === command.project) &&
-        (wantedEmail === undefined || row.paletteUser?.toLowerCase() === wantedEmail),
-    );
-    const about =
-      filter.cluster ??
-      (filter.userId
-        ? `<@${filter.userId}>`
-        : filter.email
-          ? `user:${filter.email}`
-          : command.project
-            ? `project:${command.project}`
-            : "everything");
-    await exportTrail(ctx, about, "granted", {
-      since,
-      until: untilIso,
-      rows: rows.length,
-      paletteEntries: palette.entries.length,
-      paletteCalls: palette.calls,
-      ...(palette.stoppedEarly ? { paletteStoppedEarly: true } : {}),
-    });
-    const day = since.slice(0, 10);
-    const fileName = `palette-audit-${filter.cluster ? `${safeName(filter.cluster)}-` : filter.userId ? `${filter.userId}-` : ""}since-${day}.csv`;
-    const cut = rows.length === MAX_EXPORT_ROWS;
-    const shown = filter.cluster
-      ? ` about ${code(filter.cluster)}`
-      : filter.userId
-        ? ` about <@${filter.userId}>`
-        : "";
-    const reply: FileReply = {
-      kind: "file",
-      fileName,
-      title: `Audit since ${day}`,
-      content: Buffer.from(auditCsv(rows, palette.entries), "utf8"),
-      auditAs: "audit-export",
-      notice: messageReply(
-        {
-          screen: "notice",
-          data: {
-            mrkdwn: `:lock: ${rows.length} audit row${rows.length === 1 ? "" : "s"} of this bot and ${palette.entries.length} of Palette's${shown} since ${escapeMrkdwn(since)} were sent to your DMs as ${code(fileName)} (column \`source\`).`,
-            hint: [
-              palette.stoppedEarly
-                ? `Palette's entries stopped early at ${palette.entries.length} (AUDIT_EXPORT_MAX is ${max})${palette.note ? `: ${escapeMrkdwn(palette.note)}` : ""}; narrow it with a cluster, a project, a person or \`since\`/\`until\`.`
-                : palette.note
-                  ? `Palette's side: ${escapeMrkdwn(palette.note)}.`
-                  : undefined,
-              cut
-                ? `Only the newest ${MAX_EXPORT_ROWS} rows of this bot: narrow it with a cluster, a person or a later \`since\`.`
-                : "Each change has one row per step: request, refused, approved, rejected, expired, answer, end.",
-            ]
-              .filter(Boolean)
-              .join(" "),
+        ...(command.project !== undefined ? { projectUid: command.project } : {}),
+        ...(filter.email !== undefined ? { paletteUser: filter.email } : {}),
+      };
+      const botStop = () =>
+        `Stopped early at ${bot.count} rows of this bot (at most ${MAX_EXPORT_ROWS} in one export); the last was at ${bot.lastAt}: ask again with since ${bot.lastAt} for the rest.`;
+      const paletteStop = () =>
+        `Palette's entries stopped early at ${palette.count} (AUDIT_EXPORT_MAX is ${max})${palette.note ? `: ${palette.note}` : ""}.`;
+      const file = await spool.finish(
+        csvRecord(AUDIT_CSV_HEADER),
+        botRecords(ctx, query, bot),
+        () => [
+          ...(bot.stoppedEarly ? [noteRecord(now, botStop())] : []),
+          ...(palette.stoppedEarly ? [noteRecord(now, paletteStop())] : []),
+        ],
+      );
+      const about =
+        filter.cluster ??
+        (filter.userId
+          ? `<@${filter.userId}>`
+          : filter.email
+            ? `user:${filter.email}`
+            : command.project
+              ? `project:${command.project}`
+              : "everything");
+      await exportTrail(ctx, about, "granted", {
+        since,
+        until: untilIso,
+        rows: bot.count,
+        ...(bot.stoppedEarly ? { stoppedEarly: true } : {}),
+        paletteEntries: palette.count,
+        paletteCalls: palette.calls,
+        ...(palette.stoppedEarly ? { paletteStoppedEarly: true } : {}),
+      });
+      const day = since.slice(0, 10);
+      const fileName = `palette-audit-${filter.cluster ? `${safeName(filter.cluster)}-` : filter.userId ? `${filter.userId}-` : ""}since-${day}.csv`;
+      const shown = filter.cluster
+        ? ` about ${code(filter.cluster)}`
+        : filter.userId
+          ? ` about <@${filter.userId}>`
+          : "";
+      const reply: FileReply = {
+        kind: "file",
+        fileName,
+        title: `Audit since ${day}`,
+        content: file,
+        auditAs: "audit-export",
+        notice: messageReply(
+          {
+            screen: "notice",
+            data: {
+              mrkdwn: `:lock: ${bot.count} audit row${bot.count === 1 ? "" : "s"} of this bot and ${palette.count} of Palette's${shown} since ${escapeMrkdwn(since)} were sent to your DMs as ${code(fileName)} (column \`source\`).`,
+              hint: [
+                palette.stoppedEarly
+                  ? `${escapeMrkdwn(paletteStop())} Narrow it with a cluster, a project, a person or \`since\`/\`until\`.`
+                  : palette.note
+                    ? `Palette's side: ${escapeMrkdwn(palette.note)}.`
+                    : undefined,
+                bot.stoppedEarly
+                  ? escapeMrkdwn(botStop())
+                  : "Each change has one row per step: request, refused, approved, rejected, expired, answer, end.",
+              ]
+                .filter(Boolean)
+                .join(" "),
+            },
           },
-        },
-        `${rows.length} audit rows were sent to your DMs.`,
-      ),
-    };
-    return reply;
+          `${bot.count} audit rows were sent to your DMs.${bot.stoppedEarly || palette.stoppedEarly ? " The export stopped early." : ""}`,
+        ),
+      };
+      return reply;
+    } catch (error) {
+      await spool.dispose();
+      throw error;
+    }
   },
 };
+
+/** rows read from the store per query: one page's records in memory at a time */
+export const AUDIT_PAGE_ROWS = 1_000;
+
+interface BotRead {
+  count: number;
+  stoppedEarly: boolean;
+  lastAt?: string;
+}
+
+/** the bot's rows as records, page after page, oldest first, at most MAX_EXPORT_ROWS */
+async function* botRecords(
+  ctx: CommandContext,
+  query: AuditExportQuery,
+  read: BotRead,
+): AsyncGenerator<TimedRecord> {
+  let cursor: AuditCursor | undefined;
+  for (;;) {
+    const wanted = Math.min(AUDIT_PAGE_ROWS, MAX_EXPORT_ROWS - read.count);
+    if (wanted === 0) {
+      // at the bound: one more row means the export was cut
+      read.stoppedEarly = (await ctx.audit.page(query, cursor, 1)).length > 0;
+      return;
+    }
+    const page = await ctx.audit.page(query, cursor, wanted);
+    for (const { record } of page) {
+      read.count += 1;
+      read.lastAt = record.at;
+      yield { at: timeOf(record.at), record: csvRecord(botCells(record)) };
+    }
+    if (page.length < wanted) return;
+    cursor = page.at(-1)!.cursor;
+  }
+}
+
+/** a line of the file that is not a row: `source` export, the note in `detail` */
+function noteRecord(now: number, text: string): string {
+  const cells: CsvValue[] = AUDIT_CSV_HEADER.map(() => undefined);
+  cells[0] = "export";
+  cells[1] = new Date(now).toISOString();
+  cells[2] = "stopped-early";
+  cells[cells.length - 1] = text;
+  return csvRecord(cells);
+}
+
+function timeOf(at: CsvValue): number {
+  const parsed = Date.parse(String(at ?? ""));
+  return Number.isNaN(parsed) ? 0 : parsed;
+}
 
 async function exportTrail(
   ctx: CommandContext,

@@ -7,8 +7,9 @@ import { risksSummaryText } from "../views/risk.ts";
 
 /**
  * `/palette risks [project:<uid>] [tag:<t>]`: what the radar (src/radar/) holds now, grouped by
- * kind, worst first, with when each cluster was last read. Read from the store: no Palette call,
- * so it answers at once whatever the fleet's size.
+ * kind, worst first, with when each cluster was last read. Read from the store: no Palette call
+ * (under IDENTITY=strict one, with the person's key, for the projects they may see), so it
+ * answers at once whatever the fleet's size.
  */
 export const risksVerb: VerbSpec = {
   name: "risks",
@@ -28,6 +29,16 @@ export const risksVerb: VerbSpec = {
     if (command.project === undefined && ctx.projects.length > 0) {
       const watched = new Set(ctx.projects);
       rows = rows.filter((row) => watched.has(row.project));
+    }
+    if (ctx.identity?.mode === "strict") {
+      // the dispatcher runs this verb with the person's own key under IDENTITY=strict (as the
+      // other strict reads): Palette lists only the projects their roles reach (issue 31)
+      const theirs = new Set(
+        (await ctx.palette.listProjects()).flatMap((p) =>
+          p.metadata?.uid ? [p.metadata.uid] : [],
+        ),
+      );
+      rows = rows.filter((row) => theirs.has(row.project));
     }
     if (tag) {
       const filter = {

@@ -8,7 +8,10 @@ import { basename, dirname, join } from "node:path";
  * `path`. An old file keeps neither its mode nor its content, and a symlink planted at `path` is
  * replaced, never followed.
  */
-export async function writePrivateFile(path: string, content: Buffer): Promise<void> {
+export async function writePrivateFile(
+  path: string,
+  content: Buffer | AsyncIterable<Uint8Array>,
+): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   await writeFile(temporary, content, { mode: 0o600, flag: "wx" });
   try {

@@ -1,3 +1,4 @@
+import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { allowAll } from "../access/types.ts";
@@ -213,7 +214,16 @@ async function show(
           const path = join(options.fileDir ?? process.cwd(), reply.fileName);
           // a kubeconfig is a credential, an audit export names people: a new 0600 file, never
           // an old file's mode or a symlink
-          await writePrivateFile(path, reply.content);
+          // an audit export is spooled to disk: copied as a stream, then its temp file deleted
+          const content = reply.content;
+          try {
+            await writePrivateFile(
+              path,
+              Buffer.isBuffer(content) ? content : createReadStream(content.path),
+            );
+          } finally {
+            if (!Buffer.isBuffer(content)) await content.dispose();
+          }
           const what = reply.auditAs === "audit-export" ? "audit" : "kubeconfig";
           write(`${what} written to ${options.fileDir ? path : `./${reply.fileName}`}`);
         }

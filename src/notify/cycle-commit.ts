@@ -39,6 +39,8 @@ export interface CycleCommitDeps {
   maxEventCalls: number;
   eventReadsWindowMs: number;
   likelyCauses?: boolean;
+  /** WHY_SHOW_EMAIL: the likely-cause line names the actor's e-mail, not their Palette name */
+  causeEmails?: boolean;
   /** run first inside the transaction; throws (FencedOut) when this replica no longer leads */
   fence?: (tx: SqlExecutor) => Promise<void>;
 }
@@ -147,6 +149,7 @@ export async function commitCycle(
       palette,
       news,
       rollUpOver: DIGEST_THRESHOLD,
+      showEmail: deps.causeEmails ?? false,
       now: started,
       budget,
       logger,

@@ -2,7 +2,7 @@ import type { Logger } from "../log.ts";
 import { likelyCause } from "../model/likely-cause.ts";
 import type { CardPayload } from "../model/notification.ts";
 import type { PaletteApi } from "../palette/api.ts";
-import { auditEntry, eventEntry } from "../palette/history.ts";
+import { auditEntryAs, eventEntry } from "../palette/history.ts";
 
 /**
  * The likely-cause line of a notification that says a cluster lost health or failed (issue 27):
@@ -21,6 +21,11 @@ export interface CauseLineInput {
   news: ReadonlyMap<string, CardPayload[]>;
   /** a channel with more cards than this gets one roll-up instead (DIGEST_THRESHOLD) */
   rollUpOver: number;
+  /**
+   * WHY_SHOW_EMAIL: name the actor by e-mail; otherwise by their Palette name (a channel card is
+   * read by everyone in the channel, `why` only by the person on ALLOW_WHY who asked)
+   */
+  showEmail: boolean;
   now: number;
   /** Palette calls left in the cycle's budget; each cluster costs 2 */
   budget: { eventCalls: number; until: number };
@@ -68,7 +73,10 @@ export async function addLikelyCauseLines(input: CauseLineInput): Promise<number
         ),
         input.palette.clusterEventsPage(uid, scope),
       ]);
-      const entries = [...audits.items.map(auditEntry), ...events.items.map(eventEntry)].filter(
+      const entries = [
+        ...audits.items.map((audit) => auditEntryAs(audit, { showEmail: input.showEmail })),
+        ...events.items.map(eventEntry),
+      ].filter(
         (entry) =>
           entry !== undefined && entry.at >= input.now - CAUSE_WINDOW_MS && entry.at <= input.now,
       );

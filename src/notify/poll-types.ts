@@ -48,6 +48,11 @@ export interface PollerOptions {
    * same budget and window as the event reads; none for a roll-up. Default off.
    */
   likelyCauses?: boolean;
+  /**
+   * WHY_SHOW_EMAIL: the likely-cause line names the actor's e-mail; by default their Palette
+   * name, since a channel card is read by everyone in it (issue 31)
+   */
+  causeEmails?: boolean;
   /** called after a cycle committed outbox rows (wakes the sender) */
   onCommitted?: (rows: number) => void;
   /** called after a cycle ended snoozes or mutes (the Slack edge redraws their cards) */

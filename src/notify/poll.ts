@@ -82,6 +82,7 @@ export function createPoller(options: PollerOptions): Poller {
     maxEventCalls: options.maxEventCalls ?? 10,
     eventReadsWindowMs: options.eventReadsWindowMs ?? 2_000,
     likelyCauses: options.likelyCauses,
+    causeEmails: options.causeEmails,
     fence: options.fence,
   };
 

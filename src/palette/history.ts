@@ -146,26 +146,40 @@ const at = (timestamp: string | null | undefined): number | undefined => {
 };
 
 /** The actor as people name them: e-mail, else name, else the service, else "Palette". */
-export function actorName(audit: PaletteAudit): string {
+/**
+ * Who an audit entry says acted: a person by e-mail (what `why` shows the one who asked), or with
+ * `showEmail: false` by their name in Palette (a channel card: issue 31, WHY_SHOW_EMAIL)
+ */
+export function actorName(audit: PaletteAudit, options: { showEmail?: boolean } = {}): string {
   const actor = audit.spec?.actor;
   const kind = (actor?.actorType ?? "").toLowerCase();
   if (kind === "user" || (!kind && actor?.user)) {
     const user = actor?.user;
     const full = [user?.firstName, user?.lastName].filter(Boolean).join(" ");
+    if (options.showEmail === false) return full || "a Palette user";
     return user?.emailId || full || user?.uid || "a Palette user";
   }
   if (kind === "service") return actor?.serviceName || "a Palette service";
   return "Palette";
 }
 
+/** an audit entry as `why` shows it to the one who asked: the actor by e-mail */
 export function auditEntry(audit: PaletteAudit): TimelineEntry | undefined {
+  return auditEntryAs(audit, {});
+}
+
+/** an audit entry, its actor named as `options` says (see actorName) */
+export function auditEntryAs(
+  audit: PaletteAudit,
+  options: { showEmail?: boolean },
+): TimelineEntry | undefined {
   const when = at(audit.metadata?.creationTimestamp);
   if (when === undefined) return undefined;
   const action = (audit.spec?.actionType ?? "").toLowerCase();
   return {
     at: when,
     source: "audit",
-    who: { kind: "palette", name: actorName(audit) },
+    who: { kind: "palette", name: actorName(audit, options) },
     what: action || "audit",
     message: audit.spec?.actionMsg || audit.spec?.contentMsg || audit.spec?.userMsg || "",
     write: WRITE_ACTIONS.has(action),

@@ -146,7 +146,16 @@ export async function dispatch(text: string, ctx: CommandContext): Promise<Reply
 }
 
 /** IDENTITY=strict: the verbs that read Palette run with the person's own key too. */
-const STRICT_READS = new Set(["clusters", "cluster", "nodes", "workloads", "alerts", "why"]);
+const STRICT_READS = new Set([
+  "clusters",
+  "cluster",
+  "nodes",
+  "workloads",
+  "alerts",
+  "why",
+  // the radar's store holds every project's risks: the person's key says which projects are theirs
+  "risks",
+]);
 
 /**
  * A read verb under IDENTITY=strict: as the linked person, so Palette shows them only what their

@@ -48,6 +48,8 @@ export interface SimAuditEntry {
 export class AuditBook {
   readonly #entries: SimAuditEntry[] = [];
   #counter = 0;
+  /** the sorted list, kept until the next addition: a large audit is paged 50 at a time */
+  #sorted: SimAuditEntry[] | undefined;
 
   add(entry: Omit<SimAuditEntry, "uid">): SimAuditEntry {
     this.#counter += 1;
@@ -56,15 +58,17 @@ export class AuditBook {
       ...entry,
     };
     this.#entries.push(full);
+    this.#sorted = undefined;
     return full;
   }
 
   /** every entry, newest first (ties: the later addition first) */
-  newestFirst(): SimAuditEntry[] {
-    return this.#entries
+  newestFirst(): readonly SimAuditEntry[] {
+    this.#sorted ??= this.#entries
       .map((entry, index) => ({ entry, index }))
       .sort((a, b) => b.entry.at - a.entry.at || b.index - a.index)
       .map(({ entry }) => entry);
+    return this.#sorted;
   }
 
   size(): number {

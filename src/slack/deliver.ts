@@ -93,6 +93,7 @@ async function deliverFile(reply: FileReply, target: CommandTarget, deps: Delive
       content: reply.content,
     });
   } catch (error) {
+    await disposeOf(reply);
     const failure = describeSlackError(error);
     deps.logger.warn(
       { slackError: failure.code, userId: target.requester.userId, file: reply.fileName },
@@ -112,6 +113,7 @@ async function deliverFile(reply: FileReply, target: CommandTarget, deps: Delive
     );
     return;
   }
+  await disposeOf(reply);
   // in a thread everyone reads, the line says where the file went without naming more
   const shown =
     target.conversation && !target.conversation.channel.startsWith("D")
@@ -183,4 +185,9 @@ export async function deliverReply(
       return;
     }
   }
+}
+
+/** a spooled export's temporary file goes once it is sent or has failed */
+async function disposeOf(reply: FileReply): Promise<void> {
+  if (!Buffer.isBuffer(reply.content)) await reply.content.dispose().catch(() => undefined);
 }

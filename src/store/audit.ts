@@ -84,6 +84,31 @@ export interface AuditQuery {
   limit: number;
 }
 
+/**
+ * What an export reads, every filter applied by the store (issue 31: filtering after a LIMIT
+ * lost whatever was older than the newest rows); paged oldest first by `page()`.
+ */
+export interface AuditExportQuery {
+  /** ISO time; rows at or after it */
+  since: string;
+  /** ISO time; rows at or before it */
+  until: string;
+  /** a cluster's uid, or its name as the rows' target ends with it */
+  cluster?: string;
+  /** a Slack user: rows they acted in, asked for or approved */
+  userId?: string;
+  /** `project:<uid>`: rows about that project */
+  projectUid?: string;
+  /** `user:<email>`: rows sent as that Palette user (any case) */
+  paletteUser?: string;
+}
+
+/** where the last page ended: the next page starts after this row */
+export interface AuditCursor {
+  at: string;
+  id: number;
+}
+
 const COLUMNS = `at, user_id AS "userId", action, target, outcome, detail, step,
   change_id AS "changeId", cluster_uid AS "clusterUid", project_uid AS "projectUid",
   requester, approver, palette_user AS "paletteUser"`;
@@ -145,6 +170,48 @@ export class AuditLog {
       [...params, query.limit],
     );
     return rows.map(toRecord).reverse();
+  }
+
+  /**
+   * One page of an export, oldest first (by time, then by row), after `cursor`: an export reads
+   * page after page so a large one never sits in memory whole.
+   */
+  async page(
+    query: AuditExportQuery,
+    cursor: AuditCursor | undefined,
+    limit: number,
+  ): Promise<Array<{ record: AuditRecord; cursor: AuditCursor }>> {
+    const where = ["at >= ?", "at <= ?"];
+    const params: SqlValue[] = [query.since, query.until];
+    if (cursor !== undefined) {
+      where.push("(at > ? OR (at = ? AND id > ?))");
+      params.push(cursor.at, cursor.at, cursor.id);
+    }
+    if (query.cluster !== undefined) {
+      where.push("(cluster_uid = ? OR target = ? OR target LIKE ? ESCAPE '\\')");
+      params.push(query.cluster, query.cluster, `% ${escapeLike(query.cluster)}`);
+    }
+    if (query.userId !== undefined) {
+      where.push("(user_id = ? OR requester = ? OR approver = ?)");
+      params.push(query.userId, query.userId, query.userId);
+    }
+    if (query.projectUid !== undefined) {
+      where.push("project_uid = ?");
+      params.push(query.projectUid);
+    }
+    if (query.paletteUser !== undefined) {
+      where.push("LOWER(palette_user) = ?");
+      params.push(query.paletteUser.toLowerCase());
+    }
+    const rows = await this.db.all<AuditRow & { rowId: number | string }>(
+      `SELECT id AS "rowId", ${COLUMNS} FROM audit WHERE ${where.join(" AND ")}
+       ORDER BY at, id LIMIT ?`,
+      [...params, limit],
+    );
+    return rows.map(({ rowId, ...row }) => ({
+      record: toRecord(row),
+      cursor: { at: row.at, id: Number(rowId) },
+    }));
   }
 
   /** the Palette user a change was sent as, from its `answer` row */

@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import {
   assertMove,
+  CHANGE_STATES,
   type ChangePlan,
   type ChangeStatus,
   type ChangeVerb,
@@ -142,6 +143,11 @@ export type ChangeClaim =
   /** this confirmation was recorded before (a retry, a double submit, another replica) */
   | { kind: "duplicate"; record: ChangeRecord };
 
+/** the states a change never moves out of (CHANGE_STATES): only these are ever pruned */
+const ENDED_STATUSES = (Object.keys(CHANGE_STATES) as ChangeStatus[]).filter(
+  (status) => CHANGE_STATES[status].moves.length === 0,
+);
+
 export class ChangeStore {
   constructor(
     private readonly db: SqlExecutor,
@@ -228,6 +234,20 @@ export class ChangeStore {
       [now, now, now],
     );
     return rows.map(toRecord);
+  }
+
+  /**
+   * CHANGES_RETENTION_DAYS: deletes the changes that ended before `before` (epoch ms; a rejected
+   * or expired request counts from its last move); one still open is kept whatever its age.
+   * Returns how many went. The audit keeps its own rows of each change for AUDIT_RETENTION_DAYS.
+   */
+  async prune(before: number): Promise<number> {
+    const result = await this.db.run(
+      `DELETE FROM changes WHERE status IN (${ENDED_STATUSES.map(() => "?").join(", ")})
+       AND COALESCE(ended_at, updated_at) < ?`,
+      [...ENDED_STATUSES, before],
+    );
+    return result.changes;
   }
 
   /**

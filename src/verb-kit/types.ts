@@ -92,12 +92,26 @@ export interface MessageReply {
   visibility: Visibility;
 }
 
+/**
+ * A file written to a private temporary directory rather than held in memory (an audit export
+ * can be hundreds of MB): its size is known, so Slack's upload can be asked for it up front, and
+ * the bytes are read from disk as they go out. Whoever delivers it calls `dispose()` once, sent
+ * or not, which deletes the file and its directory.
+ */
+export interface SpooledFile {
+  kind: "spooled";
+  path: string;
+  byteLength: number;
+  dispose(): Promise<void>;
+}
+
 /** A file (a kubeconfig, an audit export) for the requester's DMs only; `notice` is what the channel shows them. */
 export interface FileReply {
   kind: "file";
   fileName: string;
   title: string;
-  content: Buffer;
+  /** small files (a kubeconfig) in memory; an audit export spooled to disk */
+  content: Buffer | SpooledFile;
   notice: MessageReply;
   /** what a failed delivery is audited as; default `kubeconfig` */
   auditAs?: "kubeconfig" | "audit-export";

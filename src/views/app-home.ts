@@ -236,6 +236,7 @@ const PERMISSION_LABELS: Record<Permission, string> = {
   delete: "Delete clusters",
   audit: "Export the audit",
   freeze: "Freeze changes, lift anyone's freeze",
+  why: "Ask why (Palette's audit of a cluster)",
 };
 
 function permissionBlocks(permissions: AppHomeInput["permissions"]): KnownBlock[] {

@@ -22,7 +22,12 @@ export function csvField(value: CsvValue): string {
   return NEEDS_QUOTES.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
+/** one record, CRLF-ended: a streamed file is these one after another after the header's */
+export function csvRecord(row: readonly CsvValue[]): string {
+  return `${row.map(csvField).join(",")}\r\n`;
+}
+
 /** a header and its rows, every record (the last too) ended by CRLF */
 export function toCsv(header: readonly string[], rows: readonly (readonly CsvValue[])[]): string {
-  return [header, ...rows].map((row) => `${row.map(csvField).join(",")}\r\n`).join("");
+  return [header, ...rows].map(csvRecord).join("");
 }

@@ -2,9 +2,16 @@ import { personalRefusalLines } from "../identity/acting.ts";
 import { quoteArg } from "../model/command-text.ts";
 import type { ClusterOverview } from "../palette/schemas.ts";
 import { flagValue } from "../verb-kit/parse.ts";
-import { messageReply, readScopes, shareVisibility, usageReply } from "../verb-kit/reply.ts";
+import {
+  errorReply,
+  messageReply,
+  readScopes,
+  shareVisibility,
+  usageReply,
+} from "../verb-kit/reply.ts";
 import { resolveCluster } from "../verb-kit/resolve.ts";
 import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../verb-kit/types.ts";
+import { escapeMrkdwn } from "../views/mrkdwn.ts";
 import { scopeArg } from "../views/scope.ts";
 import type { WhyData } from "../views/why.ts";
 import { gatherStory, type WhyReads } from "./gather.ts";
@@ -39,6 +46,23 @@ export const whyVerb: VerbSpec = {
 async function runWhy(command: ParsedCommand, ctx: CommandContext): Promise<Reply> {
   const [ref, ...rest] = command.args;
   if (ref === undefined) return usageReply(whyVerb, "Which cluster? Give its name or UID.");
+  // Palette's audit names people by e-mail: ALLOW_WHY (default everyone) says who reads it,
+  // asked before anything is read (issue 31)
+  if (!(await ctx.policy.allows(ctx.requester.userId, "why"))) {
+    await ctx.audit.record({
+      userId: ctx.requester.userId,
+      action: "read",
+      target: `why ${ref}`.slice(0, 200),
+      outcome: "denied",
+      detail: JSON.stringify({ reason: "not on ALLOW_WHY" }),
+    });
+    const hint = ctx.policy.grantHint("why");
+    return errorReply(
+      ":no_entry: You are not allowed to ask why: it reads Palette's audit.",
+      "You are not allowed to ask why.",
+      hint ? escapeMrkdwn(hint) : undefined,
+    );
+  }
   if (rest.length > 0 && rest[0]!.toLowerCase() !== "since") {
     return usageReply(
       whyVerb,

@@ -6,6 +6,7 @@ import { silentLogger } from "../../src/log.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
+import { ChangeStore } from "../../src/store/changes.ts";
 import { openPostgres } from "../../src/store/postgres.ts";
 import { migratePostgres } from "../../src/store/postgres-migrate.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
@@ -15,7 +16,8 @@ import { until } from "../support/start-process-harness.ts";
 
 /**
  * AUDIT_RETENTION_DAYS with two replicas on one PostgreSQL database, wired as `start` wires
- * them (src/app/bot.ts): only the holder of the leader lease deletes old audit rows; a follower
+ * them (src/app/bot.ts): only the holder of the leader lease deletes old audit rows (and ended
+ * changes past CHANGES_RETENTION_DAYS, open ones never); a follower
  * that would prune every 50 ms deletes nothing until it takes the lease over.
  */
 const NEVER = "0 0 1 1 *";
@@ -62,6 +64,33 @@ describe("audit retention across replicas (PostgreSQL)", () => {
       const targets = async () => (await audit.recent(20)).map((row) => row.target).sort();
       await rowAged(45, "old: pruned by the first leader");
       await rowAged(3, "recent");
+      // CHANGES_RETENTION_DAYS (issue 31): an ended change past it goes, an open one stays
+      const changes = new ChangeStore(reader, clock);
+      const changeAged = async (days: number, key: string, end: boolean) => {
+        clock.set(NOW - days * DAY);
+        const { record } = await changes.create({
+          requestKey: key,
+          plan: {
+            verb: "delete",
+            cluster: {
+              uid: "c1",
+              name: "web",
+              projectUid: "p1",
+              cloudType: "aws",
+              state: "Running",
+            },
+          },
+          requester: "U1",
+          channel: "C1",
+          status: "executing",
+        });
+        if (end) await changes.move(record.id, "executing", "failed");
+        clock.set(NOW);
+      };
+      await changeAged(45, "old ended", true);
+      await changeAged(45, "old open", false);
+      await changeAged(3, "recent ended", true);
+      const changeKeys = async () => (await changes.all()).map((c) => c.requestKey).sort();
 
       const config = (replica: string) =>
         loadConfig({
@@ -77,6 +106,7 @@ describe("audit retention across replicas (PostgreSQL)", () => {
           LEADER_LEASE_TTL_MS: "1500",
           LEADER_RENEW_MS: "200",
           AUDIT_RETENTION_DAYS: "30",
+          CHANGES_RETENTION_DAYS: "30",
         });
       // the leader prunes at its election, then (here) not again for an hour
       const leader = await startBot(config("a"), silentLogger, clock, {
@@ -90,6 +120,7 @@ describe("audit retention across replicas (PostgreSQL)", () => {
         "the leader's prune at election",
         async () => !(await targets()).includes("old: pruned by the first leader"),
       );
+      expect(await changeKeys()).toEqual(["old open", "recent ended"]);
       // a follower that would prune every 50 ms
       const follower = await startBot(config("b"), silentLogger, clock, {
         replicaId: "replica-b",

@@ -60,7 +60,7 @@ describe("the likely cause in a health-loss notification", () => {
     let posted = texts(h, before).join("\n");
     expect(posted).toContain(changed!.name);
     expect(posted).toContain(
-      "Likely cause: update by editor@example.com at 12:05 UTC — Cluster profile 'web-base' updated to 1.4.0 &lt;!here&gt;",
+      "Likely cause: update by Eddie Editor at 12:05 UTC — Cluster profile 'web-base' updated to 1.4.0 &lt;!here&gt;",
     );
     expect(posted).not.toContain("<!here>");
     // its audit, narrowed to the cluster and the hour: one call

@@ -48,6 +48,8 @@ export async function startNotifyHarness(
     likelyCauses?: boolean;
     /** the fake Slack's options (a lax Slack, with its reason) */
     fakeSlack?: FakeSlackOptions;
+    /** WHY_SHOW_EMAIL for the likely-cause lines */
+    causeEmails?: boolean;
   } = {},
 ): Promise<NotifyHarness> {
   const {
@@ -58,6 +60,7 @@ export async function startNotifyHarness(
     pollProjects,
     likelyCauses,
     fakeSlack,
+    causeEmails,
     ...simulatorOptions
   } = options;
   const sim = await startSimulator({ clusters: 24, projects: 2, seed: 11, ...simulatorOptions });
@@ -84,6 +87,7 @@ export async function startNotifyHarness(
     logger: silentLogger,
     projects: pollProjects ?? sim.control.projects(),
     ...(likelyCauses ? { likelyCauses } : {}),
+    ...(causeEmails ? { causeEmails } : {}),
   });
   const sender = createSender({
     db,

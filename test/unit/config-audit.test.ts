@@ -63,5 +63,35 @@ describe("ALLOW_FREEZE", () => {
       "S0RELEASE",
     ]);
     expect(errorOf({ ...base, ALLOW_FREEZE: "release-team" }).variable).toBe("ALLOW_FREEZE");
+describe("CHANGES_RETENTION_DAYS, ALLOW_WHY and WHY_SHOW_EMAIL (issue 31)", () => {
+  it("default to 400 days, everyone, and names rather than e-mails", () => {
+    const config = loadConfig(base);
+    expect(config.changesRetentionDays).toBe(400);
+    expect(config.allowWhy).toEqual(["*"]);
+    expect(config.whyShowEmail).toBe(false);
+  });
+
+  it("read days, a list of Slack IDs and true", () => {
+    const config = loadConfig({
+      ...base,
+      CHANGES_RETENTION_DAYS: "90",
+      ALLOW_WHY: "U0ONCALL1, S0SRE",
+      WHY_SHOW_EMAIL: "true",
+    });
+    expect(config.changesRetentionDays).toBe(90);
+    expect(config.allowWhy).toEqual(["U0ONCALL1", "S0SRE"]);
+    expect(config.whyShowEmail).toBe(true);
+  });
+
+  it.each([
+    ["CHANGES_RETENTION_DAYS", "0", "at least 1 day"],
+    ["CHANGES_RETENTION_DAYS", "36501", "at most 36500"],
+    ["WHY_SHOW_EMAIL", "yes", "true or false"],
+    ["ALLOW_WHY", "alice@example.com", ""],
+  ])("refuse %s=%s in one line", (variable, value, says) => {
+    const error = errorOf({ ...base, [variable]: value });
+    expect(error.variable).toBe(variable);
+    expect(error.message).toContain(says);
+    expect(error.message).not.toContain("\n");
   });
 });

@@ -16,6 +16,7 @@ import { radar } from "./015_radar.ts";
 import { changeHeartbeat } from "./016_change_heartbeat.ts";
 import { changeCardsOwed } from "./017_change_cards_owed.ts";
 import { assistant } from "./018_assistant.ts";
+import { changesClusterUid } from "./019_changes_cluster_uid.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -36,5 +37,6 @@ export const MIGRATIONS: Migration[] = [
   radar,
   changeHeartbeat,
   changeCardsOwed,
+  changesClusterUid,
   assistant,
 ];

@@ -527,6 +527,14 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 91,
+    name: "changes_cluster_uid",
+    // why reads a cluster's changes by its UID, the radar joins them by cluster (issue 31)
+    up: `
+      CREATE INDEX changes_cluster_uid ON changes (cluster_uid);
+    `,
+  },
+  {
     id: 100,
     name: "assistant",
     up: `

@@ -1,3 +1,5 @@
+import { readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type { AccessPolicy } from "../../../src/access/types.ts";
 import { ManualClock } from "../../../src/clock.ts";
@@ -130,7 +132,7 @@ describe("/palette audit", () => {
 
   it("refuses someone not on ALLOW_AUDIT without reading the audit", async () => {
     const { ctx, audit, db } = await context(false);
-    const find = vi.spyOn(audit, "find");
+    const find = vi.spyOn(audit, "page");
     const reply = await auditVerb.run(parse("audit since 7d"), ctx);
     expect(reply.kind).toBe("message");
     expect(JSON.stringify(reply)).toContain("ALLOW_AUDIT");
@@ -159,7 +161,14 @@ describe("/palette audit", () => {
     if (reply.kind !== "file") return;
     expect(reply.fileName).toBe("palette-audit-prod-1-since-2026-11-24.csv");
     expect(reply.auditAs).toBe("audit-export");
-    const lines = reply.content.toString("utf8").split("\r\n");
+    // the export is spooled to a private temporary file, deleted once delivered
+    const file = reply.content;
+    if (Buffer.isBuffer(file)) throw new Error("an audit export is spooled, not held in memory");
+    expect((await stat(file.path)).mode & 0o777).toBe(0o600);
+    expect((await stat(dirname(file.path))).mode & 0o777).toBe(0o700);
+    const lines = (await readFile(file.path, "utf8")).split("\r\n");
+    await file.dispose();
+    await expect(stat(dirname(file.path))).rejects.toThrow();
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain("scale prod-1");
     expect(reply.notice.text).toContain("1 audit rows");

@@ -102,6 +102,36 @@ describe.each(BACKENDS)("the audit log on $name", (backend) => {
   );
 
   it(
+    "pages an export oldest first with every filter in the query (issue 31)",
+    async () => {
+      const db = await backend.open();
+      const clock = new ManualClock(Date.UTC(2026, 10, 20));
+      const audit = new AuditLog(db, clock);
+      const row = (target: string, extra: object = {}) =>
+        audit.record({ userId: "W1", action: "read", target, outcome: "granted", ...extra });
+      await row("too-old");
+      clock.advance(DAY);
+      for (let i = 0; i < 5; i++) await row(`r${i}`, { projectUid: i % 2 ? "p1" : "p2" });
+      await row("vera", { paletteUser: "Vera@Example.com" });
+      clock.advance(DAY);
+      await row("too-new");
+      const query = {
+        since: new Date(Date.UTC(2026, 10, 21)).toISOString(),
+        until: new Date(Date.UTC(2026, 10, 21, 12)).toISOString(),
+      };
+      const first = await audit.page(query, undefined, 4);
+      expect(first.map((r) => r.record.target)).toEqual(["r0", "r1", "r2", "r3"]);
+      const rest = await audit.page(query, first.at(-1)!.cursor, 4);
+      expect(rest.map((r) => r.record.target)).toEqual(["r4", "vera"]);
+      const p1 = await audit.page({ ...query, projectUid: "p1" }, undefined, 10);
+      expect(p1.map((r) => r.record.target)).toEqual(["r1", "r3"]);
+      const vera = await audit.page({ ...query, paletteUser: "vera@example.COM" }, undefined, 10);
+      expect(vera.map((r) => r.record.target)).toEqual(["vera"]);
+    },
+    POSTGRES_SETUP_TIMEOUT_MS,
+  );
+
+  it(
     "prunes the rows older than a time, and only those",
     async () => {
       const db = await backend.open();

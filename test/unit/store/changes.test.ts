@@ -92,6 +92,50 @@ describe.each(BACKENDS)(
       expect(await store.following()).toEqual([]);
     });
 
+    it("prunes ended changes older than a time, never one still open (CHANGES_RETENTION_DAYS)", async () => {
+      const db = await backend.open();
+      const clock = new ManualClock(Date.parse("2026-01-01T10:00:00Z"));
+      const store = new ChangeStore(db, clock);
+      const made = async (key: string, status: "executing" | "awaiting_approval") =>
+        (await store.create({ requestKey: key, plan, requester: "U1", channel: "C1", status }))
+          .record;
+      const done = await made("slack:old-done", "executing");
+      await store.move(done.id, "executing", "accepted");
+      await store.move(done.id, "accepted", "done");
+      const rejected = await made("slack:old-rejected", "awaiting_approval");
+      await store.move(rejected.id, "awaiting_approval", "rejected");
+      // open for a year: a change that never ended is never pruned
+      const open = await made("slack:old-open", "executing");
+      await store.move(open.id, "executing", "accepted");
+      clock.advance(400 * 86_400_000);
+      const recent = await made("slack:recent", "executing");
+      await store.move(recent.id, "executing", "failed");
+      const pruned = await store.prune(clock.now() - 30 * 86_400_000);
+      expect(pruned).toBe(2);
+      expect((await store.all()).map((change) => change.requestKey).sort()).toEqual([
+        "slack:old-open",
+        "slack:recent",
+      ]);
+    });
+
+    it("reads a cluster's changes by an index on cluster_uid (why reads them by cluster)", async () => {
+      const db = await backend.open();
+      if (db.dialect === "sqlite") {
+        const plan = await db.all<{ detail: string }>(
+          "EXPLAIN QUERY PLAN SELECT id FROM changes WHERE cluster_uid = ? AND created_at <= ?",
+          ["c1", 0],
+        );
+        expect(plan.map((row) => row.detail).join(" ")).toContain("changes_cluster_uid");
+      } else {
+        const indexes = await db.all<{ indexdef: string }>(
+          "SELECT indexdef FROM pg_indexes WHERE tablename = 'changes'",
+        );
+        expect(indexes.map((row) => row.indexdef).join(" ")).toMatch(
+          /changes_cluster_uid ON .*\(cluster_uid\)/,
+        );
+      }
+    });
+
     it("keeps freezes until they end or are lifted", async () => {
       const db = await backend.open();
       const clock = new ManualClock(Date.parse("2026-11-25T10:00:00Z"));

@@ -25,11 +25,14 @@ afterAll(async () => {
 const latestIds = POSTGRES_MIGRATIONS.map((migration) => migration.id).sort((a, b) => a - b);
 
 describe("the PostgreSQL migrations", () => {
+  /** named one by one: ids 91–94 are migrations both stores have (issue 31) */
+  const POSTGRES_ONLY = new Set([90]);
+
   it("have one PostgreSQL form, same id and name, for every SQLite migration", () => {
     const sqlite = MIGRATIONS.map(({ id, name }) => ({ id, name })).sort((a, b) => a.id - b.id);
     const postgres = POSTGRES_MIGRATIONS.map(({ id, name }) => ({ id, name }))
-      // 90–99: the PostgreSQL-only tables (the leader lease)
-      .filter(({ id }) => id < 90 || id > 99)
+      // the PostgreSQL-only tables (90: the leader lease); the other ids of 90–99 are shared
+      .filter(({ id }) => !POSTGRES_ONLY.has(id))
       .sort((a, b) => a.id - b.id);
     expect(postgres).toEqual(sqlite);
     expect(new Set(latestIds).size).toBe(latestIds.length);

@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  closeChangesHarnesses,
+  type ChangesHarness as Harness,
+  startChangesHarness,
+} from "../support/changes-harness.ts";
+
+/**
+ * The bot's side of `/palette audit` on a busy bot (issue 31, item 16): every filter (`since`,
+ * `until`, `project:`, `user:`) is applied by the store, the rows are paged out oldest first,
+ * and an export that stops at its bound says so in the reply and in the file. Signed Slack
+ * requests, the simulator behind the real client.
+ */
+
+const CHANNEL = "C111";
+const AUDITOR = "W444";
+const DAY_MS = 86_400_000;
+
+afterEach(closeChangesHarnesses);
+
+function start(): Promise<Harness> {
+  return startChangesHarness({
+    simulator: { clusters: 6, seed: 31 },
+    access: { allowAudit: [AUDITOR] },
+  });
+}
+
+/**
+ * `count` rows at `at` (one SQL statement, so 50,000 take a moment): a `read` by `user`,
+ * about `project`, sent as `paletteUser`
+ */
+async function seedRows(
+  h: Harness,
+  count: number,
+  at: number,
+  extra: { project?: string; paletteUser?: string; target?: string } = {},
+): Promise<void> {
+  await h.bot.db.run(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+     INSERT INTO audit (at, user_id, action, target, outcome, project_uid, palette_user)
+     SELECT ?, 'W555', 'read', ? || i, 'granted', ?, ? FROM n`,
+    [
+      count,
+      new Date(at).toISOString(),
+      extra.target ?? "seeded ",
+      extra.project ?? null,
+      extra.paletteUser ?? null,
+    ],
+  );
+}
+
+async function exportAs(h: Harness, text: string): Promise<string> {
+  const answer = await h.bot.command(text, { userId: AUDITOR, channelId: CHANNEL });
+  const [reply] = await h.bot.responses(answer.responseId, 1, 30_000);
+  return JSON.stringify(reply!.body);
+}
+
+function botLines(h: Harness): string[] {
+  const csv = [...h.bot.fake.uploads.values()][0]!.toString("utf8");
+  return csv.split("\r\n").filter((line) => line.startsWith("bot,"));
+}
+
+describe("/palette audit: the bot's rows on a busy bot", () => {
+  it("since 300d until 200d finds the old rows under 50,001 newer ones", async () => {
+    const h = await start();
+    const now = h.clock.now();
+    await seedRows(h, 3, now - 250 * DAY_MS, { target: "old " });
+    await seedRows(h, 50_001, now - DAY_MS);
+    const text = await exportAs(h, "audit since 300d until 200d");
+    expect(text).toContain("3 audit rows of this bot");
+    const lines = botLines(h);
+    expect(lines).toHaveLength(3);
+    expect(lines.every((line) => line.includes(",old "))).toBe(true);
+  }, 60_000);
+
+  it("project: and user: are applied by the store, not after the newest 50,000", async () => {
+    const h = await start();
+    const now = h.clock.now();
+    await seedRows(h, 2, now - 5 * DAY_MS, { project: h.project, target: "wanted " });
+    await seedRows(h, 4, now - 5 * DAY_MS, { paletteUser: "Ann@Example.com", target: "ann " });
+    await seedRows(h, 50_001, now - DAY_MS, { project: "p-other" });
+    expect(await exportAs(h, `audit project:${h.project} since 7d`)).toContain(
+      "2 audit rows of this bot",
+    );
+    expect(botLines(h).every((line) => line.includes(",wanted "))).toBe(true);
+    h.bot.fake.uploads.clear();
+    expect(await exportAs(h, "audit user:ann@example.com since 7d")).toContain(
+      "4 audit rows of this bot",
+    );
+    expect(botLines(h).every((line) => line.includes(",ann "))).toBe(true);
+  }, 60_000);
+
+  it("an export cut at its bound says where it stopped, in the reply and in the file", async () => {
+    const h = await start();
+    const now = h.clock.now();
+    await seedRows(h, 50_000, now - 3 * DAY_MS, { target: "first " });
+    await seedRows(h, 5, now - DAY_MS, { target: "later " });
+    const text = await exportAs(h, "audit since 7d");
+    expect(text).toContain("50000 audit rows of this bot");
+    expect(text).toMatch(/stopped early/i);
+    const since = new Date(now - 3 * DAY_MS).toISOString();
+    expect(text).toContain(since);
+    const lines = botLines(h);
+    expect(lines).toHaveLength(50_000);
+    expect(lines.some((line) => line.includes(",later "))).toBe(false);
+    const csv = [...h.bot.fake.uploads.values()][0]!.toString("utf8");
+    const last = csv.split("\r\n").filter(Boolean).at(-1)!;
+    expect(last.startsWith("export,")).toBe(true);
+    expect(last).toMatch(/stopped early/i);
+    expect(last).toContain(since);
+  }, 60_000);
+});
