@@ -63,6 +63,9 @@ describe("ALLOW_FREEZE", () => {
       "S0RELEASE",
     ]);
     expect(errorOf({ ...base, ALLOW_FREEZE: "release-team" }).variable).toBe("ALLOW_FREEZE");
+  });
+});
+
 describe("CHANGES_RETENTION_DAYS, ALLOW_WHY and WHY_SHOW_EMAIL (issue 31)", () => {
   it("default to 400 days, everyone, and names rather than e-mails", () => {
     const config = loadConfig(base);
