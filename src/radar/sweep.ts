@@ -119,8 +119,11 @@ export function createRadar(options: RadarOptions): Radar {
     if (slot > now) await sleep(slot - now);
   };
 
-  const scopeOf = (cluster: RadarCluster): Scope =>
-    cluster.project ? { projectUid: cluster.project } : {};
+  /** the scope the poll listed it in: the tenant's key reads every project's clusters */
+  const scopeOf = (cluster: RadarCluster): Scope => {
+    const scope = cluster.scope ?? cluster.project;
+    return scope ? { projectUid: scope } : {};
+  };
 
   /**
    * one part of a reading; a failure keeps the part last read (a 404: the cluster is gone).
@@ -237,7 +240,7 @@ export function createRadar(options: RadarOptions): Radar {
     const now = clock.now();
     const changed: string[] = [];
     for (const scope of scopes) {
-      const listed: Array<{ uid: string; name: string; project?: string }> = [];
+      const listed: Array<{ uid: string; name: string; projectUid?: string }> = [];
       let next: string | undefined;
       const seen = new Set<string>();
       try {

@@ -10,10 +10,18 @@ import type { SqlExecutor, SqlValue } from "./sql.ts";
 export interface RadarCluster {
   uid: string;
   name: string;
-  /** project UID; "" for tenant scope */
+  /**
+   * the cluster's project UID (the snapshot's project_uid): what `risks project:<p>` matches.
+   * At tenant scope the poll's scope column is "" for every cluster, so it is not the project.
+   */
   project: string;
+  /** the scope the poll read it in ("" = the tenant): the scope the radar reads Palette in */
+  scope?: string;
   tags: string[];
 }
+
+/** the snapshot's project: its project_uid, else its scope (older rows) */
+const SNAP_PROJECT = "COALESCE(NULLIF(s.project_uid, ''), s.project)";
 
 export interface StoredRisk {
   clusterUid: string;
@@ -60,9 +68,11 @@ export class RadarStore {
       uid: string;
       name: string;
       project: string;
+      scope: string;
       tags: string;
     }>(
-      `SELECT s.cluster_uid AS uid, s.name AS name, s.project AS project, s.tags AS tags
+      `SELECT s.cluster_uid AS uid, s.name AS name, ${SNAP_PROJECT} AS project,
+              s.project AS scope, s.tags AS tags
          FROM notify_snapshots s LEFT JOIN radar_readings r ON r.cluster_uid = s.cluster_uid
         WHERE s.project IN (${scopes.map(() => "?").join(",")}) AND s.state <> 'Deleted'
         ORDER BY COALESCE(r.read_at, 0), s.cluster_uid
@@ -79,8 +89,15 @@ export class RadarStore {
    */
   async renewedSinceRead(scopes: readonly string[], limit: number): Promise<RadarCluster[]> {
     if (scopes.length === 0) return [];
-    const rows = await this.db.all<{ uid: string; name: string; project: string; tags: string }>(
-      `SELECT DISTINCT s.cluster_uid AS uid, s.name AS name, s.project AS project, s.tags AS tags
+    const rows = await this.db.all<{
+      uid: string;
+      name: string;
+      project: string;
+      scope: string;
+      tags: string;
+    }>(
+      `SELECT DISTINCT s.cluster_uid AS uid, s.name AS name, ${SNAP_PROJECT} AS project,
+              s.project AS scope, s.tags AS tags
          FROM changes c
          JOIN notify_snapshots s ON s.cluster_uid = c.cluster_uid
          LEFT JOIN radar_readings r ON r.cluster_uid = c.cluster_uid
@@ -95,9 +112,16 @@ export class RadarStore {
   }
 
   async cluster(uid: string): Promise<RadarCluster | undefined> {
-    const row = await this.db.get<{ uid: string; name: string; project: string; tags: string }>(
-      `SELECT cluster_uid AS uid, name, project, tags FROM notify_snapshots
-        WHERE cluster_uid = ? ORDER BY updated_at DESC LIMIT 1`,
+    const row = await this.db.get<{
+      uid: string;
+      name: string;
+      project: string;
+      scope: string;
+      tags: string;
+    }>(
+      `SELECT s.cluster_uid AS uid, s.name AS name, ${SNAP_PROJECT} AS project,
+              s.project AS scope, s.tags AS tags
+         FROM notify_snapshots s WHERE s.cluster_uid = ? ORDER BY s.updated_at DESC LIMIT 1`,
       [uid],
     );
     return row ? { ...row, tags: parseTags(row.tags) } : undefined;
@@ -157,12 +181,15 @@ export class RadarStore {
    */
   async replaceRepaves(
     scope: string,
-    listed: ReadonlyArray<{ uid: string; name: string; project?: string }>,
+    listed: ReadonlyArray<{ uid: string; name: string; projectUid?: string }>,
     at: number,
   ): Promise<string[]> {
+    // a row's project is the cluster's own (the list says it); the tenant's list covers them all
     const before = await this.db.all<{ cluster_uid: string }>(
-      "SELECT cluster_uid FROM radar_repaves WHERE project = ?",
-      [scope],
+      scope === ""
+        ? "SELECT cluster_uid FROM radar_repaves"
+        : "SELECT cluster_uid FROM radar_repaves WHERE project = ?",
+      scope === "" ? [] : [scope],
     );
     const was = new Set(before.map((row) => row.cluster_uid));
     const now = new Set(listed.map((item) => item.uid));
@@ -184,7 +211,7 @@ export class RadarStore {
       await this.db.run(
         `INSERT INTO radar_repaves (cluster_uid, project, name, since, seen_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (cluster_uid) DO UPDATE SET seen_at = excluded.seen_at`,
-        [item.uid, scope, item.name, at, at],
+        [item.uid, item.projectUid || scope, item.name, at, at],
       );
       changed.push(item.uid);
     }

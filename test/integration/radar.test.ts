@@ -26,13 +26,26 @@ afterEach(async () => {
   h = undefined;
 });
 
+/**
+ * Every radar test runs at tenant scope (PALETTE_PROJECTS empty, the default: the poll's scope
+ * column is "" and the project is only in project_uid) and with PALETTE_PROJECTS set.
+ */
+const RADAR_SCOPES = [
+  { scope: "tenant scope", tenant: true },
+  { scope: "PALETTE_PROJECTS set", tenant: false },
+];
+let tenant = true;
+/** PALETTE_PROJECTS as the radar and the poll are given it */
+const projectsOf = (harness: NotifyHarness): string[] =>
+  tenant ? [] : harness.sim.control.projects();
+
 function startRadar(harness: NotifyHarness, callsPerMinute = 600): Radar {
   return createRadar({
     palette: harness.palette,
     db: harness.db,
     clock: harness.clock,
     logger: silentLogger,
-    projects: harness.sim.control.projects(),
+    projects: projectsOf(harness),
     callsPerMinute,
     settings: DEFAULT_RISK_SETTINGS,
     // the pacing waits move the test's clock, never the wall clock
@@ -56,9 +69,22 @@ function quietFleet(harness: NotifyHarness): void {
 
 const textOf = (body: Record<string, unknown>) => JSON.stringify(body.blocks ?? body.text);
 
-describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (backend) => {
+const CASES = BACKENDS.flatMap((backend) =>
+  RADAR_SCOPES.map((scope) => ({ ...scope, backend, name: backend.name })),
+);
+
+describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (c) => {
+  const { backend } = c;
+  const harness = async (): Promise<NotifyHarness> => {
+    tenant = c.tenant;
+    return startNotifyHarness({
+      openDb: await backend.database(),
+      ...(c.tenant ? { pollProjects: [] } : {}),
+    });
+  };
+
   it("a certificate 20 days from expiry is one notice in a risks channel, and nothing more while it holds", async () => {
-    h = await startNotifyHarness({ openDb: await backend.database() });
+    h = await harness();
     await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
     await h.subs.add({ channel: "CC", kind: "all", createdBy: "U1" });
     await h.cycle();
@@ -97,7 +123,7 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
   });
 
   it("a failed last backup is one risk; a repave pending past REPAVE_WARN_HOURS is one too", async () => {
-    h = await startNotifyHarness({ openDb: await backend.database() });
+    h = await harness();
     await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
     await h.cycle();
     quietFleet(h);
@@ -129,7 +155,7 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
   });
 
   it("Palette failing a read keeps the last reading and its risk; Slack refusing the channel posts again later, once", async () => {
-    h = await startNotifyHarness({ openDb: await backend.database() });
+    h = await harness();
     await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
     await h.cycle();
     quietFleet(h);
@@ -171,7 +197,7 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
   });
 
   it("Slack failing the post (a 500: it may or may not have posted) does not lose the notice: tried again after a while, once", async () => {
-    h = await startNotifyHarness({ openDb: await backend.database() });
+    h = await harness();
     await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
     await h.cycle();
     quietFleet(h);
@@ -201,22 +227,43 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
     expect(h.posts("CR")).toHaveLength(2);
   });
 
+  it("a channel subscribed to risks project:<p> hears its project's risks and no other's", async () => {
+    h = await harness();
+    const [p1, p2] = h.sim.control.projects();
+    await h.subs.add({ channel: "CP1", kind: "risks", project: p1!, createdBy: "U1" });
+    await h.subs.add({ channel: "CP2", kind: "risks", project: p2!, createdBy: "U1" });
+    await h.cycle();
+    quietFleet(h);
+    const target = h.sim.control.clusters(p1)[1]!;
+    h.sim.control.setCertificateExpiry(target.uid, h.clock.now() + 10 * DAY);
+    radar = startRadar(h);
+    await radar.sweep(h.sim.control.clusters().length);
+    expect(h.posts("CP1")).toHaveLength(1);
+    expect(textOf(h.posts("CP1")[0]!)).toContain(target.name);
+    expect(h.posts("CP2")).toHaveLength(0);
+    const stored = await new RadarStore(h.db).risks(p1);
+    expect(stored.map((r) => [r.clusterUid, r.project])).toEqual([[target.uid, p1]]);
+  });
+
   it("reads at most RADAR_CALLS_PER_MINUTE, only clusters in scope and not deleted", async () => {
-    h = await startNotifyHarness({ openDb: await backend.database() });
+    h = await harness();
     const [p1] = h.sim.control.projects();
     await h.cycle();
     const deleted = h.sim.control.clusters(p1)[0]!;
     h.sim.control.setState(deleted.uid, "Deleted");
     h.poller.requestReconcile();
     await h.cycle();
-    const inP1 = h.sim.control.clusters(p1).filter((c) => c.uid !== deleted.uid);
+    // at tenant scope the whole tenant is in scope; with PALETTE_PROJECTS, only p1
+    const inP1 = (c.tenant ? h.sim.control.clusters() : h.sim.control.clusters(p1)).filter(
+      (cluster) => cluster.uid !== deleted.uid,
+    );
     expect(inP1.length).toBeGreaterThan(3);
     radar = createRadar({
       palette: h.palette,
       db: h.db,
       clock: h.clock,
       logger: silentLogger,
-      projects: [p1!],
+      projects: c.tenant ? [] : [p1!],
       callsPerMinute: 30,
       settings: DEFAULT_RISK_SETTINGS,
       sleep: async (ms) => h!.clock.advance(ms),
