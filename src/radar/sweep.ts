@@ -169,8 +169,17 @@ export function createRadar(options: RadarOptions): Radar {
     const reading: RadarReading = { ...previous };
     const certs = await part(() => palette.getCertificates(cluster.uid, scope));
     if (!certs.ok && certs.gone) {
-      // deleted since the poll last listed it: remembered as read, so the sweep moves on
-      await commit(cluster, reading, clock.now());
+      // deleted since the poll last listed it: its risks end now (the notices say so), and an
+      // empty reading keeps it at the back of the queue until the poll drops it and prune()
+      // forgets it
+      const readAt = clock.now();
+      await db.transaction(async (tx) => {
+        await options.fence?.(tx);
+        const inTx = new RadarStore(tx);
+        await inTx.saveReading(cluster, {}, readAt);
+        await inTx.replaceRisks(cluster, [], readAt);
+      });
+      await options.notifier?.sync(cluster, [], readAt);
       return false;
     }
     if (certs.ok) {
@@ -263,6 +272,7 @@ export function createRadar(options: RadarOptions): Radar {
         changed.push(...(await new RadarStore(tx).replaceRepaves(scope, listed, now)));
       });
     }
+    await prune();
     // a repave risk comes or goes with the list; the rest of each reading stands
     const all = await store.allRepaves();
     const pendingLong = [...all.keys()];
@@ -271,6 +281,36 @@ export function createRadar(options: RadarOptions): Radar {
       if (!cluster) continue;
       const last = await store.reading(uid);
       await commit(cluster, last?.reading, undefined);
+    }
+  }
+
+  /**
+   * Forgets the clusters the poll no longer lists alive in scope, after each reconciliation:
+   * a deleted cluster's notices say its risks no longer hold (a failed edit is tried again at
+   * the next look), then its rows go; a project dropped from PALETTE_PROJECTS goes silently.
+   */
+  async function prune(): Promise<void> {
+    for (;;) {
+      const { gone, outOfScope } = await store.orphans(scopes, options.projects, batch);
+      if (gone.length === 0 && outOfScope.length === 0) break;
+      await db.transaction(async (tx) => {
+        await options.fence?.(tx);
+        const inTx = new RadarStore(tx);
+        for (const uid of outOfScope) await inTx.forgetCluster(uid);
+        await inTx.dropRepavesOutside(options.projects);
+        for (const cluster of gone) await inTx.replaceRisks(cluster, [], clock.now());
+      });
+      let unended = 0;
+      for (const cluster of gone) {
+        await options.notifier?.sync({ ...cluster, tags: [] }, []);
+        await db.transaction(async (tx) => {
+          await options.fence?.(tx);
+          await new RadarStore(tx).forgetCluster(cluster.uid, true);
+        });
+        if ((await store.notices(cluster.uid)).length > 0) unended += 1;
+      }
+      // what is left is waiting on Slack: the next reconciliation tries again
+      if (unended > 0 || gone.length + outOfScope.length < batch) break;
     }
   }
 

@@ -285,6 +285,83 @@ export class RadarStore {
     }
   }
 
+  /**
+   * Clusters the radar still holds rows of (a reading, a risk, a notice) that the poll no longer
+   * lists alive in the scopes: deleted (`gone`: their notices say the risks no longer hold), or
+   * of a project no longer in PALETTE_PROJECTS (`outOfScope`: dropped without a word). Nothing
+   * is said before the poll has listed every scope once: an empty snapshot is not a deleted fleet.
+   */
+  async orphans(
+    scopes: readonly string[],
+    projects: readonly string[],
+    limit: number,
+  ): Promise<{
+    gone: Array<Pick<RadarCluster, "uid" | "name" | "project">>;
+    outOfScope: string[];
+  }> {
+    if (scopes.length === 0) return { gone: [], outOfScope: [] };
+    const listed = await this.db.get<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM notify_baselines WHERE project IN (${scopes.map(() => "?").join(",")})`,
+      [...scopes],
+    );
+    if (Number(listed?.n ?? 0) < scopes.length) return { gone: [], outOfScope: [] };
+    const rows = await this.db.all<{ cluster_uid: string; name: string; project: string }>(
+      `SELECT x.cluster_uid, MAX(x.name) AS name, MAX(x.project) AS project
+         FROM (SELECT cluster_uid, name, project FROM radar_readings
+               UNION ALL SELECT cluster_uid, name, project FROM radar_risks
+               UNION ALL SELECT cluster_uid, '' AS name, '' AS project FROM radar_notices) x
+        WHERE NOT EXISTS (SELECT 1 FROM notify_snapshots s
+                           WHERE s.cluster_uid = x.cluster_uid
+                             AND s.project IN (${scopes.map(() => "?").join(",")})
+                             AND s.state <> 'Deleted')
+        GROUP BY x.cluster_uid
+        ORDER BY x.cluster_uid
+        LIMIT ?`,
+      [...scopes, limit],
+    );
+    const watched = new Set(projects);
+    const gone: Array<Pick<RadarCluster, "uid" | "name" | "project">> = [];
+    const outOfScope: string[] = [];
+    for (const row of rows) {
+      if (watched.size > 0 && row.project !== "" && !watched.has(row.project)) {
+        outOfScope.push(row.cluster_uid);
+      } else {
+        gone.push({
+          uid: row.cluster_uid,
+          name: row.name || row.cluster_uid,
+          project: row.project,
+        });
+      }
+    }
+    return { gone, outOfScope };
+  }
+
+  /** The pending repaves of projects no longer watched (PALETTE_PROJECTS changed). */
+  async dropRepavesOutside(projects: readonly string[]): Promise<void> {
+    if (projects.length === 0) return;
+    await this.db.run(
+      `DELETE FROM radar_repaves WHERE project NOT IN (${projects.map(() => "?").join(",")})`,
+      [...projects],
+    );
+  }
+
+  /**
+   * Forgets a cluster: its reading, risks and pending repave, and its notices; with
+   * `keepUnended`, notices still showing a risk (their "no longer holds" edit failed) stay, so
+   * the edit is tried again at the next look.
+   */
+  async forgetCluster(uid: string, keepUnended = false): Promise<void> {
+    await this.db.run("DELETE FROM radar_readings WHERE cluster_uid = ?", [uid]);
+    await this.db.run("DELETE FROM radar_risks WHERE cluster_uid = ?", [uid]);
+    await this.db.run("DELETE FROM radar_repaves WHERE cluster_uid = ?", [uid]);
+    await this.db.run(
+      keepUnended
+        ? "DELETE FROM radar_notices WHERE cluster_uid = ? AND (gone = 1 OR ts IS NULL)"
+        : "DELETE FROM radar_notices WHERE cluster_uid = ?",
+      [uid],
+    );
+  }
+
   /** Risk counts by severity (App Home, digest). */
   async counts(): Promise<Record<string, number>> {
     const rows = await this.db.all<{ severity: string; n: number | string }>(

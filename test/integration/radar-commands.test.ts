@@ -99,6 +99,30 @@ describe.each([
     expect(text).not.toContain(inP2.name);
   });
 
+  it("a deleted cluster's risk leaves /palette risks and the digest once the poll sees it gone", async () => {
+    const { h, bot, radar } = await setUp();
+    const [doomed, kept] = h.sim.control.clusters().filter((c) => c.state === "Running");
+    h.sim.control.setCertificateExpiry(doomed!.uid, h.clock.now() + 5 * DAY);
+    h.sim.control.setCertificateExpiry(kept!.uid, h.clock.now() + 6 * DAY);
+    await radar.sweep(h.sim.control.clusters().length);
+    const before = await bot.command("risks");
+    expect(blockText((await bot.responses(before.responseId))[0]!)).toContain(doomed!.name);
+    h.sim.control.setState(doomed!.uid, "Deleted");
+    h.poller.requestReconcile();
+    await h.cycle();
+    await radar.readRepaves();
+    const after = await bot.command("risks");
+    const text = blockText((await bot.responses(after.responseId))[0]!);
+    expect(text).toContain(kept!.name);
+    expect(text).not.toContain(doomed!.name);
+    const channel = "C0RISKS";
+    await h.subs.add({ channel, kind: "risks", createdBy: "U1" });
+    const digest = await bot.command("digest now", { channelId: channel });
+    const digestText = blockText((await bot.responses(digest.responseId))[0]!);
+    expect(digestText).toContain(kept!.name);
+    expect(digestText).not.toContain(doomed!.name);
+  });
+
   it("/palette risks lists what the radar holds, grouped by kind, worst first, with last-read times", async () => {
     const { h, bot, radar } = await setUp();
     const [soon, sooner, backedUp, newer] = h.sim.control.clusters();

@@ -245,6 +245,114 @@ describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS 
     expect(stored.map((r) => [r.clusterUid, r.project])).toEqual([[target.uid, p1]]);
   });
 
+  it("a deleted cluster's risks end: its notice says no longer holds, and its rows go", async () => {
+    h = await harness();
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    await h.cycle();
+    quietFleet(h);
+    const [first, second] = h.sim.control.clusters().filter((c) => c.state === "Running");
+    h.sim.control.setCertificateExpiry(first!.uid, h.clock.now() + 10 * DAY);
+    h.sim.control.setCertificateExpiry(second!.uid, h.clock.now() + 12 * DAY);
+    radar = startRadar(h);
+    const fleet = h.sim.control.clusters().length;
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(2);
+    const store = new RadarStore(h.db);
+    expect(await store.risks()).toHaveLength(2);
+    const rowsOf = async (uid: string) => {
+      let n = 0;
+      for (const table of ["radar_readings", "radar_risks", "radar_notices"]) {
+        const row = await h!.db.get<{ n: number | string }>(
+          `SELECT COUNT(*) AS n FROM ${table} WHERE cluster_uid = ?`,
+          [uid],
+        );
+        n += Number(row?.n ?? 0);
+      }
+      return n;
+    };
+
+    // deleted before the poll saw it: the radar's read answers 404
+    h.sim.control.setState(first!.uid, "Deleted");
+    h.clock.advance(DAY);
+    await radar.sweep(fleet);
+    const goneEdit = h.updates("CR").filter((u) => textOf(u).includes("no longer holds"));
+    expect(goneEdit).toHaveLength(1);
+    expect(textOf(goneEdit[0]!)).toContain(first!.name);
+    expect((await store.risks()).map((r) => r.clusterUid)).toEqual([second!.uid]);
+    // then the poll lists it Deleted: the radar forgets it
+    h.poller.requestReconcile();
+    await h.cycle();
+    await radar.readRepaves();
+    expect(await rowsOf(first!.uid)).toBe(0);
+
+    // deleted and seen so by the poll first: the sweep never reads it again, yet its risk ends
+    h.sim.control.setState(second!.uid, "Deleted");
+    h.poller.requestReconcile();
+    await h.cycle();
+    await radar.readRepaves();
+    await radar.sweep(fleet);
+    const ends = h.updates("CR").filter((u) => textOf(u).includes("no longer holds"));
+    expect(ends).toHaveLength(2);
+    expect(textOf(ends[1]!)).toContain(second!.name);
+    expect(await store.risks()).toEqual([]);
+    expect(await rowsOf(second!.uid)).toBe(0);
+    // nothing more is said of either
+    const said = h.updates("CR").length;
+    await radar.readRepaves();
+    await radar.sweep(fleet);
+    expect(h.updates("CR")).toHaveLength(said);
+    expect(h.posts("CR")).toHaveLength(2);
+  });
+
+  it.runIf(!c.tenant)(
+    "a project taken out of PALETTE_PROJECTS: its rows go, without a word to Slack",
+    async () => {
+      h = await harness();
+      const [p1, p2] = h.sim.control.projects();
+      await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+      await h.cycle();
+      quietFleet(h);
+      const inP2 = h.sim.control.clusters(p2)[0]!;
+      h.sim.control.setCertificateExpiry(inP2.uid, h.clock.now() + 10 * DAY);
+      h.sim.control.setRepavePending(inP2.uid, ["pack values changed"]);
+      radar = startRadar(h);
+      await radar.readRepaves();
+      await radar.sweep(h.sim.control.clusters().length);
+      expect(h.posts("CR")).toHaveLength(1);
+      await radar.stop();
+      // the bot restarts watching p1 only
+      radar = createRadar({
+        palette: h.palette,
+        db: h.db,
+        clock: h.clock,
+        logger: silentLogger,
+        projects: [p1!],
+        callsPerMinute: 600,
+        settings: DEFAULT_RISK_SETTINGS,
+        sleep: async (ms) => h!.clock.advance(ms),
+        notifier: createRiskNotifier({
+          db: h.db,
+          slack: createSlackPoster({ token: new Secret("xoxb-test"), apiUrl: h.fake.apiUrl }),
+          clock: h.clock,
+          logger: silentLogger,
+        }),
+      });
+      await radar.readRepaves();
+      for (const table of ["radar_readings", "radar_risks", "radar_notices", "radar_repaves"]) {
+        const row = await h.db.get<{ n: number | string }>(
+          `SELECT COUNT(*) AS n FROM ${table} WHERE project = ? OR cluster_uid = ?`.replace(
+            table === "radar_notices" ? "project = ? OR " : "",
+            "",
+          ),
+          table === "radar_notices" ? [inP2.uid] : [p2!, inP2.uid],
+        );
+        expect(Number(row?.n), table).toBe(0);
+      }
+      expect(h.updates("CR")).toHaveLength(0);
+      expect(h.posts("CR")).toHaveLength(1);
+    },
+  );
+
   it("reads at most RADAR_CALLS_PER_MINUTE, only clusters in scope and not deleted", async () => {
     h = await harness();
     const [p1] = h.sim.control.projects();
