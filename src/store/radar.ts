@@ -1,4 +1,6 @@
+import type { ClusterSnap } from "../model/cluster.ts";
 import type { RadarReading, Risk, RiskKind } from "../model/risk.ts";
+import { toSnap } from "./snapshots.ts";
 import type { SqlExecutor, SqlValue } from "./sql.ts";
 
 /**
@@ -45,6 +47,24 @@ export interface Notice {
 }
 
 const IN_CHUNK = 400;
+
+interface RiskRow {
+  cluster_uid: string;
+  name: string;
+  project: string;
+  risk: string;
+  since: number | string;
+  read_at: number | string | null;
+}
+
+const toStoredRisk = (row: RiskRow): StoredRisk => ({
+  clusterUid: row.cluster_uid,
+  name: row.name,
+  project: row.project,
+  risk: JSON.parse(row.risk) as Risk,
+  since: Number(row.since),
+  ...(row.read_at !== null ? { readAt: Number(row.read_at) } : {}),
+});
 
 function parseTags(text: string): string[] {
   try {
@@ -229,28 +249,66 @@ export class RadarStore {
       : this.#risks("WHERE k.project = ?", [project]);
   }
 
+  /**
+   * Every risk with its cluster's snapshot as the poll holds it (the newest, if listed in two
+   * scopes), in one query: the digest filters them by each subscription.
+   */
+  async risksWithSnapshots(): Promise<Array<{ row: StoredRisk; snap?: ClusterSnap }>> {
+    const rows = await this.db.all<
+      RiskRow & {
+        kind: string;
+        s_project: string | null;
+        project_uid: string | null;
+        s_name: string | null;
+        state: string | null;
+        health: string | null;
+        tags: string | null;
+        updated_at: string | null;
+      }
+    >(
+      `SELECT k.cluster_uid, k.kind, k.name, k.project, k.risk, k.since, r.read_at,
+              s.project AS s_project, s.project_uid, s.name AS s_name, s.state, s.health, s.tags,
+              s.updated_at
+         FROM radar_risks k
+         LEFT JOIN radar_readings r ON r.cluster_uid = k.cluster_uid
+         LEFT JOIN notify_snapshots s ON s.cluster_uid = k.cluster_uid
+        ORDER BY k.cluster_uid, k.kind, s.updated_at DESC`,
+    );
+    const out: Array<{ row: StoredRisk; snap?: ClusterSnap }> = [];
+    const seen = new Set<string>();
+    for (const row of rows) {
+      // a cluster in two scopes joins twice: the newest snapshot (first in the order) counts
+      const key = `${row.cluster_uid}\u0000${row.kind}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({
+        row: toStoredRisk(row),
+        ...(row.s_project !== null
+          ? {
+              snap: toSnap({
+                project: row.s_project,
+                project_uid: row.project_uid ?? "",
+                cluster_uid: row.cluster_uid,
+                name: row.s_name ?? row.name,
+                state: row.state ?? "",
+                health: row.health ?? "",
+                tags: row.tags ?? "[]",
+              }),
+            }
+          : {}),
+      });
+    }
+    return out;
+  }
+
   async #risks(where: string, params: SqlValue[]): Promise<StoredRisk[]> {
-    const rows = await this.db.all<{
-      cluster_uid: string;
-      name: string;
-      project: string;
-      risk: string;
-      since: number | string;
-      read_at: number | string | null;
-    }>(
+    const rows = await this.db.all<RiskRow>(
       `SELECT k.cluster_uid, k.name, k.project, k.risk, k.since, r.read_at
          FROM radar_risks k LEFT JOIN radar_readings r ON r.cluster_uid = k.cluster_uid
          ${where} ORDER BY k.cluster_uid, k.kind`,
       params,
     );
-    return rows.map((row) => ({
-      clusterUid: row.cluster_uid,
-      name: row.name,
-      project: row.project,
-      risk: JSON.parse(row.risk) as Risk,
-      since: Number(row.since),
-      ...(row.read_at !== null ? { readAt: Number(row.read_at) } : {}),
-    }));
+    return rows.map(toStoredRisk);
   }
 
   /** The cluster's risks are now `risks`: kept ones keep their start, others come or go. */

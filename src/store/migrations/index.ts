@@ -13,6 +13,7 @@ import { auditColumns } from "./012_audit_columns.ts";
 import { changePlans } from "./013_change_plans.ts";
 import { freezeAnnouncedIn } from "./014_freeze_announced_in.ts";
 import { radar } from "./015_radar.ts";
+import { radarNoticesCluster } from "./016_radar_notices_cluster.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -31,4 +32,5 @@ export const MIGRATIONS: Migration[] = [
   changePlans,
   freezeAnnouncedIn,
   radar,
+  radarNoticesCluster,
 ];

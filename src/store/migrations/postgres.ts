@@ -491,6 +491,14 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 85,
+    name: "radar_notices_cluster_uid",
+    // src/store/migrations/016_radar_notices_cluster.ts: each sync reads one cluster's notices
+    up: `
+      CREATE INDEX radar_notices_cluster_uid ON radar_notices (cluster_uid);
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted
