@@ -222,14 +222,16 @@ export async function startBot(
     fence,
   });
   // the radar (issue 28): each cluster's certificates, profile updates and backups, read in
-  // turn at RADAR_CALLS_PER_MINUTE behind the poll and commands; notices to `risks` channels
+  // turn (one pass a day, at most RADAR_CALLS_PER_MINUTE requests) behind the poll and commands; notices to `risks` channels
   const radar = createRadar({
     palette,
     db,
     clock,
     logger: logger.child({ component: "radar" }),
     projects: config.palette.projects,
+    // RADAR_CALLS_PER_MINUTE caps a pace that reads the fleet once a day
     callsPerMinute: config.radar.callsPerMinute,
+    followFleet: true,
     settings: config.radar,
     notifier: createRiskNotifier({
       db,

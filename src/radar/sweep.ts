@@ -24,8 +24,34 @@ export type RadarPalette = Pick<
   "getCertificates" | "getProfileUpdates" | "getBackupHistory" | "pendingRepavesPage"
 >;
 
-/** the calls one cluster's reading costs */
+/** the calls one cluster's reading costs (each one request when Palette answers at once) */
 export const CALLS_PER_CLUSTER = 3;
+
+/** the pace a fleet gets when it needs less: a new risk is seen within hours on a small fleet */
+export const MIN_REQUESTS_PER_MINUTE = 30;
+/** the operator's cap when RADAR_CALLS_PER_MINUTE is unset (10 a second: a fifth of the 50/s
+ * Palette documents on /v1/spectroclusters, and sent only behind the poll and commands) */
+export const MAX_REQUESTS_PER_MINUTE = 600;
+/** room for the retries a pass meets (a 5xx is tried again, and each try is a request) */
+const RETRY_HEADROOM = 1.25;
+const DAY_MINUTES = 24 * 60;
+
+/**
+ * The sweep's requests a minute: enough for one pass over `fleet` clusters a day (with room for
+ * retries), never below MIN_REQUESTS_PER_MINUTE, never above the operator's cap.
+ */
+export function sweepRequestsPerMinute(fleet: number, cap: number): number {
+  if (cap <= 0) return 0;
+  const need = Math.ceil((fleet * CALLS_PER_CLUSTER * RETRY_HEADROOM) / DAY_MINUTES);
+  return Math.min(cap, Math.max(MIN_REQUESTS_PER_MINUTE, need));
+}
+
+/** thrown by the request gate once stop() was called: nothing more goes to Palette */
+class RadarStopped extends Error {
+  constructor() {
+    super("the radar stopped");
+  }
+}
 
 export interface RadarOptions {
   palette: RadarPalette;
@@ -34,8 +60,14 @@ export interface RadarOptions {
   logger: Logger;
   /** PALETTE_PROJECTS; empty = tenant scope */
   projects: string[];
-  /** RADAR_CALLS_PER_MINUTE; 0 = the sweep does not run (the repave list still does) */
+  /**
+   * RADAR_CALLS_PER_MINUTE: Palette requests a minute (each try of each call counts); 0 = the
+   * sweep does not run (the repave list still does). With `followFleet`, the cap of a pace that
+   * follows the fleet's size (sweepRequestsPerMinute); without it, the pace itself.
+   */
   callsPerMinute: number;
+  /** pace for one pass a day over the clusters in scope, up to callsPerMinute (production) */
+  followFleet?: boolean;
   settings: RiskSettings;
   notifier?: RiskNotifier;
   /** waits between calls; default setTimeout (cut short by stop) */
@@ -49,6 +81,10 @@ export interface RadarOptions {
 export interface RadarStats {
   /** Palette calls the sweep made (the repave list not included) */
   sweepCalls: number;
+  /** HTTP requests those calls sent, retries included: what the pace counts */
+  sweepRequests: number;
+  /** the pace now, requests a minute */
+  requestsPerMinute: number;
   /** pages of the repave list read */
   repaveCalls: number;
   clustersRead: number;
@@ -92,8 +128,25 @@ export function createRadar(options: RadarOptions): Radar {
   const scopes = options.projects.length > 0 ? options.projects : [""];
   const store = new RadarStore(db);
   const batch = Math.max(1, options.batch ?? 50);
-  const interval = options.callsPerMinute > 0 ? 60_000 / options.callsPerMinute : 0;
-  const stats: RadarStats = { sweepCalls: 0, repaveCalls: 0, clustersRead: 0, readFailures: 0 };
+  const stats: RadarStats = {
+    sweepCalls: 0,
+    sweepRequests: 0,
+    repaveCalls: 0,
+    requestsPerMinute: options.followFleet
+      ? sweepRequestsPerMinute(0, options.callsPerMinute)
+      : options.callsPerMinute,
+    clustersRead: 0,
+    readFailures: 0,
+  };
+  /** ms between two requests; 0 = the sweep is off */
+  let interval = stats.requestsPerMinute > 0 ? 60_000 / stats.requestsPerMinute : 0;
+  /** the pace follows the fleet: looked at again before each batch */
+  const repace = async (): Promise<void> => {
+    if (!options.followFleet || options.callsPerMinute <= 0) return;
+    const rate = sweepRequestsPerMinute(await store.fleetSize(scopes), options.callsPerMinute);
+    stats.requestsPerMinute = rate;
+    interval = 60_000 / rate;
+  };
 
   let running = false;
   /** set by stop(): a sweep in progress ends after the cluster it is reading */
@@ -130,16 +183,23 @@ export function createRadar(options: RadarOptions): Radar {
    * Once stop() was called no part is read (nor waited for: a slot is up to 60 / rate seconds
    * away), so a shutdown does not wait out the pacing of the cluster being read.
    */
+  /** before each HTTP request of the sweep, retries included: its slot, unless stopped */
+  const gate = async (): Promise<void> => {
+    if (stopping) throw new RadarStopped();
+    await pace();
+    if (stopping) throw new RadarStopped();
+    stats.sweepRequests += 1;
+  };
+
   async function part<T>(
     read: () => Promise<T>,
   ): Promise<{ ok: true; value: T } | { ok: false; gone: boolean; stopped?: true }> {
     if (stopping) return { ok: false, gone: false, stopped: true };
-    await pace();
-    if (stopping) return { ok: false, gone: false, stopped: true };
     stats.sweepCalls += 1;
     try {
-      return { ok: true, value: await inBulk(read) };
+      return { ok: true, value: await inBulk(read, gate) };
     } catch (error) {
+      if (error instanceof RadarStopped) return { ok: false, gone: false, stopped: true };
       const gone = error instanceof PaletteError && error.kind === "not_found";
       if (!gone) logger.warn({ err: String(error) }, "radar: a read failed; the last one is kept");
       return { ok: false, gone };
@@ -219,6 +279,7 @@ export function createRadar(options: RadarOptions): Radar {
     // one pass reads each cluster at most once: the oldest reading comes round again after it
     const seen = new Set<string>();
     while (read < count) {
+      await repace();
       const wanted = Math.min(batch, count - read);
       // clusters a renewal changed since their last reading go first (their notice is stale)
       const picked = [

@@ -102,6 +102,17 @@ export class RadarStore {
     return rows.map((row) => ({ ...row, tags: parseTags(row.tags) }));
   }
 
+  /** How many clusters the sweep reads in the scopes (known to the poll, not deleted). */
+  async fleetSize(scopes: readonly string[]): Promise<number> {
+    if (scopes.length === 0) return 0;
+    const row = await this.db.get<{ n: number | string }>(
+      `SELECT COUNT(DISTINCT cluster_uid) AS n FROM notify_snapshots
+        WHERE project IN (${scopes.map(() => "?").join(",")}) AND state <> 'Deleted'`,
+      [...scopes],
+    );
+    return Number(row?.n ?? 0);
+  }
+
   /**
    * Clusters in the scopes whose certificates a renewal (a day-2 change, src/changes/) renewed
    * after the radar last read them: read before the rest, so their notice says the risk is gone

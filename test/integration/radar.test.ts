@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/log.ts";
 import { DEFAULT_RISK_SETTINGS } from "../../src/model/risk.ts";
+import { createPaletteClient } from "../../src/palette/client.ts";
+import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
 import { createRiskNotifier, NOTICE_RETRY_MS } from "../../src/radar/notices.ts";
 import { CALLS_PER_CLUSTER, createRadar, type Radar } from "../../src/radar/sweep.ts";
 import { Secret } from "../../src/secret.ts";
@@ -352,6 +354,84 @@ describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS 
       expect(h.posts("CR")).toHaveLength(1);
     },
   );
+
+  it("RADAR_CALLS_PER_MINUTE counts Palette's requests, retries included: 500s on every certificates read stay within it", async () => {
+    h = await harness();
+    await h.cycle();
+    quietFleet(h);
+    // every certificates read fails: the client tries each one again (retries: 1 here, 3 by default)
+    for (const cluster of h.sim.control.clusters()) {
+      h.sim.control.addFault({
+        pathPrefix: `/v1/spectroclusters/${cluster.uid}/k8certificates`,
+        kind: "status",
+        status: 500,
+      });
+    }
+    radar = createRadar({
+      palette: h.palette,
+      db: h.db,
+      clock: h.clock,
+      logger: silentLogger,
+      projects: projectsOf(h),
+      callsPerMinute: 30,
+      settings: DEFAULT_RISK_SETTINGS,
+      sleep: async (ms) => h!.clock.advance(ms),
+    });
+    h.sim.control.clearRequests();
+    const started = h.clock.now();
+    const fleet = h.sim.control.clusters().length;
+    await radar.sweep(fleet);
+    const requests = h.sim.control
+      .requests()
+      .filter((r) => /k8certificates|profileUpdates|features\/backup/.test(r.path));
+    // each certificates call was tried twice: four requests a cluster, all paced
+    expect(requests.length).toBe(fleet * (CALLS_PER_CLUSTER + 1));
+    expect(radar.stats().sweepRequests).toBe(requests.length);
+    // 30 a minute: the n-th request goes 2 s after the one before, whatever call it belongs to
+    expect(h.clock.now() - started).toBeGreaterThanOrEqual((requests.length - 1) * 2_000);
+  });
+
+  it("once stop() is called (a deposed leader) the sweep sends nothing more, not even a retry", async () => {
+    h = await harness();
+    await h.cycle();
+    quietFleet(h);
+    const harnessNow = h;
+    const sent: string[] = [];
+    const inner = createUndiciTransport(h.sim.url);
+    const palette = createPaletteClient({
+      baseUrl: h.sim.url,
+      credentials: { kind: "apiKey", apiKey: new Secret(h.sim.credentials.apiKey) },
+      logger: silentLogger,
+      rateLimit: false,
+      retries: 3,
+      backoff: { baseMs: 1, maxMs: 5 },
+      transport: {
+        send(request: WireRequest) {
+          sent.push(request.path);
+          // the lease is lost while the first certificates read is in flight, and it fails
+          if (request.path.endsWith("/k8certificates") && sent.length === 1) {
+            void radar?.stop();
+            return Promise.resolve({ status: 500, headers: {}, body: Buffer.from("{}") });
+          }
+          return inner.send(request);
+        },
+        close: () => inner.close(),
+      },
+    });
+    radar = createRadar({
+      palette,
+      db: h.db,
+      clock: h.clock,
+      logger: silentLogger,
+      projects: projectsOf(h),
+      callsPerMinute: 600,
+      settings: DEFAULT_RISK_SETTINGS,
+      sleep: async (ms) => harnessNow.clock.advance(ms),
+    });
+    await radar.sweep(h.sim.control.clusters().length);
+    expect(sent).toHaveLength(1);
+    await palette.close();
+  });
 
   it("reads at most RADAR_CALLS_PER_MINUTE, only clusters in scope and not deleted", async () => {
     h = await harness();
