@@ -1,6 +1,12 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { type RadarReading, type RiskSettings, risksOf } from "../model/risk.ts";
+import {
+  type RadarReading,
+  type RiskSettings,
+  repaveRisk,
+  riskFingerprint,
+  risksOf,
+} from "../model/risk.ts";
 import type { PaletteApi, Scope } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import { inBulk } from "../palette/priority.ts";
@@ -334,10 +340,19 @@ export function createRadar(options: RadarOptions): Radar {
       });
     }
     await prune();
-    // a repave risk comes or goes with the list; the rest of each reading stands
+    // a repave risk comes or goes with the list, or with time (past REPAVE_WARN_HOURS, its
+    // hours or days); the rest of each reading stands. Only the clusters whose repave risk would
+    // show something new are committed: with 1,000 repaves pending a reconciliation that changes
+    // nothing writes nothing
     const all = await store.allRepaves();
-    const pendingLong = [...all.keys()];
-    for (const uid of new Set([...changed, ...pendingLong])) {
+    const shown = await store.shownRisks("repave");
+    const due = new Set(changed);
+    for (const [uid, repave] of all) {
+      const risk = repaveRisk(repave.since, now, settings);
+      if ((risk ? riskFingerprint(risk) : undefined) !== shown.get(uid)) due.add(uid);
+    }
+    for (const uid of shown.keys()) if (!all.has(uid)) due.add(uid);
+    for (const uid of due) {
       const cluster = (await store.cluster(uid)) ?? namedFrom(uid, all.get(uid));
       if (!cluster) continue;
       const last = await store.reading(uid);

@@ -1,5 +1,5 @@
 import type { ClusterSnap } from "../model/cluster.ts";
-import type { RadarReading, Risk, RiskKind } from "../model/risk.ts";
+import { type RadarReading, type Risk, type RiskKind, riskFingerprint } from "../model/risk.ts";
 import { toSnap } from "./snapshots.ts";
 import type { SqlExecutor, SqlValue } from "./sql.ts";
 
@@ -428,6 +428,17 @@ export class RadarStore {
         ? "DELETE FROM radar_notices WHERE cluster_uid = ? AND (gone = 1 OR ts IS NULL)"
         : "DELETE FROM radar_notices WHERE cluster_uid = ?",
       [uid],
+    );
+  }
+
+  /** What each cluster's stored risk of one kind shows (riskFingerprint), by cluster. */
+  async shownRisks(kind: RiskKind): Promise<Map<string, string>> {
+    const rows = await this.db.all<{ cluster_uid: string; risk: string }>(
+      "SELECT cluster_uid, risk FROM radar_risks WHERE kind = ?",
+      [kind],
+    );
+    return new Map(
+      rows.map((row) => [row.cluster_uid, riskFingerprint(JSON.parse(row.risk) as Risk)]),
     );
   }
 

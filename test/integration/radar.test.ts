@@ -433,6 +433,68 @@ describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS 
     await palette.close();
   });
 
+  it("a reconciliation's pending-repave list re-evaluates only the clusters whose repave risk changes", async () => {
+    h = await harness();
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    await h.cycle();
+    quietFleet(h);
+    const pending = h.sim.control.clusters().slice(0, 10);
+    for (const cluster of pending) h.sim.control.setRepavePending(cluster.uid, ["pack changed"]);
+    const harnessNow = h;
+    let commits = 0;
+    // the radar's store, counting the transactions that commit a cluster's risks
+    const db = {
+      ...h.db,
+      dialect: h.db.dialect,
+      all: h.db.all.bind(h.db),
+      get: h.db.get.bind(h.db),
+      run: h.db.run.bind(h.db),
+      close: h.db.close.bind(h.db),
+      transaction: <T>(
+        work: (tx: Parameters<Parameters<typeof harnessNow.db.transaction>[0]>[0]) => Promise<T>,
+      ) =>
+        harnessNow.db.transaction(async (tx) => {
+          const counting = {
+            all: tx.all.bind(tx),
+            get: tx.get.bind(tx),
+            run: (sql: string, params?: readonly (string | number | null)[]) => {
+              if (sql.includes("radar_risks")) commits += 1;
+              return tx.run(sql, params);
+            },
+          };
+          return work(counting);
+        }),
+    } as typeof h.db;
+    radar = createRadar({
+      palette: h.palette,
+      db,
+      clock: h.clock,
+      logger: silentLogger,
+      projects: projectsOf(h),
+      callsPerMinute: 600,
+      settings: DEFAULT_RISK_SETTINGS,
+      sleep: async (ms) => harnessNow.clock.advance(ms),
+    });
+    await radar.readRepaves();
+    // ten clusters came: nothing to warn of yet (under REPAVE_WARN_HOURS)
+    expect(await new RadarStore(h.db).risks()).toEqual([]);
+    commits = 0;
+    h.clock.advance(10 * 60_000);
+    await radar.readRepaves();
+    // the next reconciliation: nothing came, went or crossed the threshold, so nothing is written
+    expect(commits).toBe(0);
+    // a day later every one of them is a risk, written once each
+    h.clock.advance(25 * 3_600_000);
+    await radar.readRepaves();
+    expect((await new RadarStore(h.db).risks()).map((r) => r.risk.kind)).toEqual(
+      pending.map(() => "repave"),
+    );
+    commits = 0;
+    h.clock.advance(10 * 60_000);
+    await radar.readRepaves();
+    expect(commits).toBe(0);
+  });
+
   it("reads at most RADAR_CALLS_PER_MINUTE, only clusters in scope and not deleted", async () => {
     h = await harness();
     const [p1] = h.sim.control.projects();
