@@ -207,12 +207,23 @@ export async function startBot(
       // (a leader deposed mid-read has its write fenced: logged, not an unhandled rejection,
       // which would end the process)
       if (result.kind === "reconcile" && result.ok) {
-        radar.readRepaves().catch((error: unknown) => {
-          logger.warn(
-            { err: error instanceof Error ? error.message : String(error) },
-            "pending repaves not read",
-          );
-        });
+        metrics.reconciled(result.durationMs / 1000);
+        const started = performance.now();
+        radar
+          .readRepaves()
+          .then(() => {
+            const seconds = (performance.now() - started) / 1000;
+            metrics.radar({
+              repavesSeconds: seconds,
+              requestsPerMinute: radar.stats().requestsPerMinute,
+            });
+          })
+          .catch((error: unknown) => {
+            logger.warn(
+              { err: error instanceof Error ? error.message : String(error) },
+              "pending repaves not read",
+            );
+          });
       }
       const outcome = result.ok ? "ok" : "error";
       metrics.pollCompleted(result.durationMs / 1000, result.clusters, outcome);

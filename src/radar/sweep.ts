@@ -280,12 +280,22 @@ export function createRadar(options: RadarOptions): Radar {
     return ok;
   }
 
+  async function retryNotices(): Promise<void> {
+    try {
+      await options.notifier?.retryDue();
+    } catch (error) {
+      logger.warn({ err: String(error) }, "radar: notices not tried again");
+    }
+  }
+
   async function sweep(count: number): Promise<number> {
     let read = 0;
     // one pass reads each cluster at most once: the oldest reading comes round again after it
     const seen = new Set<string>();
     while (read < count) {
       await repace();
+      // notices Slack refused for now go out between reads, not when their cluster is read again
+      await retryNotices();
       const wanted = Math.min(batch, count - read);
       // clusters a renewal changed since their last reading go first (their notice is stale)
       const picked = [
@@ -358,6 +368,7 @@ export function createRadar(options: RadarOptions): Radar {
       const last = await store.reading(uid);
       await commit(cluster, last?.reading, undefined);
     }
+    await retryNotices();
   }
 
   /**

@@ -493,9 +493,10 @@ export class RadarStore {
       `INSERT INTO radar_notices (channel, cluster_uid, kind, ts, shown, gone, updated_at)
        VALUES (?, ?, ?, NULL, ?, 0, ?)
        ON CONFLICT (channel, cluster_uid, kind) DO UPDATE SET shown = excluded.shown,
-         updated_at = excluded.updated_at
-       WHERE radar_notices.ts IS NULL AND radar_notices.updated_at <= ?`,
-      [channel, clusterUid, kind, shown, at, retryBefore],
+         updated_at = excluded.updated_at, retry_at = NULL
+       WHERE radar_notices.ts IS NULL
+         AND (radar_notices.updated_at <= ? OR radar_notices.retry_at <= ?)`,
+      [channel, clusterUid, kind, shown, at, retryBefore, at],
     );
     return result.changes > 0;
   }
@@ -508,7 +509,8 @@ export class RadarStore {
     at: number,
   ): Promise<void> {
     await this.db.run(
-      "UPDATE radar_notices SET ts = ?, updated_at = ? WHERE channel = ? AND cluster_uid = ? AND kind = ?",
+      `UPDATE radar_notices SET ts = ?, updated_at = ?, retry_at = NULL
+        WHERE channel = ? AND cluster_uid = ? AND kind = ?`,
       [ts, at, channel, clusterUid, kind],
     );
   }
@@ -520,10 +522,35 @@ export class RadarStore {
     at: number,
   ): Promise<void> {
     await this.db.run(
-      `UPDATE radar_notices SET shown = ?, gone = ?, updated_at = ?
+      `UPDATE radar_notices SET shown = ?, gone = ?, updated_at = ?, retry_at = NULL
         WHERE channel = ? AND cluster_uid = ? AND kind = ?`,
       [shown, gone ? 1 : 0, at, notice.channel, notice.clusterUid, notice.kind],
     );
+  }
+
+  /** Slack said "not now" (a 429): the notice's post or edit is tried again at `at`. */
+  async noticeRetryAt(
+    notice: Pick<Notice, "channel" | "clusterUid" | "kind">,
+    at: number,
+  ): Promise<void> {
+    await this.db.run(
+      "UPDATE radar_notices SET retry_at = ? WHERE channel = ? AND cluster_uid = ? AND kind = ?",
+      [at, notice.channel, notice.clusterUid, notice.kind],
+    );
+  }
+
+  /**
+   * Clusters with a notice waiting to be tried again: a 429's Retry-After has passed, or a post
+   * that never recorded its ts is older than `lostBefore`.
+   */
+  async noticesDue(now: number, lostBefore: number, limit: number): Promise<string[]> {
+    const rows = await this.db.all<{ cluster_uid: string }>(
+      `SELECT DISTINCT cluster_uid FROM radar_notices
+        WHERE retry_at <= ? OR (ts IS NULL AND updated_at <= ?)
+        ORDER BY cluster_uid LIMIT ?`,
+      [now, lostBefore, limit],
+    );
+    return rows.map((row) => row.cluster_uid);
   }
 
   /** A risk that was gone holds again: its old notice is forgotten, so a new one is posted. */

@@ -110,6 +110,7 @@ async function start(approvals?: string[]): Promise<Harness> {
       slack: createSlackPoster({ token: new Secret("xoxb-test"), apiUrl: bot.fake.apiUrl }),
       clock,
       logger: silentLogger,
+      sleep: async (ms) => clock.advance(ms),
     }),
   });
   const harness: Harness = {

@@ -57,6 +57,7 @@ function startRadar(harness: NotifyHarness, callsPerMinute = 600): Radar {
       slack: createSlackPoster({ token: new Secret("xoxb-test"), apiUrl: harness.fake.apiUrl }),
       clock: harness.clock,
       logger: silentLogger,
+      sleep: async (ms) => harness.clock.advance(ms),
     }),
   });
 }
@@ -337,6 +338,7 @@ describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS 
           slack: createSlackPoster({ token: new Secret("xoxb-test"), apiUrl: h.fake.apiUrl }),
           clock: h.clock,
           logger: silentLogger,
+          sleep: async (ms) => h!.clock.advance(ms),
         }),
       });
       await radar.readRepaves();
@@ -493,6 +495,62 @@ describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS 
     h.clock.advance(10 * 60_000);
     await radar.readRepaves();
     expect(commits).toBe(0);
+  });
+
+  it("a 429 on a notice keeps it: posted once Retry-After has passed, while the sweep reads other clusters", async () => {
+    h = await harness();
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    await h.cycle();
+    quietFleet(h);
+    // the cluster read last in a pass (the sweep goes by UID among the never read), so the next
+    // reads are of other clusters
+    const target = [...h.sim.control.clusters()].sort((a, b) => (a.uid < b.uid ? 1 : -1))[0]!;
+    h.sim.control.setCertificateExpiry(target.uid, h.clock.now() + 10 * DAY);
+    let limited = false;
+    h.fake.on("chat.postMessage", (call) => {
+      if (limited || call.body.channel !== "CR") return undefined;
+      limited = true;
+      return {
+        status: 429,
+        headers: { "Retry-After": "30" },
+        body: { ok: false, error: "ratelimited" },
+      };
+    });
+    radar = startRadar(h);
+    const fleet = h.sim.control.clusters().length;
+    await radar.sweep(fleet);
+    expect(h.posts("CR")).toHaveLength(1); // the refused one
+    h.clock.advance(31_000);
+    // the next few reads are of other clusters: the notice goes out with them, once
+    await radar.sweep(2);
+    expect(h.posts("CR")).toHaveLength(2);
+    expect(textOf(h.posts("CR")[1]!)).toContain(target.name);
+    await radar.sweep(2);
+    expect(h.posts("CR")).toHaveLength(2);
+  });
+
+  it("notices that arrive together are paced at about one a second per channel", async () => {
+    h = await harness();
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    await h.cycle();
+    quietFleet(h);
+    const pending = h.sim.control.clusters().slice(0, 6);
+    for (const cluster of pending) h.sim.control.setRepavePending(cluster.uid, ["pack changed"]);
+    radar = startRadar(h);
+    await radar.readRepaves();
+    const postedAt: number[] = [];
+    const clock = h.clock;
+    h.fake.on("chat.postMessage", (call) => {
+      if (call.body.channel === "CR") postedAt.push(clock.now());
+      return undefined;
+    });
+    // a day later all six cross REPAVE_WARN_HOURS at the same reconciliation
+    h.clock.advance(25 * 3_600_000);
+    await radar.readRepaves();
+    expect(h.posts("CR")).toHaveLength(6);
+    const gaps = postedAt.slice(1).map((at, i) => at - postedAt[i]!);
+    // a short burst is fine (as for cluster cards); past it, a second apart
+    expect(gaps.slice(2).every((gap) => gap >= 1_000)).toBe(true);
   });
 
   it("reads at most RADAR_CALLS_PER_MINUTE, only clusters in scope and not deleted", async () => {

@@ -14,6 +14,7 @@ import { changePlans } from "./013_change_plans.ts";
 import { freezeAnnouncedIn } from "./014_freeze_announced_in.ts";
 import { radar } from "./015_radar.ts";
 import { radarNoticesCluster } from "./016_radar_notices_cluster.ts";
+import { radarNoticeRetry } from "./017_radar_notice_retry.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -33,4 +34,5 @@ export const MIGRATIONS: Migration[] = [
   freezeAnnouncedIn,
   radar,
   radarNoticesCluster,
+  radarNoticeRetry,
 ];

@@ -499,6 +499,14 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 86,
+    name: "radar_notices_retry_at",
+    // src/store/migrations/017_radar_notice_retry.ts: when a notice Slack refused for now is retried
+    up: `
+      ALTER TABLE radar_notices ADD COLUMN retry_at BIGINT;
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted
