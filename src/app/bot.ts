@@ -213,9 +213,13 @@ export async function startBot(
           .readRepaves()
           .then(() => {
             const seconds = (performance.now() - started) / 1000;
+            const stats = radar.stats();
             metrics.radar({
               repavesSeconds: seconds,
-              requestsPerMinute: radar.stats().requestsPerMinute,
+              ...(stats.lastRepavesStoreMs !== undefined
+                ? { repavesStoreSeconds: stats.lastRepavesStoreMs / 1000 }
+                : {}),
+              requestsPerMinute: stats.requestsPerMinute,
             });
           })
           .catch((error: unknown) => {

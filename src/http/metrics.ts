@@ -84,6 +84,7 @@ export class Metrics {
   readonly #pollReconciling: Gauge;
   readonly #reconcileSeconds: Gauge;
   readonly #radarRepavesSeconds: Gauge;
+  readonly #radarRepavesStoreSeconds: Gauge;
   readonly #radarRequestsPerMinute: Gauge;
   readonly #slackCalls: Counter<"method" | "outcome">;
   readonly #conversations: Counter<"event" | "outcome">;
@@ -175,6 +176,11 @@ export class Metrics {
     this.#radarRepavesSeconds = new Gauge({
       name: `${prefix}radar_repaves_last_seconds`,
       help: "How long the radar's work after the last reconciliation took (the pending-repave list, forgetting deleted clusters, the repave risks)",
+      registers,
+    });
+    this.#radarRepavesStoreSeconds = new Gauge({
+      name: `${prefix}radar_repaves_store_last_seconds`,
+      help: "The part of the radar's work after the last reconciliation spent on the store (Palette's pages not counted)",
       registers,
     });
     this.#radarRequestsPerMinute = new Gauge({
@@ -356,8 +362,14 @@ export class Metrics {
   }
 
   /** The radar's work after a reconciliation took this long; its sweep's pace now. */
-  radar(state: { repavesSeconds?: number; requestsPerMinute?: number }): void {
+  radar(state: {
+    repavesSeconds?: number;
+    repavesStoreSeconds?: number;
+    requestsPerMinute?: number;
+  }): void {
     if (state.repavesSeconds !== undefined) this.#radarRepavesSeconds.set(state.repavesSeconds);
+    if (state.repavesStoreSeconds !== undefined)
+      this.#radarRepavesStoreSeconds.set(state.repavesStoreSeconds);
     if (state.requestsPerMinute !== undefined)
       this.#radarRequestsPerMinute.set(state.requestsPerMinute);
   }

@@ -95,6 +95,11 @@ export interface RadarStats {
   repaveCalls: number;
   clustersRead: number;
   readFailures: number;
+  /**
+   * the last pending-repave read's time on the store, ms: the list written, deleted clusters
+   * forgotten, the repave risks committed and their notices synced (Palette's pages not counted)
+   */
+  lastRepavesStoreMs?: number;
   /** epoch ms of the last reading committed */
   lastReadAt?: number;
 }
@@ -324,6 +329,8 @@ export function createRadar(options: RadarOptions): Radar {
 
   async function readRepaves(): Promise<void> {
     const now = clock.now();
+    /** the time spent on the store (Palette's pages not counted) */
+    let storeMs = 0;
     const changed: string[] = [];
     for (const scope of scopes) {
       const listed: Array<{ uid: string; name: string; projectUid?: string }> = [];
@@ -344,11 +351,14 @@ export function createRadar(options: RadarOptions): Radar {
         logger.warn({ project: scope, err: String(error) }, "radar: pending repaves not read");
         continue;
       }
+      const started = performance.now();
       await db.transaction(async (tx) => {
         await options.fence?.(tx);
         changed.push(...(await new RadarStore(tx).replaceRepaves(scope, listed, now)));
       });
+      storeMs += performance.now() - started;
     }
+    const started = performance.now();
     await prune();
     // a repave risk comes or goes with the list, or with time (past REPAVE_WARN_HOURS, its
     // hours or days); the rest of each reading stands. Only the clusters whose repave risk would
@@ -368,6 +378,8 @@ export function createRadar(options: RadarOptions): Radar {
       const last = await store.reading(uid);
       await commit(cluster, last?.reading, undefined);
     }
+    storeMs += performance.now() - started;
+    stats.lastRepavesStoreMs = Math.round(storeMs);
     await retryNotices();
   }
 

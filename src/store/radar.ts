@@ -216,27 +216,36 @@ export class RadarStore {
     at: number,
   ): Promise<string[]> {
     // a row's project is the cluster's own (the list says it); the tenant's list covers them all
-    const before = await this.db.all<{ cluster_uid: string }>(
+    const before = await this.db.all<{ cluster_uid: string; name: string }>(
       scope === ""
-        ? "SELECT cluster_uid FROM radar_repaves"
-        : "SELECT cluster_uid FROM radar_repaves WHERE project = ?",
+        ? "SELECT cluster_uid, name FROM radar_repaves"
+        : "SELECT cluster_uid, name FROM radar_repaves WHERE project = ?",
       scope === "" ? [] : [scope],
     );
-    const was = new Set(before.map((row) => row.cluster_uid));
+    const was = new Map(before.map((row) => [row.cluster_uid, row.name]));
     const now = new Set(listed.map((item) => item.uid));
     const changed: string[] = [];
-    for (const uid of was) {
+    for (const uid of was.keys()) {
       if (now.has(uid)) continue;
       await this.db.run("DELETE FROM radar_repaves WHERE cluster_uid = ?", [uid]);
       changed.push(uid);
     }
+    // the ones still listed: one statement for when they were seen, a write only for a rename
+    // (a reconciliation with 1,000 pending used to be 1,000 updates)
+    await this.db.run(
+      scope === ""
+        ? "UPDATE radar_repaves SET seen_at = ?"
+        : "UPDATE radar_repaves SET seen_at = ? WHERE project = ?",
+      scope === "" ? [at] : [at, scope],
+    );
     for (const item of listed) {
       if (was.has(item.uid)) {
-        await this.db.run("UPDATE radar_repaves SET seen_at = ?, name = ? WHERE cluster_uid = ?", [
-          at,
-          item.name,
-          item.uid,
-        ]);
+        if (was.get(item.uid) !== item.name) {
+          await this.db.run("UPDATE radar_repaves SET name = ? WHERE cluster_uid = ?", [
+            item.name,
+            item.uid,
+          ]);
+        }
         continue;
       }
       await this.db.run(
