@@ -171,12 +171,15 @@ export async function startBot(
     }),
   };
 
+  // one Slack client for the notifications and the radar's notices: a WebClient is a large
+  // object tree (every API method bound, its HTTP agent and queue), held for the process's life
+  const notifyPoster = countingPoster(
+    metrics,
+    createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
+  );
   const sender = createSender({
     db,
-    slack: countingPoster(
-      metrics,
-      createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
-    ),
+    slack: notifyPoster,
     clock,
     logger: logger.child({ component: "notify" }),
     consoleUrl: config.palette.consoleUrl,
@@ -250,10 +253,7 @@ export async function startBot(
     settings: config.radar,
     notifier: createRiskNotifier({
       db,
-      slack: countingPoster(
-        metrics,
-        createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
-      ),
+      slack: notifyPoster,
       clock,
       logger: logger.child({ component: "radar" }),
     }),
