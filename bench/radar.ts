@@ -155,8 +155,16 @@ async function measure(
     const reconcileSeconds: number[] = [];
     const radarAfterReconcileSeconds: number[] = [];
     const radarAfterReconcileStoreSeconds: number[] = [];
+    // the first reconciliation (the first full listing) ended before the window: its figures count
     let lastReconcile = await metric("palette_chatops_poll_reconcile_last_seconds");
     let lastRadar = await metric("palette_chatops_radar_repaves_last_seconds");
+    if (lastReconcile > 0) reconcileSeconds.push(lastReconcile);
+    if (lastRadar > 0) {
+      radarAfterReconcileSeconds.push(lastRadar);
+      radarAfterReconcileStoreSeconds.push(
+        await metric("palette_chatops_radar_repaves_store_last_seconds"),
+      );
+    }
     let pace = 0;
     let polls = await pollsDone();
     let nextCommand = started;
