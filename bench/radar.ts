@@ -2,13 +2,17 @@
  * The radar at fleet scale (`npm run bench -- radar`; RADAR_FLEETS=10000 for one size): the bot
  * as its own process (compiled, `node dist/main.js start`, HTTP mode, the image's node settings)
  * against the simulator with 10,000 and 50,000 clusters in 3 projects, Palette's documented rate
- * limits enforced, POLL_SCHEDULE every 30 s. Each fleet runs twice: with the radar at
- * RADAR_CALLS_PER_MINUTE=30 (the default) and with it off (0), so the poll's calls per cycle can
- * be compared. Measured: the sweep's calls per minute (the requests to its three paths the
+ * limits enforced, POLL_SCHEDULE every 30 s, RECONCILE_SCHEDULE every 2 minutes, 1,000 repaves
+ * pending (RADAR_REPAVES) and two channels subscribed to `risks`. Each fleet runs with the radar
+ * at its default (RADAR_CALLS_PER_MINUTE unset: the pace follows the fleet, one pass a day) and
+ * with it off (0), so the poll's calls per cycle can be compared (RADAR_RATES: `default`, a
+ * number, 0). Measured: the sweep's requests per minute (the requests to its three paths the
  * simulator served, over the window after the first listing), the time for every cluster to be
- * read once (extrapolated from that rate: a full pass at 50,000 takes days), the poll's own calls
- * per incremental cycle (its `poll_palette_calls` gauge), `/palette cluster <name>` answer times
- * while the sweep runs, and the bot's resident memory (median of 1 s samples, and VmHWM).
+ * read once (extrapolated from that rate), the reconciliation's time and the radar's work after
+ * it on the store (the bot's `poll_reconcile_last_seconds` and `radar_repaves_last_seconds`), the
+ * poll's own calls per incremental cycle (its `poll_palette_calls` gauge), `/palette cluster
+ * <name>` answer times while the sweep runs, and the bot's resident memory (median of 1 s
+ * samples, and VmHWM).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,7 +35,17 @@ const RADAR_PATH = /\/(k8certificates|profileUpdates|features\/backup)$/;
 
 export interface RadarRun {
   clusters: number;
-  radarCallsPerMinute: number;
+  /** RADAR_CALLS_PER_MINUTE as set; "default" = unset (the pace follows the fleet) */
+  radarCallsPerMinute: number | "default";
+  /** the pace the bot reported (radar_requests_per_minute) */
+  radarPacePerMinute: number;
+  pendingRepaves: number;
+  risksChannels: number;
+  /** each reconciliation in the window: the full listing committed, and the radar's work after it */
+  reconcileSeconds: number[];
+  radarAfterReconcileSeconds: number[];
+  /** the part of it on the store (Palette's pages of the list not counted) */
+  radarAfterReconcileStoreSeconds: number[];
   /** seconds measured after the first listing */
   windowSeconds: number;
   /** the sweep's requests in the window */
@@ -59,9 +73,11 @@ const percentile = (values: number[], p: number) => {
   return Math.round(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0);
 };
 
+const RISKS_CHANNELS = ["C0RISKS1", "C0RISKS2"];
+
 async function measure(
   clusters: number,
-  callsPerMinute: number,
+  callsPerMinute: number | "default",
   windowMs: number,
   script: string,
 ): Promise<RadarRun> {
@@ -76,6 +92,10 @@ async function measure(
   const fake = await startFakeSlack();
   const port = await freePort();
   const projects = sim.control.projects();
+  const pendingRepaves = Math.min(clusters, Number(process.env.RADAR_REPAVES ?? 1_000));
+  for (const cluster of sim.control.clusters().slice(0, pendingRepaves)) {
+    sim.control.setRepavePending(cluster.uid, ["pack values changed"]);
+  }
   const bot = spawnCli(
     ["start"],
     {
@@ -88,8 +108,8 @@ async function measure(
       PORT: String(port),
       STATE_DB: join(dir, "radar.sqlite"),
       POLL_SCHEDULE: "*/30 * * * * *",
-      RECONCILE_SCHEDULE: "0 0 */6 * * *",
-      RADAR_CALLS_PER_MINUTE: String(callsPerMinute),
+      RECONCILE_SCHEDULE: "0 */2 * * * *",
+      ...(callsPerMinute === "default" ? {} : { RADAR_CALLS_PER_MINUTE: String(callsPerMinute) }),
       LOG_LEVEL: "warn",
       NODE_ENV: "production",
       NODE_OPTIONS: imageNodeOptions(),
@@ -101,13 +121,13 @@ async function measure(
     sampleValue(await (await fetch(`${botUrl}/metrics`)).text(), name) ?? 0;
   const pollsDone = () => metric('palette_chatops_poll_duration_seconds_count{outcome="ok"}');
   let sequence = 0;
-  const command = async (text: string) => {
+  const command = async (text: string, channelId = "C0RADAR") => {
     const id = `radar-${++sequence}`;
     const sent = performance.now();
     await postSigned(
       `${botUrl}/slack/events`,
       SIGNING_SECRET,
-      slashCommandBody({ text, channelId: "C0RADAR", responseUrl: `${fake.url}/response/${id}` }),
+      slashCommandBody({ text, channelId, responseUrl: `${fake.url}/response/${id}` }),
     );
     await until(
       "the answer",
@@ -120,7 +140,7 @@ async function measure(
 
   try {
     await until("the first poll", async () => (await pollsDone()) >= 1, 600_000);
-    await command("subscribe risks");
+    for (const channel of RISKS_CHANNELS) await command("subscribe risks", channel);
     const uses = new Map<string, number>();
     for (const cluster of sim.control.clusters()) {
       uses.set(cluster.name, (uses.get(cluster.name) ?? 0) + 1);
@@ -132,6 +152,20 @@ async function measure(
     const rss: number[] = [];
     const answers: number[] = [];
     const pollCycles: number[] = [];
+    const reconcileSeconds: number[] = [];
+    const radarAfterReconcileSeconds: number[] = [];
+    const radarAfterReconcileStoreSeconds: number[] = [];
+    // the first reconciliation (the first full listing) ended before the window: its figures count
+    let lastReconcile = await metric("palette_chatops_poll_reconcile_last_seconds");
+    let lastRadar = await metric("palette_chatops_radar_repaves_last_seconds");
+    if (lastReconcile > 0) reconcileSeconds.push(lastReconcile);
+    if (lastRadar > 0) {
+      radarAfterReconcileSeconds.push(lastRadar);
+      radarAfterReconcileStoreSeconds.push(
+        await metric("palette_chatops_radar_repaves_store_last_seconds"),
+      );
+    }
+    let pace = 0;
     let polls = await pollsDone();
     let nextCommand = started;
     while (Date.now() - started < windowMs) {
@@ -140,6 +174,20 @@ async function measure(
       if (samples.length === 0 || Date.now() - samples.at(-1)!.at >= 5_000) {
         samples.push({ at: Date.now(), count: sweepCount() });
       }
+      const reconciled = await metric("palette_chatops_poll_reconcile_last_seconds");
+      if (reconciled !== lastReconcile) {
+        lastReconcile = reconciled;
+        reconcileSeconds.push(reconciled);
+      }
+      const radarWork = await metric("palette_chatops_radar_repaves_last_seconds");
+      if (radarWork !== lastRadar) {
+        lastRadar = radarWork;
+        radarAfterReconcileSeconds.push(radarWork);
+        radarAfterReconcileStoreSeconds.push(
+          await metric("palette_chatops_radar_repaves_store_last_seconds"),
+        );
+      }
+      pace = (await metric("palette_chatops_radar_requests_per_minute")) || pace;
       const done = await pollsDone();
       if (done !== polls) {
         polls = done;
@@ -165,6 +213,12 @@ async function measure(
     return {
       clusters,
       radarCallsPerMinute: callsPerMinute,
+      radarPacePerMinute: pace,
+      pendingRepaves,
+      risksChannels: RISKS_CHANNELS.length,
+      reconcileSeconds,
+      radarAfterReconcileSeconds,
+      radarAfterReconcileStoreSeconds,
       windowSeconds: Math.round(windowMs / 1000),
       sweepCalls,
       sweepCallsPerMinute: perMinute,
@@ -194,8 +248,10 @@ async function measure(
 export async function runRadarBench(
   fleets = [10_000, 50_000],
   windowMs = Number(process.env.RADAR_WINDOW_MS ?? 150_000),
-  /** RADAR_RATES: the RADAR_CALLS_PER_MINUTE values each fleet runs with (0: the radar off) */
-  rates = (process.env.RADAR_RATES ?? "30,0").split(",").map(Number),
+  /** RADAR_RATES: the RADAR_CALLS_PER_MINUTE values each fleet runs with (0: the radar off; `default`: unset) */
+  rates: Array<number | "default"> = (process.env.RADAR_RATES ?? "default,0")
+    .split(",")
+    .map((rate) => (rate === "default" ? "default" : Number(rate))),
 ) {
   const script = buildBot();
   const runs: RadarRun[] = [];
@@ -206,7 +262,7 @@ export async function runRadarBench(
         await measure(
           clusters,
           callsPerMinute,
-          callsPerMinute > 0 ? windowMs : windowMs / 2,
+          callsPerMinute === "default" || callsPerMinute > 0 ? windowMs : windowMs / 2,
           script,
         ),
       );
@@ -216,7 +272,7 @@ export async function runRadarBench(
     bench: "radar",
     node: process.version,
     setup:
-      "bot as its own process (compiled, image node settings, HTTP mode, SQLite); simulator with rate limits enforced, 1% unhealthy, 3 projects; POLL_SCHEDULE */30 s; each fleet with RADAR_CALLS_PER_MINUTE=30 and 0; a risks subscription; /palette cluster every ~4 s during the window",
+      "bot as its own process (compiled, image node settings, HTTP mode, SQLite); simulator with rate limits enforced, 1% unhealthy, 3 projects, 1,000 repaves pending; POLL_SCHEDULE */30 s, RECONCILE_SCHEDULE every 2 min; each fleet with RADAR_CALLS_PER_MINUTE unset (the pace follows the fleet) and 0; two risks channels; /palette cluster every ~4 s during the window",
     runs,
   };
 }

@@ -169,13 +169,16 @@ const rawEnvSchema = z.object({
     .min(1, { message: "wants at least 1 hour" })
     .max(8_760, { message: "wants at most 8760 hours (a year)" })
     .default(24),
-  /** the radar's Palette calls per minute, behind the poll and commands; 0 turns the sweep off */
+  /**
+   * the cap on the radar's Palette requests a minute (retries included), behind the poll and
+   * commands; the pace itself follows the fleet (one pass a day); 0 turns the sweep off
+   */
   RADAR_CALLS_PER_MINUTE: z.coerce
-    .number({ message: "wants a number of calls per minute" })
-    .int({ message: "wants a whole number of calls per minute" })
+    .number({ message: "wants a number of requests per minute" })
+    .int({ message: "wants a whole number of requests per minute" })
     .min(0, { message: "wants 0 (off) or more" })
     .max(600, { message: "wants at most 600 (10 a second; it runs behind the poll anyway)" })
-    .default(30),
+    .default(600),
   APPROVAL_REQUIRED: csv.pipe(
     z.array(
       z.enum(CHANGE_VERB_NAMES, {

@@ -207,12 +207,15 @@ export async function startBot(
     }),
   };
 
+  // one Slack client for the notifications and the radar's notices: a WebClient is a large
+  // object tree (every API method bound, its HTTP agent and queue), held for the process's life
+  const notifyPoster = countingPoster(
+    metrics,
+    createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
+  );
   const sender = createSender({
     db,
-    slack: countingPoster(
-      metrics,
-      createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
-    ),
+    slack: notifyPoster,
     clock,
     logger: logger.child({ component: "notify" }),
     consoleUrl: config.palette.consoleUrl,
@@ -244,12 +247,27 @@ export async function startBot(
       // (a leader deposed mid-read has its write fenced: logged, not an unhandled rejection,
       // which would end the process)
       if (result.kind === "reconcile" && result.ok) {
-        radar.readRepaves().catch((error: unknown) => {
-          logger.warn(
-            { err: error instanceof Error ? error.message : String(error) },
-            "pending repaves not read",
-          );
-        });
+        metrics.reconciled(result.durationMs / 1000);
+        const started = performance.now();
+        radar
+          .readRepaves()
+          .then(() => {
+            const seconds = (performance.now() - started) / 1000;
+            const stats = radar.stats();
+            metrics.radar({
+              repavesSeconds: seconds,
+              ...(stats.lastRepavesStoreMs !== undefined
+                ? { repavesStoreSeconds: stats.lastRepavesStoreMs / 1000 }
+                : {}),
+              requestsPerMinute: stats.requestsPerMinute,
+            });
+          })
+          .catch((error: unknown) => {
+            logger.warn(
+              { err: error instanceof Error ? error.message : String(error) },
+              "pending repaves not read",
+            );
+          });
       }
       const outcome = result.ok ? "ok" : "error";
       metrics.pollCompleted(result.durationMs / 1000, result.clusters, outcome);
@@ -259,21 +277,20 @@ export async function startBot(
     fence,
   });
   // the radar (issue 28): each cluster's certificates, profile updates and backups, read in
-  // turn at RADAR_CALLS_PER_MINUTE behind the poll and commands; notices to `risks` channels
+  // turn (one pass a day, at most RADAR_CALLS_PER_MINUTE requests) behind the poll and commands; notices to `risks` channels
   const radar = createRadar({
     palette,
     db,
     clock,
     logger: logger.child({ component: "radar" }),
     projects: config.palette.projects,
+    // RADAR_CALLS_PER_MINUTE caps a pace that reads the fleet once a day
     callsPerMinute: config.radar.callsPerMinute,
+    followFleet: true,
     settings: config.radar,
     notifier: createRiskNotifier({
       db,
-      slack: countingPoster(
-        metrics,
-        createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
-      ),
+      slack: notifyPoster,
       clock,
       logger: logger.child({ component: "radar" }),
     }),

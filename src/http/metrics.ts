@@ -82,6 +82,10 @@ export class Metrics {
   readonly #pollCycles: Counter<"kind" | "outcome">;
   readonly #pollCalls: Gauge<"kind">;
   readonly #pollReconciling: Gauge;
+  readonly #reconcileSeconds: Gauge;
+  readonly #radarRepavesSeconds: Gauge;
+  readonly #radarRepavesStoreSeconds: Gauge;
+  readonly #radarRequestsPerMinute: Gauge;
   readonly #slackCalls: Counter<"method" | "outcome">;
   readonly #conversations: Counter<"event" | "outcome">;
   readonly #senderPauses: Counter<"reason">;
@@ -163,6 +167,26 @@ export class Metrics {
     this.#pollReconciling = new Gauge({
       name: `${prefix}poll_reconciling`,
       help: "1 while a reconciliation reads the whole fleet (incremental cycles go on meanwhile)",
+      registers,
+    });
+    this.#reconcileSeconds = new Gauge({
+      name: `${prefix}poll_reconcile_last_seconds`,
+      help: "How long the last successful reconciliation (the full listing, committed) took",
+      registers,
+    });
+    this.#radarRepavesSeconds = new Gauge({
+      name: `${prefix}radar_repaves_last_seconds`,
+      help: "How long the radar's work after the last reconciliation took (the pending-repave list, forgetting deleted clusters, the repave risks)",
+      registers,
+    });
+    this.#radarRepavesStoreSeconds = new Gauge({
+      name: `${prefix}radar_repaves_store_last_seconds`,
+      help: "The part of the radar's work after the last reconciliation spent on the store (Palette's pages not counted)",
+      registers,
+    });
+    this.#radarRequestsPerMinute = new Gauge({
+      name: `${prefix}radar_requests_per_minute`,
+      help: "The radar sweep's pace: Palette requests a minute (retries included), following the fleet up to RADAR_CALLS_PER_MINUTE",
       registers,
     });
     this.#pollCalls = new Gauge({
@@ -337,6 +361,24 @@ export class Metrics {
     this.#pollCycles.inc({ kind, outcome });
     if (outcome === "ok" && Number.isFinite(paletteCalls))
       this.#pollCalls.set({ kind }, paletteCalls);
+  }
+
+  /** A reconciliation committed, in this many seconds. */
+  reconciled(seconds: number): void {
+    if (Number.isFinite(seconds)) this.#reconcileSeconds.set(seconds);
+  }
+
+  /** The radar's work after a reconciliation took this long; its sweep's pace now. */
+  radar(state: {
+    repavesSeconds?: number;
+    repavesStoreSeconds?: number;
+    requestsPerMinute?: number;
+  }): void {
+    if (state.repavesSeconds !== undefined) this.#radarRepavesSeconds.set(state.repavesSeconds);
+    if (state.repavesStoreSeconds !== undefined)
+      this.#radarRepavesStoreSeconds.set(state.repavesStoreSeconds);
+    if (state.requestsPerMinute !== undefined)
+      this.#radarRequestsPerMinute.set(state.requestsPerMinute);
   }
 
   /** A reconciliation began (true) or finished (false). */

@@ -95,12 +95,17 @@ export async function composeChannelDigest(
   return { ...digest, risks: await digestRisks(db, subscriptions) };
 }
 
-/** The radar's risks of the clusters the channel follows: counts by kind, the worst five. */
-async function digestRisks(db: SqlExecutor, subscriptions: Subscription[]): Promise<DigestRisks> {
-  const snapshots = new SnapshotStore(db);
+/**
+ * The radar's risks of the clusters the channel follows: counts by kind, the worst five. One
+ * query (each risk with its cluster's snapshot), not one per risk: a fleet may hold thousands.
+ */
+export async function digestRisks(
+  db: SqlExecutor,
+  subscriptions: Subscription[],
+): Promise<DigestRisks> {
   const followed: Array<{ name: string; project: string; risk: Risk }> = [];
-  for (const row of await new RadarStore(db).risks()) {
-    const snap = (await snapshots.byUid(row.clusterUid)) ?? {
+  for (const { row, snap } of await new RadarStore(db).risksWithSnapshots()) {
+    const cluster = snap ?? {
       uid: row.clusterUid,
       name: row.name,
       project: row.project,
@@ -108,7 +113,7 @@ async function digestRisks(db: SqlExecutor, subscriptions: Subscription[]): Prom
       health: "",
       tags: [],
     };
-    if (subscriptions.some((sub) => matchesFilter(sub, snap))) {
+    if (subscriptions.some((sub) => matchesFilter(sub, cluster))) {
       followed.push({ name: row.name, project: row.project, risk: row.risk });
     }
   }

@@ -16,7 +16,7 @@ import {
 import { RequestPacer, realSleep, type Sleep } from "./limiter.ts";
 import { nextPageToken } from "./paging.ts";
 import { parseBody, parseJson } from "./parse.ts";
-import { requestPriority } from "./priority.ts";
+import { requestGate, requestPriority } from "./priority.ts";
 import { prefixLabel, ruleFor } from "./rate-limits.ts";
 import {
   type BackoffOptions,
@@ -216,6 +216,9 @@ export function createClientCore(options: PaletteClientOptions): ClientCore {
     let attempt = 0;
     let sentBefore = false;
     for (;;) {
+      // the caller's own budget (the radar's): each request, a retry included, is booked there,
+      // and a gate that throws (the radar stopping) sends nothing more
+      await requestGate()?.();
       const { headers: auth, token } = await credentialHeaders(spec);
       const headers: Record<string, string> = {
         Accept: spec.accept ?? "application/json",

@@ -10,7 +10,19 @@ import { AsyncLocalStorage } from "node:async_hooks";
  */
 export type RequestPriority = "interactive" | "background" | "bulk";
 
-const current = new AsyncLocalStorage<RequestPriority>();
+/**
+ * Awaited before each HTTP request of a marked run goes out, retries included: the radar books
+ * each request against its own budget there (RADAR_CALLS_PER_MINUTE counts requests, not
+ * calls), and a gate that throws stops the request (and the call's retries) from going out.
+ */
+export type RequestGate = () => Promise<void>;
+
+interface Mark {
+  priority: RequestPriority;
+  gate?: RequestGate;
+}
+
+const current = new AsyncLocalStorage<Mark>();
 let runs = 0;
 
 /**
@@ -22,10 +34,14 @@ let runs = 0;
  * again when the last marked run ends: the hooks cost something only while the poll or the
  * launch tracker is at work. (A request with no mark is interactive, which is what a command is.)
  */
-async function runMarked<T>(priority: RequestPriority, work: () => Promise<T>): Promise<T> {
+async function runMarked<T>(
+  priority: RequestPriority,
+  work: () => Promise<T>,
+  gate?: RequestGate,
+): Promise<T> {
   runs += 1;
   try {
-    return await current.run(priority, work);
+    return await current.run(gate ? { priority, gate } : { priority }, work);
   } finally {
     runs -= 1;
     if (runs === 0) current.disable();
@@ -41,10 +57,15 @@ export function inBackground<T>(work: () => Promise<T>): Promise<T> {
  * Runs `work` as bulk work: a reconciliation's full listing, which takes minutes at fleet scale
  * and must not slow the incremental polls that run meanwhile; it gets what they leave.
  */
-export function inBulk<T>(work: () => Promise<T>): Promise<T> {
-  return runMarked("bulk", work);
+export function inBulk<T>(work: () => Promise<T>, gate?: RequestGate): Promise<T> {
+  return runMarked("bulk", work, gate);
 }
 
 export function requestPriority(): RequestPriority {
-  return current.getStore() ?? "interactive";
+  return current.getStore()?.priority ?? "interactive";
+}
+
+/** the gate of the marked run this request belongs to, if it has one */
+export function requestGate(): RequestGate | undefined {
+  return current.getStore()?.gate;
 }

@@ -2,6 +2,7 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { type Risk, type RiskKind, riskFingerprint } from "../model/risk.ts";
 import { matchesFilter } from "../model/subscription.ts";
+import { ChannelPacing } from "../notify/channel-pacing.ts";
 import { type SlackPoster, SlackSendError } from "../notify/slack-port.ts";
 import { type Notice, type RadarCluster, RadarStore } from "../store/radar.ts";
 import type { SqlDb } from "../store/sql.ts";
@@ -20,7 +21,20 @@ export interface RiskNotifier {
     risks: readonly Risk[],
     readAt?: number,
   ): Promise<void>;
+  /**
+   * Tries again the notices Slack refused for now (a 429, once its Retry-After passed) or lost
+   * (no ts after NOTICE_RETRY_MS), from the risks the store holds: the radar calls it between
+   * reads, so they do not wait for the sweep to read their cluster again.
+   */
+  retryDue(): Promise<void>;
 }
+
+/** Slack takes about one message a second per channel (as for cluster notifications) */
+export const NOTICE_GAP_MS = 1_000;
+/** a quiet channel may take this many notices at once before the gap applies */
+export const NOTICE_BURST = 3;
+/** clusters whose notices are tried again per look */
+const RETRY_BATCH = 50;
 
 const GONE = "gone";
 
@@ -41,10 +55,34 @@ export function createRiskNotifier(deps: {
   slack: SlackPoster;
   clock: Clock;
   logger: Logger;
+  /** waits for a channel's pace; default setTimeout (tests advance a ManualClock) */
+  sleep?: (ms: number) => Promise<void>;
 }): RiskNotifier {
   const { db, slack, clock, logger } = deps;
+  const sleep =
+    deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const store = new RadarStore(db);
   const subscriptions = new SubscriptionStore(db, clock);
+  const pacing = new ChannelPacing(NOTICE_GAP_MS, NOTICE_BURST);
+
+  /** waits for the channel's next slot, then books it */
+  const paced = async (channel: string): Promise<void> => {
+    const wait = pacing.readyAt(channel) - clock.now();
+    if (wait > 0) await sleep(wait);
+    pacing.sent(channel, clock.now());
+  };
+
+  /** Slack said "not now": the channel slows down, the notice waits for its Retry-After */
+  const limited = async (
+    notice: Pick<Notice, "channel" | "clusterUid" | "kind">,
+    error: unknown,
+  ): Promise<boolean> => {
+    if (!(error instanceof SlackSendError) || error.kind !== "ratelimited") return false;
+    const until = clock.now() + (error.retryAfterMs ?? NOTICE_GAP_MS);
+    pacing.slowDown(notice.channel, until);
+    await store.noticeRetryAt(notice, until);
+    return true;
+  };
 
   const channelsFor = async (
     cluster: Pick<RadarCluster, "uid" | "name" | "project" | "tags">,
@@ -80,6 +118,7 @@ export function createRiskNotifier(deps: {
     )
       return;
     try {
+      await paced(channel);
       const { ts } = await slack.postMessage({
         channel,
         text: riskNoticeText(row),
@@ -91,6 +130,8 @@ export function createRiskNotifier(deps: {
         { channel, cluster: cluster.uid, kind: risk.kind, err: String(error) },
         "risk notice not posted",
       );
+      // a 429: the claim is kept and tried again once Slack's Retry-After has passed
+      if (await limited({ channel, clusterUid: cluster.uid, kind: risk.kind }, error)) return;
       if (surelyNotPosted(error))
         await store.forgetNotice({ channel, clusterUid: cluster.uid, kind: risk.kind });
     }
@@ -105,9 +146,12 @@ export function createRiskNotifier(deps: {
   ): Promise<void> => {
     if (!notice.ts) return;
     try {
+      await paced(notice.channel);
       await slack.update({ channel: notice.channel, ts: notice.ts, text, blocks });
       await store.noticeShown(notice, shown, gone, clock.now());
     } catch (error) {
+      // a 429: the edit is made once Slack's Retry-After has passed (retryDue)
+      if (await limited(notice, error)) return;
       logger.warn(
         {
           channel: notice.channel,
@@ -124,7 +168,7 @@ export function createRiskNotifier(deps: {
     }
   };
 
-  return {
+  const notifier: RiskNotifier = {
     async sync(cluster, risks, readAt) {
       const notices = await store.notices(cluster.uid);
       const noticeOf = (channel: string, kind: RiskKind) =>
@@ -163,6 +207,11 @@ export function createRiskNotifier(deps: {
       const holding = new Set(risks.map((risk) => risk.kind));
       for (const notice of notices) {
         if (notice.gone || holding.has(notice.kind)) continue;
+        // a post that never recorded its ts, of a risk gone meanwhile: nothing to edit
+        if (notice.ts === null) {
+          await store.forgetNotice(notice);
+          continue;
+        }
         await edit(
           notice,
           riskGoneText(cluster.name, notice.kind),
@@ -175,5 +224,23 @@ export function createRiskNotifier(deps: {
         );
       }
     },
+    async retryDue() {
+      const now = clock.now();
+      for (const uid of await store.noticesDue(now, now - NOTICE_RETRY_MS, RETRY_BATCH)) {
+        const stored = await store.risksOf(uid);
+        const cluster = (await store.cluster(uid)) ?? {
+          uid,
+          name: stored[0]?.name ?? uid,
+          project: stored[0]?.project ?? "",
+          tags: [],
+        };
+        await notifier.sync(
+          cluster,
+          stored.map((row) => row.risk),
+          stored[0]?.readAt,
+        );
+      }
+    },
   };
+  return notifier;
 }

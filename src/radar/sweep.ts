@@ -1,6 +1,12 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { type RadarReading, type RiskSettings, risksOf } from "../model/risk.ts";
+import {
+  type RadarReading,
+  type RiskSettings,
+  repaveRisk,
+  riskFingerprint,
+  risksOf,
+} from "../model/risk.ts";
 import type { PaletteApi, Scope } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import { inBulk } from "../palette/priority.ts";
@@ -24,8 +30,34 @@ export type RadarPalette = Pick<
   "getCertificates" | "getProfileUpdates" | "getBackupHistory" | "pendingRepavesPage"
 >;
 
-/** the calls one cluster's reading costs */
+/** the calls one cluster's reading costs (each one request when Palette answers at once) */
 export const CALLS_PER_CLUSTER = 3;
+
+/** the pace a fleet gets when it needs less: a new risk is seen within hours on a small fleet */
+export const MIN_REQUESTS_PER_MINUTE = 30;
+/** the operator's cap when RADAR_CALLS_PER_MINUTE is unset (10 a second: a fifth of the 50/s
+ * Palette documents on /v1/spectroclusters, and sent only behind the poll and commands) */
+export const MAX_REQUESTS_PER_MINUTE = 600;
+/** room for the retries a pass meets (a 5xx is tried again, and each try is a request) */
+const RETRY_HEADROOM = 1.25;
+const DAY_MINUTES = 24 * 60;
+
+/**
+ * The sweep's requests a minute: enough for one pass over `fleet` clusters a day (with room for
+ * retries), never below MIN_REQUESTS_PER_MINUTE, never above the operator's cap.
+ */
+export function sweepRequestsPerMinute(fleet: number, cap: number): number {
+  if (cap <= 0) return 0;
+  const need = Math.ceil((fleet * CALLS_PER_CLUSTER * RETRY_HEADROOM) / DAY_MINUTES);
+  return Math.min(cap, Math.max(MIN_REQUESTS_PER_MINUTE, need));
+}
+
+/** thrown by the request gate once stop() was called: nothing more goes to Palette */
+class RadarStopped extends Error {
+  constructor() {
+    super("the radar stopped");
+  }
+}
 
 export interface RadarOptions {
   palette: RadarPalette;
@@ -34,8 +66,14 @@ export interface RadarOptions {
   logger: Logger;
   /** PALETTE_PROJECTS; empty = tenant scope */
   projects: string[];
-  /** RADAR_CALLS_PER_MINUTE; 0 = the sweep does not run (the repave list still does) */
+  /**
+   * RADAR_CALLS_PER_MINUTE: Palette requests a minute (each try of each call counts); 0 = the
+   * sweep does not run (the repave list still does). With `followFleet`, the cap of a pace that
+   * follows the fleet's size (sweepRequestsPerMinute); without it, the pace itself.
+   */
   callsPerMinute: number;
+  /** pace for one pass a day over the clusters in scope, up to callsPerMinute (production) */
+  followFleet?: boolean;
   settings: RiskSettings;
   notifier?: RiskNotifier;
   /** waits between calls; default setTimeout (cut short by stop) */
@@ -49,10 +87,19 @@ export interface RadarOptions {
 export interface RadarStats {
   /** Palette calls the sweep made (the repave list not included) */
   sweepCalls: number;
+  /** HTTP requests those calls sent, retries included: what the pace counts */
+  sweepRequests: number;
+  /** the pace now, requests a minute */
+  requestsPerMinute: number;
   /** pages of the repave list read */
   repaveCalls: number;
   clustersRead: number;
   readFailures: number;
+  /**
+   * the last pending-repave read's time on the store, ms: the list written, deleted clusters
+   * forgotten, the repave risks committed and their notices synced (Palette's pages not counted)
+   */
+  lastRepavesStoreMs?: number;
   /** epoch ms of the last reading committed */
   lastReadAt?: number;
 }
@@ -92,8 +139,25 @@ export function createRadar(options: RadarOptions): Radar {
   const scopes = options.projects.length > 0 ? options.projects : [""];
   const store = new RadarStore(db);
   const batch = Math.max(1, options.batch ?? 50);
-  const interval = options.callsPerMinute > 0 ? 60_000 / options.callsPerMinute : 0;
-  const stats: RadarStats = { sweepCalls: 0, repaveCalls: 0, clustersRead: 0, readFailures: 0 };
+  const stats: RadarStats = {
+    sweepCalls: 0,
+    sweepRequests: 0,
+    repaveCalls: 0,
+    requestsPerMinute: options.followFleet
+      ? sweepRequestsPerMinute(0, options.callsPerMinute)
+      : options.callsPerMinute,
+    clustersRead: 0,
+    readFailures: 0,
+  };
+  /** ms between two requests; 0 = the sweep is off */
+  let interval = stats.requestsPerMinute > 0 ? 60_000 / stats.requestsPerMinute : 0;
+  /** the pace follows the fleet: looked at again before each batch */
+  const repace = async (): Promise<void> => {
+    if (!options.followFleet || options.callsPerMinute <= 0) return;
+    const rate = sweepRequestsPerMinute(await store.fleetSize(scopes), options.callsPerMinute);
+    stats.requestsPerMinute = rate;
+    interval = 60_000 / rate;
+  };
 
   let running = false;
   /** set by stop(): a sweep in progress ends after the cluster it is reading */
@@ -119,24 +183,34 @@ export function createRadar(options: RadarOptions): Radar {
     if (slot > now) await sleep(slot - now);
   };
 
-  const scopeOf = (cluster: RadarCluster): Scope =>
-    cluster.project ? { projectUid: cluster.project } : {};
+  /** the scope the poll listed it in: the tenant's key reads every project's clusters */
+  const scopeOf = (cluster: RadarCluster): Scope => {
+    const scope = cluster.scope ?? cluster.project;
+    return scope ? { projectUid: scope } : {};
+  };
 
   /**
    * one part of a reading; a failure keeps the part last read (a 404: the cluster is gone).
    * Once stop() was called no part is read (nor waited for: a slot is up to 60 / rate seconds
    * away), so a shutdown does not wait out the pacing of the cluster being read.
    */
+  /** before each HTTP request of the sweep, retries included: its slot, unless stopped */
+  const gate = async (): Promise<void> => {
+    if (stopping) throw new RadarStopped();
+    await pace();
+    if (stopping) throw new RadarStopped();
+    stats.sweepRequests += 1;
+  };
+
   async function part<T>(
     read: () => Promise<T>,
   ): Promise<{ ok: true; value: T } | { ok: false; gone: boolean; stopped?: true }> {
     if (stopping) return { ok: false, gone: false, stopped: true };
-    await pace();
-    if (stopping) return { ok: false, gone: false, stopped: true };
     stats.sweepCalls += 1;
     try {
-      return { ok: true, value: await inBulk(read) };
+      return { ok: true, value: await inBulk(read, gate) };
     } catch (error) {
+      if (error instanceof RadarStopped) return { ok: false, gone: false, stopped: true };
       const gone = error instanceof PaletteError && error.kind === "not_found";
       if (!gone) logger.warn({ err: String(error) }, "radar: a read failed; the last one is kept");
       return { ok: false, gone };
@@ -166,8 +240,17 @@ export function createRadar(options: RadarOptions): Radar {
     const reading: RadarReading = { ...previous };
     const certs = await part(() => palette.getCertificates(cluster.uid, scope));
     if (!certs.ok && certs.gone) {
-      // deleted since the poll last listed it: remembered as read, so the sweep moves on
-      await commit(cluster, reading, clock.now());
+      // deleted since the poll last listed it: its risks end now (the notices say so), and an
+      // empty reading keeps it at the back of the queue until the poll drops it and prune()
+      // forgets it
+      const readAt = clock.now();
+      await db.transaction(async (tx) => {
+        await options.fence?.(tx);
+        const inTx = new RadarStore(tx);
+        await inTx.saveReading(cluster, {}, readAt);
+        await inTx.replaceRisks(cluster, [], readAt);
+      });
+      await options.notifier?.sync(cluster, [], readAt);
       return false;
     }
     if (certs.ok) {
@@ -202,11 +285,22 @@ export function createRadar(options: RadarOptions): Radar {
     return ok;
   }
 
+  async function retryNotices(): Promise<void> {
+    try {
+      await options.notifier?.retryDue();
+    } catch (error) {
+      logger.warn({ err: String(error) }, "radar: notices not tried again");
+    }
+  }
+
   async function sweep(count: number): Promise<number> {
     let read = 0;
     // one pass reads each cluster at most once: the oldest reading comes round again after it
     const seen = new Set<string>();
     while (read < count) {
+      await repace();
+      // notices Slack refused for now go out between reads, not when their cluster is read again
+      await retryNotices();
       const wanted = Math.min(batch, count - read);
       // clusters a renewal changed since their last reading go first (their notice is stale)
       const picked = [
@@ -235,9 +329,11 @@ export function createRadar(options: RadarOptions): Radar {
 
   async function readRepaves(): Promise<void> {
     const now = clock.now();
+    /** the time spent on the store (Palette's pages not counted) */
+    let storeMs = 0;
     const changed: string[] = [];
     for (const scope of scopes) {
-      const listed: Array<{ uid: string; name: string; project?: string }> = [];
+      const listed: Array<{ uid: string; name: string; projectUid?: string }> = [];
       let next: string | undefined;
       const seen = new Set<string>();
       try {
@@ -255,19 +351,65 @@ export function createRadar(options: RadarOptions): Radar {
         logger.warn({ project: scope, err: String(error) }, "radar: pending repaves not read");
         continue;
       }
+      const started = performance.now();
       await db.transaction(async (tx) => {
         await options.fence?.(tx);
         changed.push(...(await new RadarStore(tx).replaceRepaves(scope, listed, now)));
       });
+      storeMs += performance.now() - started;
     }
-    // a repave risk comes or goes with the list; the rest of each reading stands
+    const started = performance.now();
+    await prune();
+    // a repave risk comes or goes with the list, or with time (past REPAVE_WARN_HOURS, its
+    // hours or days); the rest of each reading stands. Only the clusters whose repave risk would
+    // show something new are committed: with 1,000 repaves pending a reconciliation that changes
+    // nothing writes nothing
     const all = await store.allRepaves();
-    const pendingLong = [...all.keys()];
-    for (const uid of new Set([...changed, ...pendingLong])) {
+    const shown = await store.shownRisks("repave");
+    const due = new Set(changed);
+    for (const [uid, repave] of all) {
+      const risk = repaveRisk(repave.since, now, settings);
+      if ((risk ? riskFingerprint(risk) : undefined) !== shown.get(uid)) due.add(uid);
+    }
+    for (const uid of shown.keys()) if (!all.has(uid)) due.add(uid);
+    for (const uid of due) {
       const cluster = (await store.cluster(uid)) ?? namedFrom(uid, all.get(uid));
       if (!cluster) continue;
       const last = await store.reading(uid);
       await commit(cluster, last?.reading, undefined);
+    }
+    storeMs += performance.now() - started;
+    stats.lastRepavesStoreMs = Math.round(storeMs);
+    await retryNotices();
+  }
+
+  /**
+   * Forgets the clusters the poll no longer lists alive in scope, after each reconciliation:
+   * a deleted cluster's notices say its risks no longer hold (a failed edit is tried again at
+   * the next look), then its rows go; a project dropped from PALETTE_PROJECTS goes silently.
+   */
+  async function prune(): Promise<void> {
+    for (;;) {
+      const { gone, outOfScope } = await store.orphans(scopes, options.projects, batch);
+      if (gone.length === 0 && outOfScope.length === 0) break;
+      await db.transaction(async (tx) => {
+        await options.fence?.(tx);
+        const inTx = new RadarStore(tx);
+        for (const uid of outOfScope) await inTx.forgetCluster(uid);
+        await inTx.dropRepavesOutside(options.projects);
+        for (const cluster of gone) await inTx.replaceRisks(cluster, [], clock.now());
+      });
+      let unended = 0;
+      for (const cluster of gone) {
+        await options.notifier?.sync({ ...cluster, tags: [] }, []);
+        await db.transaction(async (tx) => {
+          await options.fence?.(tx);
+          await new RadarStore(tx).forgetCluster(cluster.uid, true);
+        });
+        if ((await store.notices(cluster.uid)).length > 0) unended += 1;
+      }
+      // what is left is waiting on Slack: the next reconciliation tries again
+      if (unended > 0 || gone.length + outOfScope.length < batch) break;
     }
   }
 

@@ -1,4 +1,6 @@
-import type { RadarReading, Risk, RiskKind } from "../model/risk.ts";
+import type { ClusterSnap } from "../model/cluster.ts";
+import { type RadarReading, type Risk, type RiskKind, riskFingerprint } from "../model/risk.ts";
+import { toSnap } from "./snapshots.ts";
 import type { SqlExecutor, SqlValue } from "./sql.ts";
 
 /**
@@ -10,10 +12,18 @@ import type { SqlExecutor, SqlValue } from "./sql.ts";
 export interface RadarCluster {
   uid: string;
   name: string;
-  /** project UID; "" for tenant scope */
+  /**
+   * the cluster's project UID (the snapshot's project_uid): what `risks project:<p>` matches.
+   * At tenant scope the poll's scope column is "" for every cluster, so it is not the project.
+   */
   project: string;
+  /** the scope the poll read it in ("" = the tenant): the scope the radar reads Palette in */
+  scope?: string;
   tags: string[];
 }
+
+/** the snapshot's project: its project_uid, else its scope (older rows) */
+const SNAP_PROJECT = "COALESCE(NULLIF(s.project_uid, ''), s.project)";
 
 export interface StoredRisk {
   clusterUid: string;
@@ -38,6 +48,24 @@ export interface Notice {
 
 const IN_CHUNK = 400;
 
+interface RiskRow {
+  cluster_uid: string;
+  name: string;
+  project: string;
+  risk: string;
+  since: number | string;
+  read_at: number | string | null;
+}
+
+const toStoredRisk = (row: RiskRow): StoredRisk => ({
+  clusterUid: row.cluster_uid,
+  name: row.name,
+  project: row.project,
+  risk: JSON.parse(row.risk) as Risk,
+  since: Number(row.since),
+  ...(row.read_at !== null ? { readAt: Number(row.read_at) } : {}),
+});
+
 function parseTags(text: string): string[] {
   try {
     const parsed: unknown = JSON.parse(text);
@@ -60,9 +88,11 @@ export class RadarStore {
       uid: string;
       name: string;
       project: string;
+      scope: string;
       tags: string;
     }>(
-      `SELECT s.cluster_uid AS uid, s.name AS name, s.project AS project, s.tags AS tags
+      `SELECT s.cluster_uid AS uid, s.name AS name, ${SNAP_PROJECT} AS project,
+              s.project AS scope, s.tags AS tags
          FROM notify_snapshots s LEFT JOIN radar_readings r ON r.cluster_uid = s.cluster_uid
         WHERE s.project IN (${scopes.map(() => "?").join(",")}) AND s.state <> 'Deleted'
         ORDER BY COALESCE(r.read_at, 0), s.cluster_uid
@@ -73,14 +103,36 @@ export class RadarStore {
   }
 
   /**
+   * How many clusters the sweep reads in the scopes (known to the poll, not deleted). A plain
+   * count: the scopes do not overlap, and DISTINCT would build a temporary set of 50,000 UIDs
+   * before every batch.
+   */
+  async fleetSize(scopes: readonly string[]): Promise<number> {
+    if (scopes.length === 0) return 0;
+    const row = await this.db.get<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM notify_snapshots
+        WHERE project IN (${scopes.map(() => "?").join(",")}) AND state <> 'Deleted'`,
+      [...scopes],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /**
    * Clusters in the scopes whose certificates a renewal (a day-2 change, src/changes/) renewed
    * after the radar last read them: read before the rest, so their notice says the risk is gone
    * now, not after a pass over the whole fleet.
    */
   async renewedSinceRead(scopes: readonly string[], limit: number): Promise<RadarCluster[]> {
     if (scopes.length === 0) return [];
-    const rows = await this.db.all<{ uid: string; name: string; project: string; tags: string }>(
-      `SELECT DISTINCT s.cluster_uid AS uid, s.name AS name, s.project AS project, s.tags AS tags
+    const rows = await this.db.all<{
+      uid: string;
+      name: string;
+      project: string;
+      scope: string;
+      tags: string;
+    }>(
+      `SELECT DISTINCT s.cluster_uid AS uid, s.name AS name, ${SNAP_PROJECT} AS project,
+              s.project AS scope, s.tags AS tags
          FROM changes c
          JOIN notify_snapshots s ON s.cluster_uid = c.cluster_uid
          LEFT JOIN radar_readings r ON r.cluster_uid = c.cluster_uid
@@ -95,9 +147,16 @@ export class RadarStore {
   }
 
   async cluster(uid: string): Promise<RadarCluster | undefined> {
-    const row = await this.db.get<{ uid: string; name: string; project: string; tags: string }>(
-      `SELECT cluster_uid AS uid, name, project, tags FROM notify_snapshots
-        WHERE cluster_uid = ? ORDER BY updated_at DESC LIMIT 1`,
+    const row = await this.db.get<{
+      uid: string;
+      name: string;
+      project: string;
+      scope: string;
+      tags: string;
+    }>(
+      `SELECT s.cluster_uid AS uid, s.name AS name, ${SNAP_PROJECT} AS project,
+              s.project AS scope, s.tags AS tags
+         FROM notify_snapshots s WHERE s.cluster_uid = ? ORDER BY s.updated_at DESC LIMIT 1`,
       [uid],
     );
     return row ? { ...row, tags: parseTags(row.tags) } : undefined;
@@ -157,34 +216,46 @@ export class RadarStore {
    */
   async replaceRepaves(
     scope: string,
-    listed: ReadonlyArray<{ uid: string; name: string; project?: string }>,
+    listed: ReadonlyArray<{ uid: string; name: string; projectUid?: string }>,
     at: number,
   ): Promise<string[]> {
-    const before = await this.db.all<{ cluster_uid: string }>(
-      "SELECT cluster_uid FROM radar_repaves WHERE project = ?",
-      [scope],
+    // a row's project is the cluster's own (the list says it); the tenant's list covers them all
+    const before = await this.db.all<{ cluster_uid: string; name: string }>(
+      scope === ""
+        ? "SELECT cluster_uid, name FROM radar_repaves"
+        : "SELECT cluster_uid, name FROM radar_repaves WHERE project = ?",
+      scope === "" ? [] : [scope],
     );
-    const was = new Set(before.map((row) => row.cluster_uid));
+    const was = new Map(before.map((row) => [row.cluster_uid, row.name]));
     const now = new Set(listed.map((item) => item.uid));
     const changed: string[] = [];
-    for (const uid of was) {
+    for (const uid of was.keys()) {
       if (now.has(uid)) continue;
       await this.db.run("DELETE FROM radar_repaves WHERE cluster_uid = ?", [uid]);
       changed.push(uid);
     }
+    // the ones still listed: one statement for when they were seen, a write only for a rename
+    // (a reconciliation with 1,000 pending used to be 1,000 updates)
+    await this.db.run(
+      scope === ""
+        ? "UPDATE radar_repaves SET seen_at = ?"
+        : "UPDATE radar_repaves SET seen_at = ? WHERE project = ?",
+      scope === "" ? [at] : [at, scope],
+    );
     for (const item of listed) {
       if (was.has(item.uid)) {
-        await this.db.run("UPDATE radar_repaves SET seen_at = ?, name = ? WHERE cluster_uid = ?", [
-          at,
-          item.name,
-          item.uid,
-        ]);
+        if (was.get(item.uid) !== item.name) {
+          await this.db.run("UPDATE radar_repaves SET name = ? WHERE cluster_uid = ?", [
+            item.name,
+            item.uid,
+          ]);
+        }
         continue;
       }
       await this.db.run(
         `INSERT INTO radar_repaves (cluster_uid, project, name, since, seen_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (cluster_uid) DO UPDATE SET seen_at = excluded.seen_at`,
-        [item.uid, scope, item.name, at, at],
+        [item.uid, item.projectUid || scope, item.name, at, at],
       );
       changed.push(item.uid);
     }
@@ -202,28 +273,66 @@ export class RadarStore {
       : this.#risks("WHERE k.project = ?", [project]);
   }
 
+  /**
+   * Every risk with its cluster's snapshot as the poll holds it (the newest, if listed in two
+   * scopes), in one query: the digest filters them by each subscription.
+   */
+  async risksWithSnapshots(): Promise<Array<{ row: StoredRisk; snap?: ClusterSnap }>> {
+    const rows = await this.db.all<
+      RiskRow & {
+        kind: string;
+        s_project: string | null;
+        project_uid: string | null;
+        s_name: string | null;
+        state: string | null;
+        health: string | null;
+        tags: string | null;
+        updated_at: string | null;
+      }
+    >(
+      `SELECT k.cluster_uid, k.kind, k.name, k.project, k.risk, k.since, r.read_at,
+              s.project AS s_project, s.project_uid, s.name AS s_name, s.state, s.health, s.tags,
+              s.updated_at
+         FROM radar_risks k
+         LEFT JOIN radar_readings r ON r.cluster_uid = k.cluster_uid
+         LEFT JOIN notify_snapshots s ON s.cluster_uid = k.cluster_uid
+        ORDER BY k.cluster_uid, k.kind, s.updated_at DESC`,
+    );
+    const out: Array<{ row: StoredRisk; snap?: ClusterSnap }> = [];
+    const seen = new Set<string>();
+    for (const row of rows) {
+      // a cluster in two scopes joins twice: the newest snapshot (first in the order) counts
+      const key = `${row.cluster_uid}\u0000${row.kind}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({
+        row: toStoredRisk(row),
+        ...(row.s_project !== null
+          ? {
+              snap: toSnap({
+                project: row.s_project,
+                project_uid: row.project_uid ?? "",
+                cluster_uid: row.cluster_uid,
+                name: row.s_name ?? row.name,
+                state: row.state ?? "",
+                health: row.health ?? "",
+                tags: row.tags ?? "[]",
+              }),
+            }
+          : {}),
+      });
+    }
+    return out;
+  }
+
   async #risks(where: string, params: SqlValue[]): Promise<StoredRisk[]> {
-    const rows = await this.db.all<{
-      cluster_uid: string;
-      name: string;
-      project: string;
-      risk: string;
-      since: number | string;
-      read_at: number | string | null;
-    }>(
+    const rows = await this.db.all<RiskRow>(
       `SELECT k.cluster_uid, k.name, k.project, k.risk, k.since, r.read_at
          FROM radar_risks k LEFT JOIN radar_readings r ON r.cluster_uid = k.cluster_uid
          ${where} ORDER BY k.cluster_uid, k.kind`,
       params,
     );
-    return rows.map((row) => ({
-      clusterUid: row.cluster_uid,
-      name: row.name,
-      project: row.project,
-      risk: JSON.parse(row.risk) as Risk,
-      since: Number(row.since),
-      ...(row.read_at !== null ? { readAt: Number(row.read_at) } : {}),
-    }));
+    return rows.map(toStoredRisk);
   }
 
   /** The cluster's risks are now `risks`: kept ones keep their start, others come or go. */
@@ -256,6 +365,94 @@ export class RadarStore {
         ],
       );
     }
+  }
+
+  /**
+   * Clusters the radar still holds rows of (a reading, a risk, a notice) that the poll no longer
+   * lists alive in the scopes: deleted (`gone`: their notices say the risks no longer hold), or
+   * of a project no longer in PALETTE_PROJECTS (`outOfScope`: dropped without a word). Nothing
+   * is said before the poll has listed every scope once: an empty snapshot is not a deleted fleet.
+   */
+  async orphans(
+    scopes: readonly string[],
+    projects: readonly string[],
+    limit: number,
+  ): Promise<{
+    gone: Array<Pick<RadarCluster, "uid" | "name" | "project">>;
+    outOfScope: string[];
+  }> {
+    if (scopes.length === 0) return { gone: [], outOfScope: [] };
+    const listed = await this.db.get<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM notify_baselines WHERE project IN (${scopes.map(() => "?").join(",")})`,
+      [...scopes],
+    );
+    if (Number(listed?.n ?? 0) < scopes.length) return { gone: [], outOfScope: [] };
+    const rows = await this.db.all<{ cluster_uid: string; name: string; project: string }>(
+      `SELECT x.cluster_uid, MAX(x.name) AS name, MAX(x.project) AS project
+         FROM (SELECT cluster_uid, name, project FROM radar_readings
+               UNION ALL SELECT cluster_uid, name, project FROM radar_risks
+               UNION ALL SELECT cluster_uid, '' AS name, '' AS project FROM radar_notices) x
+        WHERE NOT EXISTS (SELECT 1 FROM notify_snapshots s
+                           WHERE s.cluster_uid = x.cluster_uid
+                             AND s.project IN (${scopes.map(() => "?").join(",")})
+                             AND s.state <> 'Deleted')
+        GROUP BY x.cluster_uid
+        ORDER BY x.cluster_uid
+        LIMIT ?`,
+      [...scopes, limit],
+    );
+    const watched = new Set(projects);
+    const gone: Array<Pick<RadarCluster, "uid" | "name" | "project">> = [];
+    const outOfScope: string[] = [];
+    for (const row of rows) {
+      if (watched.size > 0 && row.project !== "" && !watched.has(row.project)) {
+        outOfScope.push(row.cluster_uid);
+      } else {
+        gone.push({
+          uid: row.cluster_uid,
+          name: row.name || row.cluster_uid,
+          project: row.project,
+        });
+      }
+    }
+    return { gone, outOfScope };
+  }
+
+  /** The pending repaves of projects no longer watched (PALETTE_PROJECTS changed). */
+  async dropRepavesOutside(projects: readonly string[]): Promise<void> {
+    if (projects.length === 0) return;
+    await this.db.run(
+      `DELETE FROM radar_repaves WHERE project NOT IN (${projects.map(() => "?").join(",")})`,
+      [...projects],
+    );
+  }
+
+  /**
+   * Forgets a cluster: its reading, risks and pending repave, and its notices; with
+   * `keepUnended`, notices still showing a risk (their "no longer holds" edit failed) stay, so
+   * the edit is tried again at the next look.
+   */
+  async forgetCluster(uid: string, keepUnended = false): Promise<void> {
+    await this.db.run("DELETE FROM radar_readings WHERE cluster_uid = ?", [uid]);
+    await this.db.run("DELETE FROM radar_risks WHERE cluster_uid = ?", [uid]);
+    await this.db.run("DELETE FROM radar_repaves WHERE cluster_uid = ?", [uid]);
+    await this.db.run(
+      keepUnended
+        ? "DELETE FROM radar_notices WHERE cluster_uid = ? AND (gone = 1 OR ts IS NULL)"
+        : "DELETE FROM radar_notices WHERE cluster_uid = ?",
+      [uid],
+    );
+  }
+
+  /** What each cluster's stored risk of one kind shows (riskFingerprint), by cluster. */
+  async shownRisks(kind: RiskKind): Promise<Map<string, string>> {
+    const rows = await this.db.all<{ cluster_uid: string; risk: string }>(
+      "SELECT cluster_uid, risk FROM radar_risks WHERE kind = ?",
+      [kind],
+    );
+    return new Map(
+      rows.map((row) => [row.cluster_uid, riskFingerprint(JSON.parse(row.risk) as Risk)]),
+    );
   }
 
   /** Risk counts by severity (App Home, digest). */
@@ -309,9 +506,10 @@ export class RadarStore {
       `INSERT INTO radar_notices (channel, cluster_uid, kind, ts, shown, gone, updated_at)
        VALUES (?, ?, ?, NULL, ?, 0, ?)
        ON CONFLICT (channel, cluster_uid, kind) DO UPDATE SET shown = excluded.shown,
-         updated_at = excluded.updated_at
-       WHERE radar_notices.ts IS NULL AND radar_notices.updated_at <= ?`,
-      [channel, clusterUid, kind, shown, at, retryBefore],
+         updated_at = excluded.updated_at, retry_at = NULL
+       WHERE radar_notices.ts IS NULL
+         AND (radar_notices.updated_at <= ? OR radar_notices.retry_at <= ?)`,
+      [channel, clusterUid, kind, shown, at, retryBefore, at],
     );
     return result.changes > 0;
   }
@@ -324,7 +522,8 @@ export class RadarStore {
     at: number,
   ): Promise<void> {
     await this.db.run(
-      "UPDATE radar_notices SET ts = ?, updated_at = ? WHERE channel = ? AND cluster_uid = ? AND kind = ?",
+      `UPDATE radar_notices SET ts = ?, updated_at = ?, retry_at = NULL
+        WHERE channel = ? AND cluster_uid = ? AND kind = ?`,
       [ts, at, channel, clusterUid, kind],
     );
   }
@@ -336,10 +535,35 @@ export class RadarStore {
     at: number,
   ): Promise<void> {
     await this.db.run(
-      `UPDATE radar_notices SET shown = ?, gone = ?, updated_at = ?
+      `UPDATE radar_notices SET shown = ?, gone = ?, updated_at = ?, retry_at = NULL
         WHERE channel = ? AND cluster_uid = ? AND kind = ?`,
       [shown, gone ? 1 : 0, at, notice.channel, notice.clusterUid, notice.kind],
     );
+  }
+
+  /** Slack said "not now" (a 429): the notice's post or edit is tried again at `at`. */
+  async noticeRetryAt(
+    notice: Pick<Notice, "channel" | "clusterUid" | "kind">,
+    at: number,
+  ): Promise<void> {
+    await this.db.run(
+      "UPDATE radar_notices SET retry_at = ? WHERE channel = ? AND cluster_uid = ? AND kind = ?",
+      [at, notice.channel, notice.clusterUid, notice.kind],
+    );
+  }
+
+  /**
+   * Clusters with a notice waiting to be tried again: a 429's Retry-After has passed, or a post
+   * that never recorded its ts is older than `lostBefore`.
+   */
+  async noticesDue(now: number, lostBefore: number, limit: number): Promise<string[]> {
+    const rows = await this.db.all<{ cluster_uid: string }>(
+      `SELECT DISTINCT cluster_uid FROM radar_notices
+        WHERE retry_at <= ? OR (ts IS NULL AND updated_at <= ?)
+        ORDER BY cluster_uid LIMIT ?`,
+      [now, lostBefore, limit],
+    );
+    return rows.map((row) => row.cluster_uid);
   }
 
   /** A risk that was gone holds again: its old notice is forgotten, so a new one is posted. */

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { allowAll } from "../../src/access/types.ts";
 import { homeSources } from "../../src/app/home-sources.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -28,8 +28,13 @@ afterEach(async () => {
   h = undefined;
 });
 
+/** PALETTE_PROJECTS empty (tenant scope, the default) or every simulated project */
+let tenant = true;
+const projectsOf = (harness: NotifyHarness): string[] =>
+  tenant ? [] : harness.sim.control.projects();
+
 async function setUp(): Promise<{ h: NotifyHarness; bot: BotHarness; radar: Radar }> {
-  h = await startNotifyHarness({});
+  h = await startNotifyHarness(tenant ? { pollProjects: [] } : {});
   await h.subs.add({ channel: "CC", kind: "all", createdBy: "U1" });
   await h.cycle();
   for (const cluster of h.sim.control.clusters()) {
@@ -42,7 +47,7 @@ async function setUp(): Promise<{ h: NotifyHarness; bot: BotHarness; radar: Rada
     db: h.db,
     clock: h.clock,
     logger: silentLogger,
-    projects: h.sim.control.projects(),
+    projects: projectsOf(h),
     callsPerMinute: 600,
     settings: DEFAULT_RISK_SETTINGS,
     sleep: async (ms) => harness.clock.advance(ms),
@@ -51,13 +56,13 @@ async function setUp(): Promise<{ h: NotifyHarness; bot: BotHarness; radar: Rada
     db: h.db,
     palette: h.palette,
     clock: h.clock,
-    projects: h.sim.control.projects(),
+    projects: projectsOf(h),
     home: {
       ...homeSources({
         poller: h.poller,
         palette: h.palette,
         db: h.db,
-        projects: h.sim.control.projects(),
+        projects: projectsOf(h),
         clock: h.clock,
       }),
       policy: allowAll,
@@ -71,7 +76,53 @@ async function setUp(): Promise<{ h: NotifyHarness; bot: BotHarness; radar: Rada
 
 const blockText = (call: { body: Record<string, unknown> }) => JSON.stringify(call.body.blocks);
 
-describe("the radar from Slack", () => {
+describe.each([
+  { scope: "tenant scope", atTenant: true },
+  { scope: "PALETTE_PROJECTS set", atTenant: false },
+])("the radar from Slack at $scope", ({ atTenant }) => {
+  beforeEach(() => {
+    tenant = atTenant;
+  });
+
+  it("/palette risks project:<p> lists that project's risks and no other's", async () => {
+    const { h, bot, radar } = await setUp();
+    const [p1, p2] = h.sim.control.projects();
+    const inP1 = h.sim.control.clusters(p1)[0]!;
+    const inP2 = h.sim.control.clusters(p2)[0]!;
+    h.sim.control.setCertificateExpiry(inP1.uid, h.clock.now() + 5 * DAY);
+    h.sim.control.setCertificateExpiry(inP2.uid, h.clock.now() + 6 * DAY);
+    await radar.sweep(h.sim.control.clusters().length);
+    const { responseId } = await bot.command(`risks project:${p1}`);
+    const [answer] = await bot.responses(responseId);
+    const text = blockText(answer!);
+    expect(text).toContain(inP1.name);
+    expect(text).not.toContain(inP2.name);
+  });
+
+  it("a deleted cluster's risk leaves /palette risks and the digest once the poll sees it gone", async () => {
+    const { h, bot, radar } = await setUp();
+    const [doomed, kept] = h.sim.control.clusters().filter((c) => c.state === "Running");
+    h.sim.control.setCertificateExpiry(doomed!.uid, h.clock.now() + 5 * DAY);
+    h.sim.control.setCertificateExpiry(kept!.uid, h.clock.now() + 6 * DAY);
+    await radar.sweep(h.sim.control.clusters().length);
+    const before = await bot.command("risks");
+    expect(blockText((await bot.responses(before.responseId))[0]!)).toContain(doomed!.name);
+    h.sim.control.setState(doomed!.uid, "Deleted");
+    h.poller.requestReconcile();
+    await h.cycle();
+    await radar.readRepaves();
+    const after = await bot.command("risks");
+    const text = blockText((await bot.responses(after.responseId))[0]!);
+    expect(text).toContain(kept!.name);
+    expect(text).not.toContain(doomed!.name);
+    const channel = "C0RISKS";
+    await h.subs.add({ channel, kind: "risks", createdBy: "U1" });
+    const digest = await bot.command("digest now", { channelId: channel });
+    const digestText = blockText((await bot.responses(digest.responseId))[0]!);
+    expect(digestText).toContain(kept!.name);
+    expect(digestText).not.toContain(doomed!.name);
+  });
+
   it("/palette risks lists what the radar holds, grouped by kind, worst first, with last-read times", async () => {
     const { h, bot, radar } = await setUp();
     const [soon, sooner, backedUp, newer] = h.sim.control.clusters();
@@ -161,8 +212,8 @@ describe("the radar from Slack", () => {
     const listReads = h.sim.control
       .requests()
       .filter((r) => r.path === "/v1/dashboard/spectroclusters/repaveStatus");
-    // one paged list per watched project, not one read per cluster
-    expect(listReads).toHaveLength(h.sim.control.projects().length);
+    // one paged list per watched project (the tenant's one), not one read per cluster
+    expect(listReads).toHaveLength(Math.max(1, projectsOf(h).length));
 
     h.sim.control.clearRequests();
     h.sim.control.setState(target.uid, "Upgrading");

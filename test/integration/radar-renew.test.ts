@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAccessPolicy } from "../../src/access/policy.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -91,7 +91,7 @@ async function start(approvals?: string[]): Promise<Harness> {
     palette,
     clock,
     policy,
-    projects: [project],
+    projects: tenant ? [] : [project],
     changeSchedule: () => ({ stop() {} }),
     approvals: approvals ? { verbs: approvals, ttlMs: 30 * 60_000 } : undefined,
   });
@@ -101,7 +101,7 @@ async function start(approvals?: string[]): Promise<Harness> {
     db: bot.db,
     clock,
     logger: silentLogger,
-    projects: [project],
+    projects: tenant ? [] : [project],
     callsPerMinute: 600,
     settings: DEFAULT_RISK_SETTINGS,
     sleep: async (ms) => clock.advance(ms),
@@ -110,6 +110,7 @@ async function start(approvals?: string[]): Promise<Harness> {
       slack: createSlackPoster({ token: new Secret("xoxb-test"), apiUrl: bot.fake.apiUrl }),
       clock,
       logger: silentLogger,
+      sleep: async (ms) => clock.advance(ms),
     }),
   });
   const harness: Harness = {
@@ -139,7 +140,7 @@ async function knownToThePoll(h: Harness): Promise<void> {
     db: h.bot.db,
     clock: h.clock,
     logger: silentLogger,
-    projects: [h.project],
+    projects: tenant ? [] : [h.project],
   });
   await poller.runCycle();
   await poller.stop();
@@ -210,7 +211,17 @@ async function nearExpiry(h: Harness) {
   return target;
 }
 
-describe("Renew certificates from the radar", () => {
+/** PALETTE_PROJECTS empty (tenant scope, the default) or the watched project */
+let tenant = true;
+
+describe.each([
+  { scope: "tenant scope", atTenant: true },
+  { scope: "PALETTE_PROJECTS set", atTenant: false },
+])("Renew certificates from the radar at $scope", ({ atTenant }) => {
+  beforeEach(() => {
+    tenant = atTenant;
+  });
+
   it("notice → Renew certificates → confirmation with the expiry → one PATCH → followed until the expiry moves → the notice says it is gone", async () => {
     const h = await start();
     const target = await nearExpiry(h);

@@ -15,8 +15,10 @@ import { freezeAnnouncedIn } from "./014_freeze_announced_in.ts";
 import { radar } from "./015_radar.ts";
 import { changeHeartbeat } from "./016_change_heartbeat.ts";
 import { changeCardsOwed } from "./017_change_cards_owed.ts";
-import { assistant } from "./018_assistant.ts";
-import { changesClusterUid } from "./019_changes_cluster_uid.ts";
+import { radarNoticesCluster } from "./018_radar_notices_cluster.ts";
+import { radarNoticeRetry } from "./019_radar_notice_retry.ts";
+import { changesClusterUid } from "./020_changes_cluster_uid.ts";
+import { assistant } from "./021_assistant.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -37,6 +39,8 @@ export const MIGRATIONS: Migration[] = [
   radar,
   changeHeartbeat,
   changeCardsOwed,
+  radarNoticesCluster,
+  radarNoticeRetry,
   changesClusterUid,
   assistant,
 ];

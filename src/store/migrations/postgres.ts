@@ -514,6 +514,22 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 85,
+    name: "radar_notices_cluster_uid",
+    // src/store/migrations/018_radar_notices_cluster.ts: each sync reads one cluster's notices
+    up: `
+      CREATE INDEX radar_notices_cluster_uid ON radar_notices (cluster_uid);
+    `,
+  },
+  {
+    id: 86,
+    name: "radar_notices_retry_at",
+    // src/store/migrations/019_radar_notice_retry.ts: when a notice Slack refused for now is retried
+    up: `
+      ALTER TABLE radar_notices ADD COLUMN retry_at BIGINT;
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted

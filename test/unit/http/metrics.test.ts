@@ -103,6 +103,13 @@ describe("Metrics", () => {
     expect(sampleValue(await metrics.render(), "palette_chatops_poll_reconciling")).toBe(1);
     metrics.pollReconciling(false);
     expect(sampleValue(await metrics.render(), "palette_chatops_poll_reconciling")).toBe(0);
+    metrics.reconciled(2.5);
+    metrics.radar({ repavesSeconds: 1.5, repavesStoreSeconds: 0.25, requestsPerMinute: 131 });
+    const radarText = await metrics.render();
+    expect(sampleValue(radarText, "palette_chatops_poll_reconcile_last_seconds")).toBe(2.5);
+    expect(sampleValue(radarText, "palette_chatops_radar_repaves_last_seconds")).toBe(1.5);
+    expect(sampleValue(radarText, "palette_chatops_radar_repaves_store_last_seconds")).toBe(0.25);
+    expect(sampleValue(radarText, "palette_chatops_radar_requests_per_minute")).toBe(131);
   });
 
   it("observes ack latency, poll cycles, logins, refreshes and Slack calls", async () => {
