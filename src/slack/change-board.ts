@@ -32,7 +32,7 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
   };
   // the bot may not be in the channel the change was asked in: its card and lines then go to the
   // person's DM with the bot (posting to a user ID), as a launch card does
-  const orDm = async <T>(userId: string, inChannel: () => Promise<T>, inDm: () => Promise<T>) => {
+  const orDm = async <T>(inChannel: () => Promise<T>, inDm: () => Promise<T>) => {
     try {
       return await inChannel();
     } catch (error) {
@@ -44,7 +44,6 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
   return {
     post: (channel, card) =>
       orDm(
-        card.requester,
         () => post(channel, changeCardText(card), changeCardBlocks(card)),
         () => post(card.requester, changeCardText(card), changeCardBlocks(card)),
       ),
@@ -52,7 +51,6 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
       update(channel, ts, changeCardText(card), changeCardBlocks(card)),
     postApproval: (channel, card) =>
       orDm(
-        card.requester,
         () => post(channel, approvalCardText(card), approvalCardBlocks(card)),
         async () => {
           const posted = await post(
@@ -83,7 +81,6 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
         { type: "section", text: { type: "mrkdwn", text: mrkdwn.slice(0, 3000) } },
       ];
       await orDm(
-        userId,
         () => client.chat.postEphemeral({ channel, user: userId, text, blocks }),
         () => client.chat.postMessage({ channel: userId, text, blocks }),
       );
