@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { inspectStore, type StoreInspection } from "../store/inspect.ts";
+import { assistantCheck } from "./doctor-assistant.ts";
 import { paletteChecks } from "./doctor-palette.ts";
 import { type Answer, bounded, type Probe, skewLine } from "./doctor-probe.ts";
 import { type CheckLine, renderDoctor, verdictOf } from "./doctor-report.ts";
@@ -54,18 +55,24 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   }
 
   const lines: CheckLine[] = [...configLines(config, options.env)];
-  const [store, palette] = await Promise.all([
+  const [store, palette, assistant] = await Promise.all([
     bounded(probe, "the store", () =>
       inspectStore(config.stateDb, { now: probe.clock.now(), connectTimeoutMs: probe.timeoutMs }),
     ),
     paletteChecks(config, probe),
+    assistantCheck(config.assistant, probe),
   ]);
   const slack = await slackChecks(
     config.slack!,
     store.ok ? store.value.channels : undefined,
     probe,
   );
-  lines.push(...slack.lines, ...palette.lines, ...storeLines(config, store, probe.clock.now()));
+  lines.push(
+    ...slack.lines,
+    ...palette.lines,
+    assistant,
+    ...storeLines(config, store, probe.clock.now()),
+  );
   const httpMode = config.slack?.mode === "http";
   lines.push(
     skewLine("clock.slack", "Slack", slack.date, { httpMode }),
@@ -221,6 +228,7 @@ function secretsOf(config: Config): string[] {
     config.stateDb.kind === "postgres" ? config.stateDb.url : undefined,
     config.identity.keys?.current,
     config.identity.keys?.previous,
+    config.assistant?.apiKey,
   ]
     .map((secret) => secret?.reveal())
     .filter((value): value is string => value !== undefined && value.length >= 4);

@@ -27,10 +27,18 @@ export type ModelFault =
 export interface ScriptedModelOptions {
   /** a fixed wait before each answer (the bench's 500 ms); default 0 */
   delayMs?: number;
+  /**
+   * The key it accepts, as the real APIs check theirs: any other (or none) gets their HTTP 401.
+   * Unset: any key or none, like a local vLLM or Ollama (the demo).
+   */
+  apiKey?: string;
+  /** the model names GET /v1/models lists; default ["scripted"] */
+  models?: string[];
 }
 
 export interface ModelRequestRecord {
   protocol: "openai" | "anthropic";
+  /** GET /v1/models is recorded too (the doctor's check), with an empty body */
   path: string;
   authorization?: string;
   body: Record<string, unknown>;
@@ -412,6 +420,25 @@ function answerAnthropic(
   res.end();
 }
 
+/** A wrong or missing key, answered as each API does: HTTP 401 with its error body. */
+function refuseKey(res: ServerResponse, protocol: "openai" | "anthropic"): void {
+  res.writeHead(401, { "content-type": "application/json" });
+  res.end(
+    JSON.stringify(
+      protocol === "anthropic"
+        ? { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }
+        : {
+            error: {
+              message: "Incorrect API key provided.",
+              type: "invalid_request_error",
+              param: null,
+              code: "invalid_api_key",
+            },
+          },
+    ),
+  );
+}
+
 /** Starts the scripted model on 127.0.0.1 and a free port. */
 export async function startScriptedModel(
   options: ScriptedModelOptions = {},
@@ -421,11 +448,100 @@ export async function startScriptedModel(
   let sequence = 0;
   const requests: ModelRequestRecord[] = [];
   const open = new Set<ServerResponse>();
+  const models = options.models ?? ["scripted"];
+
+  /** the key each protocol carries: `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic) */
+  const keyAccepted = (protocol: "openai" | "anthropic", req: IncomingMessage): boolean => {
+    if (options.apiKey === undefined) return true;
+    const sent =
+      protocol === "anthropic"
+        ? (req.headers["x-api-key"] as string | undefined)
+        : (req.headers.authorization as string | undefined)?.replace(/^Bearer /, "");
+    return sent === options.apiKey;
+  };
+
+  /**
+   * GET /v1/models, as each API lists its models: Anthropic's shape when the request carries
+   * `x-api-key` (and, like Anthropic, a 400 without `anthropic-version`), OpenAI's otherwise.
+   * The faults apply as to any request.
+   */
+  const listModels = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    authorization: string | undefined,
+  ) => {
+    const protocol = req.headers["x-api-key"] !== undefined ? "anthropic" : "openai";
+    requests.push({ protocol, path, authorization, body: {} });
+    if (fault === "hang") {
+      open.add(res);
+      res.on("close", () => open.delete(res));
+      return;
+    }
+    if (fault === "error") {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "scripted failure", type: "server_error" } }));
+      return;
+    }
+    if (protocol === "anthropic" && req.headers["anthropic-version"] === undefined) {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: "anthropic-version: header is required",
+          },
+        }),
+      );
+      return;
+    }
+    if (!keyAccepted(protocol, req)) {
+      refuseKey(res, protocol);
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    if (protocol === "anthropic") {
+      const data = models.map((id) => ({
+        type: "model",
+        id,
+        display_name: id,
+        created_at: "2025-01-01T00:00:00Z",
+      }));
+      res.end(
+        JSON.stringify({
+          data,
+          has_more: false,
+          first_id: data[0]?.id ?? null,
+          last_id: data.at(-1)?.id ?? null,
+        }),
+      );
+    } else {
+      res.end(
+        JSON.stringify({
+          object: "list",
+          data: models.map((id) => ({
+            id,
+            object: "model",
+            created: 1735689600,
+            owned_by: "scripted",
+          })),
+        }),
+      );
+    }
+  };
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = (req.url ?? "/").split("?")[0]!;
+    const authorization =
+      (req.headers.authorization as string | undefined) ??
+      (req.headers["x-api-key"] as string | undefined);
+    if (req.method === "GET" && path === "/v1/models") {
+      listModels(req, res, path, authorization);
+      return;
+    }
     const protocol = path.endsWith("/chat/completions")
       ? "openai"
       : path.endsWith("/messages")
@@ -446,10 +562,11 @@ export async function startScriptedModel(
       );
       return;
     }
-    const authorization =
-      (req.headers.authorization as string | undefined) ??
-      (req.headers["x-api-key"] as string | undefined);
     requests.push({ protocol, path, authorization, body });
+    if (!keyAccepted(protocol, req)) {
+      refuseKey(res, protocol);
+      return;
+    }
     const id = String(++sequence);
     if (fault === "hang") {
       open.add(res);

@@ -8,6 +8,10 @@ import { renderDoctor } from "../../src/app/doctor-report.ts";
 import { BOT_SCOPES } from "../../src/app/doctor-slack.ts";
 import { type Clock, systemClock } from "../../src/clock.ts";
 import { Secret } from "../../src/secret.ts";
+import {
+  type RunningScriptedModel,
+  startScriptedModel,
+} from "../../src/simulator/scripted-model.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { leaseFor, SINGLETONS_LEASE } from "../../src/store/lease.ts";
@@ -412,6 +416,120 @@ describe("palette-chatops doctor", () => {
     const report = await doctor({ ...http, SLACK_SIGNING_SECRET: "s".repeat(32) }, behind);
     expect(report.failing).toEqual(["clock.slack"]);
     expect(report.line("clock.slack").result).toContain("behind Slack's");
+  });
+
+  describe("the assistant's model API (ASSISTANT_PROVIDER)", () => {
+    const MODEL_KEY = "sk-doctor-model-key-0123456789";
+    let model: RunningScriptedModel;
+    beforeAll(async () => {
+      model = await startScriptedModel({ apiKey: MODEL_KEY, models: ["scripted", "other"] });
+    });
+    afterAll(async () => {
+      await model?.close();
+    });
+    afterEach(() => {
+      model.setFault(undefined);
+      model.requests.length = 0;
+    });
+    const withModel = (extra: Record<string, string>) => ({
+      ...demoEnv(),
+      ASSISTANT_BASE_URL: model.baseUrl,
+      ASSISTANT_MODEL: "scripted",
+      ASSISTANT_API_KEY: MODEL_KEY,
+      ...extra,
+    });
+
+    it("is skipped, asking no model, when ASSISTANT_PROVIDER is unset", async () => {
+      const report = await doctor(demoEnv());
+      expect(report.line("assistant").status).toBe("skip");
+      expect(report.text).toMatch(/SKIP {2}assistant +not checked: ASSISTANT_PROVIDER is not set/);
+      expect(model.requests).toEqual([]);
+    });
+
+    it("passes against the model with the key, through OpenAI's GET /v1/models, spending no tokens", async () => {
+      for (const provider of ["openai", "openai-compatible"]) {
+        model.requests.length = 0;
+        const report = await doctor(withModel({ ASSISTANT_PROVIDER: provider }));
+        expect(report.line("assistant").status, report.text).toBe("pass");
+        expect(report.line("assistant").result).toContain("key accepted, scripted served");
+        expect(report.exitCode).toBe(0);
+        expect(model.requests.map((r) => [r.protocol, r.path])).toEqual([["openai", "/v1/models"]]);
+        expect(model.requests[0]!.authorization).toBe(`Bearer ${MODEL_KEY}`);
+        expect(report.text).not.toContain(MODEL_KEY);
+      }
+    });
+
+    it("passes through Anthropic's GET /v1/models with x-api-key and anthropic-version", async () => {
+      const report = await doctor(withModel({ ASSISTANT_PROVIDER: "anthropic" }));
+      expect(report.line("assistant").status, report.text).toBe("pass");
+      expect(model.requests.map((r) => [r.protocol, r.path])).toEqual([
+        ["anthropic", "/v1/models"],
+      ]);
+      expect(model.requests[0]!.authorization).toBe(MODEL_KEY);
+      expect(report.text).not.toContain(MODEL_KEY);
+    });
+
+    it("fails on a key the API refuses (401), naming neither the key nor a part of it", async () => {
+      for (const provider of ["openai", "anthropic"]) {
+        const wrong = "sk-doctor-wrong-key-9876543210";
+        const report = await doctor(
+          withModel({ ASSISTANT_PROVIDER: provider, ASSISTANT_API_KEY: wrong }),
+        );
+        const line = report.line("assistant");
+        expect(line.status, report.text).toBe("fail");
+        expect(line.result).toContain("refused the key: HTTP 401");
+        expect(line.result).toContain(
+          provider === "openai" ? "(invalid_api_key)" : "(authentication_error)",
+        );
+        expect(line.fix).toContain("ASSISTANT_API_KEY");
+        expect(report.exitCode).toBe(1);
+        expect(report.text).toContain("assistant failed");
+        expect(report.text).not.toContain(wrong);
+        expect(report.text).not.toContain("9876");
+      }
+    });
+
+    it("fails on an endpoint nothing answers, with the system's reason", async () => {
+      const port = await freePort();
+      const report = await doctor(
+        withModel({
+          ASSISTANT_PROVIDER: "openai-compatible",
+          ASSISTANT_BASE_URL: `http://127.0.0.1:${port}/v1`,
+        }),
+      );
+      const line = report.line("assistant");
+      expect(line.status, report.text).toBe("fail");
+      expect(line.result).toContain("cannot be reached: ECONNREFUSED");
+      expect(line.fix).toContain("ASSISTANT_BASE_URL");
+      expect(report.exitCode).toBe(1);
+    });
+
+    it("bounds a hung model server: its line fails after the time-out", async () => {
+      model.setFault("hang");
+      const report = await runDoctor({
+        env: withModel({ ASSISTANT_PROVIDER: "openai" }),
+        clock: systemClock,
+        timeoutMs: 3_000,
+      });
+      const line = report.lines.find((l) => l.check === "assistant")!;
+      expect(line.status).toBe("fail");
+      expect(line.result).toContain("no answer within 3000 ms");
+    });
+
+    it("fails on a base that is not the API's (404), and warns of a model the server does not list", async () => {
+      const root = model.baseUrl.replace(/\/v1$/, "/nope");
+      const missing = await doctor(
+        withModel({ ASSISTANT_PROVIDER: "openai-compatible", ASSISTANT_BASE_URL: root }),
+      );
+      expect(missing.line("assistant").status, missing.text).toBe("fail");
+      expect(missing.line("assistant").result).toContain("HTTP 404");
+      const unlisted = await doctor(
+        withModel({ ASSISTANT_PROVIDER: "openai-compatible", ASSISTANT_MODEL: "llama3.1:8b" }),
+      );
+      expect(unlisted.line("assistant").status, unlisted.text).toBe("warn");
+      expect(unlisted.line("assistant").fix).toContain("scripted, other");
+      expect(unlisted.exitCode).toBe(0);
+    });
   });
 
   it("turns a configuration error into its line, checking nothing else", async () => {

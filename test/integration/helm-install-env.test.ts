@@ -2,6 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type RunningScriptedModel,
+  startScriptedModel,
+} from "../../src/simulator/scripted-model.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { openPostgres } from "../../src/store/postgres.ts";
@@ -51,6 +55,7 @@ describe.skipIf(noHelm)("a chart install's container, started with the environme
   let project: string;
   let db: SqlDb | undefined;
   let socket: SocketModeServer;
+  let model: RunningScriptedModel;
   const runs: CliProcess[] = [];
 
   beforeAll(async () => {
@@ -65,6 +70,8 @@ describe.skipIf(noHelm)("a chart install's container, started with the environme
     socket = await startSocketModeServer();
     fake.on("apps.connections.open", () => ({ body: { ok: true, url: socket.url } }));
     project = sim.control.projects()[1]!;
+    // the assistant fixture's key, checked as the real APIs check theirs
+    model = await startScriptedModel({ apiKey: "fixture-model-api-key", models: ["llama3.1:8b"] });
   }, POSTGRES_SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -73,6 +80,7 @@ describe.skipIf(noHelm)("a chart install's container, started with the environme
     await sim?.close();
     await fake?.close();
     await socket?.close();
+    await model?.close();
   });
 
   /** the install's environment, with only the network's and the volume's parts substituted */
@@ -199,5 +207,33 @@ describe.skipIf(noHelm)("a chart install's container, started with the environme
     const http = await start("http", sets, "http-mode");
     expect(http.started).toMatchObject({ store: "sqlite", mode: "http", projects: 1 });
     expect((await http.bot.stop("SIGTERM", 20_000)).code).toBe(0);
+  }, 180_000);
+
+  it("the assistant install: its ASSISTANT_* and key reach the bot, and the doctor's assistant line passes against the model", async () => {
+    // only the model's address is the network's: the rest is the fixture's values
+    const sets = [`config.PALETTE_PROJECTS=${project}`, `assistant.baseUrl=${model.baseUrl}`];
+    const { bot, env, started } = await start("assistant", sets, "assistant");
+    expect(env).toMatchObject({
+      ASSISTANT_PROVIDER: "openai-compatible",
+      ASSISTANT_MODEL: "llama3.1:8b",
+      ASSISTANT_API_KEY: "fixture-model-api-key",
+    });
+    expect(started).toMatchObject({ store: "postgres", mode: "socket", projects: 1 });
+    expect((await bot.stop("SIGTERM", 20_000)).code).toBe(0);
+
+    const doctor = spawnCli(["doctor"], {
+      ...env,
+      PALETTE_API_URL: sim.url,
+      SLACK_API_URL: fake.apiUrl,
+    });
+    await doctor.exited;
+    expect(doctor.stdout(), doctor.output()).toMatch(
+      /^PASS {2}assistant\s+openai-compatible model API at http:\/\/127\.0\.0\.1:\d+\/v1 reachable, key accepted, llama3\.1:8b served$/m,
+    );
+    expect(doctor.stdout()).not.toContain("fixture-model-api-key");
+    const listed = model.requests.filter((request) => request.path === "/v1/models");
+    expect(listed.map((request) => request.authorization)).toEqual([
+      "Bearer fixture-model-api-key",
+    ]);
   }, 180_000);
 });

@@ -13,17 +13,25 @@ import { helm } from "./helm.ts";
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const CHART = join(ROOT, "deploy", "helm", "palette-chatops");
 export const FIXTURES = join(ROOT, "test", "fixtures", "helm");
-export const INSTALLS = ["default", "ha", "http", "existing-secret"] as const;
+export const INSTALLS = ["default", "ha", "http", "existing-secret", "assistant"] as const;
 export type Install = (typeof INSTALLS)[number];
 export const RELEASE = "chatops";
 
 export type { Json };
 
-/** `helm template` with the fixture's values (and `--set`s); the objects, hooks included. */
-export function render(install: Install | undefined, sets: string[] = []): Json[] {
+/**
+ * `helm template` with the fixture's values, `--set-string`s and typed `--set`s (booleans,
+ * numbers, lists); the objects, hooks included.
+ */
+export function render(
+  install: Install | undefined,
+  sets: string[] = [],
+  typedSets: string[] = [],
+): Json[] {
   const args = ["template", RELEASE, CHART, "--namespace", "bots"];
   if (install) args.push("--values", join(FIXTURES, `${install}.yaml`));
   for (const set of sets) args.push("--set-string", set);
+  for (const set of typedSets) args.push("--set", set);
   return parseAllDocuments(helm(args))
     .map((document) => document.toJSON() as Json | null)
     .filter((object): object is Json => object !== null);

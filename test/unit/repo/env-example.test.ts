@@ -63,7 +63,7 @@ describe(".env.example", () => {
 
   it("holds no real secret: credentials are empty or placeholders", () => {
     const secret =
-      /^(SLACK_BOT_TOKEN|SLACK_APP_TOKEN|SLACK_SIGNING_SECRET|PALETTE_API_KEY|PALETTE_PASSWORD|DATABASE_URL|IDENTITY_KEY|IDENTITY_KEY_PREVIOUS)$/;
+      /^(SLACK_BOT_TOKEN|SLACK_APP_TOKEN|SLACK_SIGNING_SECRET|PALETTE_API_KEY|PALETTE_PASSWORD|DATABASE_URL|IDENTITY_KEY|IDENTITY_KEY_PREVIOUS|ASSISTANT_API_KEY)$/;
     for (const entry of entries(readFileSync(EXAMPLE, "utf8"))) {
       if (!secret.test(entry.name)) continue;
       expect(

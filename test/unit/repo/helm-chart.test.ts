@@ -346,6 +346,130 @@ describe.skipIf(noHelm)("the Helm chart, rendered by Helm", () => {
     );
   });
 
+  it("the assistant off: no ASSISTANT_* anywhere, no model egress, no assistant in the config", () => {
+    for (const install of ["default", "ha", "http", "existing-secret"] as const) {
+      for (const map of [
+        ...ofKind(objectsOf(install), "ConfigMap"),
+        ...ofKind(objectsOf(install), "Secret"),
+      ]) {
+        const keys = Object.keys({ ...(map.data as Json), ...(map.stringData as Json) });
+        expect(
+          keys.filter((key) => key.startsWith("ASSISTANT_")),
+          install,
+        ).toEqual([]);
+      }
+    }
+    const config = loadConfig(effectiveEnv(objectsOf("default"), operatorSecrets()), {
+      requireSlack: true,
+    });
+    expect(config.assistant).toBeUndefined();
+  });
+
+  it("the assistant on: its settings in the ConfigMap, its key only in the Secret, all reaching the bot", () => {
+    const objects = objectsOf("assistant");
+    const [configMap] = ofKind(objects, "ConfigMap");
+    const data = at<Json>(configMap, "data");
+    expect(data).not.toHaveProperty("ASSISTANT_API_KEY");
+    expect(data).toMatchObject({
+      ASSISTANT_PROVIDER: "openai-compatible",
+      ASSISTANT_MODEL: "llama3.1:8b",
+      ASSISTANT_TOKEN_BUDGET: "1000000",
+      ASSISTANT_AUDIT_TEXT: "true",
+    });
+    const secrets = ofKind(objects, "Secret").filter(
+      (secret) => at(secret, "metadata.name") === `${RELEASE}-palette-chatops`,
+    );
+    expect(at(secrets[0], "stringData.ASSISTANT_API_KEY")).toBe("fixture-model-api-key");
+    const config = loadConfig(effectiveEnv(objects, operatorSecrets()), { requireSlack: true });
+    expect({ ...config.assistant, apiKey: config.assistant?.apiKey?.reveal() }).toEqual({
+      provider: "openai-compatible",
+      baseUrl: "http://vllm.ai.svc.cluster.local:8000/v1",
+      model: "llama3.1:8b",
+      apiKey: "fixture-model-api-key",
+      maxToolCalls: 8,
+      tokenBudget: 1_000_000,
+      perUserPerHour: 10,
+      timeoutMs: 60_000,
+      historyDays: 7,
+      auditText: true,
+    });
+    // the operator's own Secret carries the key: the chart sets the rest
+    const own = render(
+      "existing-secret",
+      [],
+      [
+        "assistant.enabled=true",
+        "assistant.provider=anthropic",
+        "assistant.model=claude-sonnet-4-5",
+      ],
+    );
+    const withKey = operatorSecrets().map((secret) =>
+      at(secret, "metadata.name") === "chatops-env"
+        ? {
+            ...secret,
+            stringData: { ...(secret.stringData as Json), ASSISTANT_API_KEY: "sk-ant-fixture" },
+          }
+        : secret,
+    );
+    const ownConfig = loadConfig(effectiveEnv(own, withKey), { requireSlack: true });
+    expect(ownConfig.assistant?.provider).toBe("anthropic");
+    expect(ownConfig.assistant?.apiKey?.reveal()).toBe("sk-ant-fixture");
+    expect(ofKind(own, "Secret")).toEqual([]);
+  });
+
+  it("the assistant's NetworkPolicy egress: its ports, only to its CIDRs; any address without them", () => {
+    const egressOf = (objects: Json[]) =>
+      at<Json[]>(ofKind(objects, "NetworkPolicy")[0], "spec.egress");
+    const model = egressOf(objectsOf("assistant")).filter((rule) =>
+      (rule.ports as Json[]).some((port) => port.port === 8000),
+    );
+    expect(model).toEqual([
+      { ports: [{ port: 8000, protocol: "TCP" }], to: [{ ipBlock: { cidr: "10.96.0.0/12" } }] },
+    ]);
+    const open = egressOf(
+      render("assistant", [], ["assistant.egress.cidrs=null", "assistant.egress.ports={11434}"]),
+    );
+    expect(open.at(-1)).toEqual({ ports: [{ port: 11434, protocol: "TCP" }] });
+  });
+
+  it("refuses an assistant it could not run, saying what to set", () => {
+    const refusal = (sets: string[], values = "default") => {
+      try {
+        helm([
+          "template",
+          RELEASE,
+          CHART,
+          "--values",
+          join(FIXTURES, `${values}.yaml`),
+          ...sets.flatMap((set) => ["--set", set]),
+        ]);
+        return "";
+      } catch (error) {
+        return String((error as { stderr?: string }).stderr ?? error);
+      }
+    };
+    expect(refusal(["assistant.enabled=true", "assistant.apiKey=k"])).toMatch(
+      /needs assistant\.model/,
+    );
+    expect(refusal(["assistant.enabled=true", "assistant.model=m"])).toMatch(
+      /provider=openai needs its key/,
+    );
+    expect(
+      refusal(["assistant.baseUrl=null", "assistant.provider=openai-compatible"], "assistant"),
+    ).toMatch(/needs assistant\.baseUrl/);
+    expect(
+      refusal(
+        ["assistant.enabled=true", "assistant.model=m", "assistant.apiKey=k"],
+        "existing-secret",
+      ),
+    ).toMatch(/put ASSISTANT_API_KEY in the Secret chatops-env/);
+    expect(refusal(["config.ASSISTANT_MODEL=m"])).toMatch(/values of assistant\.\*/);
+    expect(refusal(["assistant.provider=gemini"])).toMatch(/provider/);
+    expect(refusal(["assistant.egress.cidrs={10.0.0.1}"])).toMatch(/cidrs/);
+    // the key never lands in the ConfigMap, whatever the values say
+    expect(refusal(["config.ASSISTANT_API_KEY=k"])).toMatch(/looks like a credential/);
+  });
+
   it("HTTP mode: the Service and the Ingress route Slack to PORT, TLS, and NOTES.txt gives the request URL", () => {
     const objects = objectsOf("http");
     const [ingress] = ofKind(objects, "Ingress");

@@ -63,6 +63,9 @@ The checks no schema can express, at render time, so a wrong install never reach
 {{- if regexMatch "TOKEN|SECRET|PASSWORD|API_KEY|IDENTITY_KEY|DATABASE_URL" $name -}}
 {{- fail (printf "config.%s looks like a credential: config becomes a ConfigMap, readable by anyone who may read ConfigMaps; put it in secret.values or your existingSecret instead" $name) -}}
 {{- end -}}
+{{- if hasPrefix "ASSISTANT_" $name -}}
+{{- fail (printf "config.%s: the assistant's settings are values of assistant.* (the key: assistant.apiKey or your existingSecret)" $name) -}}
+{{- end -}}
 {{- if has $name (list "PORT" "METRICS_PORT" "STATE_DB" "SQLITE_DEFAULT_PATH") -}}
 {{- fail (printf "config.%s is set by the chart (ports.*, database.*, persistence.*): set those values instead" $name) -}}
 {{- end -}}
@@ -71,6 +74,28 @@ The checks no schema can express, at render time, so a wrong install never reach
 {{- range $name, $value := .Values.secret.values -}}
 {{- if eq $name "DATABASE_URL" -}}
 {{- fail "secret.values.DATABASE_URL: use database.url (or database.existingSecret), so the chart knows PostgreSQL is configured" -}}
+{{- end -}}
+{{- if and (hasPrefix "ASSISTANT_" $name) (ne $name "ASSISTANT_API_KEY") -}}
+{{- fail (printf "secret.values.%s: the assistant's settings are values of assistant.*" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- with .Values.assistant -}}
+{{- if .enabled -}}
+{{- if not .model -}}
+{{- fail "assistant.enabled needs assistant.model: the model's name (gpt-4.1-mini, claude-sonnet-4-5, llama3.1:8b)" -}}
+{{- end -}}
+{{- if and (eq .provider "openai-compatible") (not .baseUrl) -}}
+{{- fail "assistant.provider=openai-compatible needs assistant.baseUrl: the server's /v1 base, e.g. http://vllm:8000/v1" -}}
+{{- end -}}
+{{- if and .apiKey $.Values.secret.existingSecret -}}
+{{- fail (printf "assistant.apiKey is not used with secret.existingSecret: put ASSISTANT_API_KEY in the Secret %s instead" $.Values.secret.existingSecret) -}}
+{{- end -}}
+{{- if and (ne .provider "openai-compatible") (not .apiKey) (not $.Values.secret.existingSecret) (not (index $.Values.secret.values "ASSISTANT_API_KEY")) -}}
+{{- fail (printf "assistant.provider=%s needs its key: set assistant.apiKey, or ASSISTANT_API_KEY in secret.existingSecret" .provider) -}}
+{{- end -}}
+{{- if and .apiKey (index $.Values.secret.values "ASSISTANT_API_KEY") -}}
+{{- fail "the assistant's key is set twice: keep assistant.apiKey or secret.values.ASSISTANT_API_KEY, not both" -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
