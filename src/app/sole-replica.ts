@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import type { Clock } from "../clock.ts";
 import type { LeaderLease } from "../store/lease.ts";
 import type { Timers } from "./leader.ts";
@@ -11,7 +12,9 @@ import type { Timers } from "./leader.ts";
  *
  * A lease left by a process that crashed is no reason to stop: it runs out within its TTL. So a
  * live lease of another holder is watched until just past its expiry: renewed (its holder is
- * alive), this process refuses; run out, this one goes on and takes it.
+ * alive), this process refuses; run out, this one goes on and takes it. A holder of this very
+ * host whose process is gone (a bot killed and started again, as a container restart does) is
+ * known dead at once: waiting out its lease would only keep the restarted bot deaf for a TTL.
  */
 export class SqliteFileShared extends Error {
   override readonly name = "SqliteFileShared";
@@ -44,12 +47,53 @@ export interface SoleReplicaOptions {
   timers: Timers;
   /** waited past the other lease's expiry, for a late renewal in flight; default 1 s */
   graceMs?: number;
+  /** whether the holder is known to be gone; default holderGoneOnThisHost of this process */
+  holderGone?: (holder: string) => boolean;
+}
+
+export interface ThisProcess {
+  host: string;
+  pid: number;
+  /** whether a process of this id runs on this host */
+  alive: (pid: number) => boolean;
+}
+
+const thisProcess: ThisProcess = {
+  host: hostname(),
+  pid: process.pid,
+  alive(pid) {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      // EPERM: it runs, as another user
+      return (error as NodeJS.ErrnoException).code !== "ESRCH";
+    }
+  },
+};
+
+/**
+ * A holder id is `host/pid/random` (replicaId in leadership.ts). Gone: it names this host and a
+ * process that no longer runs, or this process's own id, which no live holder can share before
+ * this process claims (a container started again is PID 1 each time). Another host's holder is
+ * never known gone from here: only its lease running out says so.
+ */
+export function holderGoneOnThisHost(holder: string, self: ThisProcess = thisProcess): boolean {
+  const [host, pidText] = holder.split("/");
+  if (host !== self.host || !pidText || !/^\d+$/.test(pidText)) return false;
+  const pid = Number(pidText);
+  return pid === self.pid || !self.alive(pid);
 }
 
 export async function claimSqliteFile(options: SoleReplicaOptions): Promise<void> {
   const { lease, holder, clock, timers } = options;
   const seen = await lease.current(clock.now());
   if (seen === undefined || seen.holder === holder) return;
+  if ((options.holderGone ?? holderGoneOnThisHost)(seen.holder)) {
+    // its lease ends now (only that holder's, with that token), so this process leads at once
+    await lease.release(seen.holder, seen.token);
+    return;
+  }
   const waitMs = Math.max(0, seen.expiresAt - clock.now()) + (options.graceMs ?? 1_000);
   await new Promise<void>((resolve) => timers.after(waitMs, resolve));
   const after = await lease.current(clock.now());

@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { claimSqliteFile, SqliteFileShared } from "../../../src/app/sole-replica.ts";
+import {
+  claimSqliteFile,
+  holderGoneOnThisHost,
+  SqliteFileShared,
+} from "../../../src/app/sole-replica.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import { sqliteFileLease } from "../../../src/store/lease.ts";
 import type { SqlDb } from "../../../src/store/sql.ts";
@@ -112,5 +116,49 @@ describe("claimSqliteFile", () => {
     await claimSqliteFile({ lease: first, holder: "me", path, clock, timers });
     await first.tryAcquire("me", TTL, clock.now());
     await claimSqliteFile({ lease: first, holder: "me", path, clock, timers });
+  });
+
+  it("goes on at once after a process of this host that is gone (a restart after a kill)", async () => {
+    const { path, first, second } = await twoProcesses();
+    const clock = new ManualClock();
+    const timers = new ManualTimers(clock);
+    await first.tryAcquire("this-host/4242/abcd", TTL, clock.now());
+    const asked: string[] = [];
+    await claimSqliteFile({
+      lease: second,
+      holder: "this-host/4343/ef01",
+      path,
+      clock,
+      timers,
+      holderGone: (holder) => {
+        asked.push(holder);
+        return true;
+      },
+    });
+    expect(asked).toEqual(["this-host/4242/abcd"]);
+    // the dead process's lease is ended, so this one leads now, not a TTL later
+    expect(await second.tryAcquire("this-host/4343/ef01", TTL, clock.now())).toBe(2);
+  });
+});
+
+describe("holderGoneOnThisHost", () => {
+  const self = { host: "pod-a", pid: 100, alive: (pid: number) => pid === 100 || pid === 200 };
+
+  it("is gone when it names this host and a process that no longer runs", () => {
+    expect(holderGoneOnThisHost("pod-a/300/abcd", self)).toBe(true);
+  });
+
+  it("is gone when it names this host and this very process id: a restarted container's PID 1", () => {
+    expect(holderGoneOnThisHost("pod-a/100/abcd", self)).toBe(true);
+  });
+
+  it("is not gone while its process runs on this host", () => {
+    expect(holderGoneOnThisHost("pod-a/200/abcd", self)).toBe(false);
+  });
+
+  it("is not known to be gone on another host, or when the id is not the bot's form", () => {
+    expect(holderGoneOnThisHost("pod-b/300/abcd", self)).toBe(false);
+    expect(holderGoneOnThisHost("crashed", self)).toBe(false);
+    expect(holderGoneOnThisHost("pod-a/x/abcd", self)).toBe(false);
   });
 });
