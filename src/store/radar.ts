@@ -667,7 +667,11 @@ export class RadarStore {
       "SELECT COUNT(*) AS n FROM radar_notices WHERE channel = ? AND rollup = ?",
       [channel, group],
     );
-    const rows = await this.db.all<{ cluster_uid: string; name: string | null; risk: string | null }>(
+    const rows = await this.db.all<{
+      cluster_uid: string;
+      name: string | null;
+      risk: string | null;
+    }>(
       `SELECT n.cluster_uid, k.name, k.risk FROM radar_notices n
          LEFT JOIN radar_risks k ON k.cluster_uid = n.cluster_uid AND k.kind = n.kind
         WHERE n.channel = ? AND n.rollup = ?
@@ -695,10 +699,11 @@ export class RadarStore {
 
   /** Slack said "not now" to the roll-up's edit: tried again at `at`. */
   async rollupRetryAt(channel: string, group: string, at: number): Promise<void> {
-    await this.db.run(
-      "UPDATE radar_rollups SET retry_at = ? WHERE channel = ? AND group_key = ?",
-      [at, channel, group],
-    );
+    await this.db.run("UPDATE radar_rollups SET retry_at = ? WHERE channel = ? AND group_key = ?", [
+      at,
+      channel,
+      group,
+    ]);
   }
 
   /**

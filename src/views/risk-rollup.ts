@@ -77,7 +77,10 @@ export function riskRollupBlocks(view: RollupView): KnownBlock[] {
       : "info";
   const shown = view.members.slice(0, ROLLUP_LINES);
   const lines = shown.map((m) =>
-    clampText(`${EMOJI[m.severity]} *${escapeMrkdwn(m.name)}*: ${escapeMrkdwn(m.summary)}`, LINE_CHARS),
+    clampText(
+      `${EMOJI[m.severity]} *${escapeMrkdwn(m.name)}*: ${escapeMrkdwn(m.summary)}`,
+      LINE_CHARS,
+    ),
   );
   const hidden = view.holding - shown.length;
   if (hidden > 0) lines.push(`_…and ${hidden} more_`);

@@ -115,15 +115,12 @@ describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS 
     await radar!.sweep(clusters.length);
     for (const channel of ["CR", "CS"]) {
       expect(h.posts(channel)).toHaveLength(3);
-      const rollUpTs = h.posts(channel).length;
-      expect(rollUpTs).toBe(3);
       const edits = h.updates(channel);
       expect(edits.length).toBeGreaterThan(0);
       const last = edits.at(-1)!;
       expect(textOf(last)).toContain("35 clusters");
       expect(textOf(last)).toContain("5 no longer");
-      const posted = h
-        .fake
+      const posted = h.fake
         .callsTo("chat.postMessage")
         .filter((call) => call.body.channel === channel && textOf(call.body).includes("2.1.0"));
       expect(posted).toHaveLength(1);
@@ -137,5 +134,46 @@ describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS 
       expect(h.posts(channel)).toHaveLength(3);
       expect(textOf(h.updates(channel).at(-1)!)).toContain("no longer holds");
     }
+  });
+  it("a reconciliation's many pending repaves are one message, refused once by a 429 and posted after Retry-After; a newcomer joins it", async () => {
+    h = await start();
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    await h.cycle();
+    const clusters = h.sim.control.clusters();
+    for (const cluster of clusters) {
+      h.sim.control.setCertificateExpiry(cluster.uid, h.clock.now() + 200 * DAY);
+      h.sim.control.setProfileUpdates(cluster.uid, []);
+    }
+    const pending = clusters.slice(0, 12);
+    for (const cluster of pending) h.sim.control.setRepavePending(cluster.uid, ["pack changed"]);
+    await radar!.readRepaves();
+    let limited = false;
+    h.fake.on("chat.postMessage", (call) => {
+      if (limited || call.body.channel !== "CR") return undefined;
+      limited = true;
+      return {
+        status: 429,
+        headers: { "Retry-After": "30" },
+        body: { ok: false, error: "ratelimited" },
+      };
+    });
+    // a day later all twelve cross REPAVE_WARN_HOURS at the same reconciliation
+    h.clock.advance(25 * 3_600_000);
+    await radar!.readRepaves();
+    expect(h.posts("CR")).toHaveLength(1); // the refused roll-up
+    h.clock.advance(31_000);
+    await radar!.readRepaves();
+    expect(h.posts("CR")).toHaveLength(2);
+    expect(textOf(h.posts("CR")[1]!)).toContain("Repave waiting for approval");
+    expect(textOf(h.posts("CR")[1]!)).toContain("12 clusters");
+    // one more crosses the line later: it joins the roll-up (an edit), nothing new is posted
+    const late = clusters[20]!;
+    h.sim.control.setRepavePending(late.uid, ["pack changed"]);
+    await radar!.readRepaves();
+    h.clock.advance(25 * 3_600_000);
+    await radar!.readRepaves();
+    expect(h.posts("CR")).toHaveLength(2);
+    expect(textOf(h.updates("CR").at(-1)!)).toContain("13 clusters");
+    expect(textOf(h.updates("CR").at(-1)!)).toContain(late.name);
   });
 });
