@@ -120,6 +120,7 @@ export function createRiskNotifier(deps: {
     readAt: number | undefined;
   }
   let pending: Due[] = [];
+  let flushing: Promise<void> = Promise.resolve();
 
   /** claims the notice (once: another pass or a lost post holds it otherwise) for the flush */
   const post = async (
@@ -393,34 +394,41 @@ export function createRiskNotifier(deps: {
       }
       await notifier.flush();
     },
-    async flush() {
-      const due = pending;
-      pending = [];
-      const open = new Map(
-        (await store.rollups()).map((r) => [rollupKey(r.channel, r.group), r.ts]),
-      );
-      const plan = planNotices(due, new Set(open.keys()), ROLLUP_OVER);
-      for (const rollUp of plan.rollUps) {
-        const ts = open.get(rollupKey(rollUp.channel, rollUp.group));
-        if (rollUp.open && ts !== undefined) {
-          // joins the roll-up already in the channel: its message is edited, nothing posted
-          const at = clock.now();
-          await store.joinRollup(
-            rollUp.members.map((m) => ({
-              channel: m.channel,
-              clusterUid: m.cluster.uid,
-              kind: m.risk.kind,
-            })),
-            rollUp.group,
-            ts,
-            at,
-          );
-          await store.rollupStale(rollUp.channel, rollUp.group, 0, at);
-        } else await postRollup(rollUp.channel, rollUp.group, rollUp.kind, rollUp.members);
-      }
-      for (const single of plan.singles) await postSingle(single);
-      await editRollups();
+    flush() {
+      // one flush at a time: the sweep and a reconciliation's repave list may both flush, and
+      // two at once could each post a roll-up of the same group
+      const run = flushing.then(flushNow);
+      flushing = run.catch(() => undefined);
+      return run;
     },
   };
+
+  /** posts what was claimed since the last flush, then edits the roll-ups behind */
+  async function flushNow(): Promise<void> {
+    const due = pending;
+    pending = [];
+    const open = new Map((await store.rollups()).map((r) => [rollupKey(r.channel, r.group), r.ts]));
+    const plan = planNotices(due, new Set(open.keys()), ROLLUP_OVER);
+    for (const rollUp of plan.rollUps) {
+      const ts = open.get(rollupKey(rollUp.channel, rollUp.group));
+      if (rollUp.open && ts !== undefined) {
+        // joins the roll-up already in the channel: its message is edited, nothing posted
+        const at = clock.now();
+        await store.joinRollup(
+          rollUp.members.map((m) => ({
+            channel: m.channel,
+            clusterUid: m.cluster.uid,
+            kind: m.risk.kind,
+          })),
+          rollUp.group,
+          ts,
+          at,
+        );
+        await store.rollupStale(rollUp.channel, rollUp.group, 0, at);
+      } else await postRollup(rollUp.channel, rollUp.group, rollUp.kind, rollUp.members);
+    }
+    for (const single of plan.singles) await postSingle(single);
+    await editRollups();
+  }
   return notifier;
 }
