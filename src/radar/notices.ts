@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { type Risk, type RiskKind, riskFingerprint } from "../model/risk.ts";
+import { planNotices, ROLLUP_OVER, rollupKey, rollupLabel } from "../model/risk-rollup.ts";
 import { matchesFilter } from "../model/subscription.ts";
 import { ChannelPacing } from "../notify/channel-pacing.ts";
 import { type SlackPoster, SlackSendError } from "../notify/slack-port.ts";
@@ -8,12 +9,19 @@ import { type Notice, type RadarCluster, RadarStore } from "../store/radar.ts";
 import type { SqlDb } from "../store/sql.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import { riskGoneBlocks, riskGoneText, riskNoticeBlocks, riskNoticeText } from "../views/risk.ts";
+import { ROLLUP_LINES, riskRollupBlocks, riskRollupText } from "../views/risk-rollup.ts";
 
 /**
  * Tells the channels subscribed to `risks` about one cluster's risks: a notice the first time a
  * risk holds, the same message edited as it changes, "no longer holds" once it is gone, and
  * nothing while it holds unchanged. The first notice is claimed in the store before it is posted,
  * so two passes (or a pass after a crash) never post it twice.
+ *
+ * New notices are claimed as `sync` finds them and posted at `flush` (the radar flushes after
+ * each batch of readings, after the repave list and after retries): notices alike due together
+ * for one channel, more than ROLLUP_OVER of them, are one roll-up message (issue 31 item 3), as
+ * a storm of cluster cards is one digest; newcomers of a group with an open roll-up join it, and
+ * the roll-up is edited in place as its members change or end.
  */
 export interface RiskNotifier {
   sync(
@@ -27,6 +35,11 @@ export interface RiskNotifier {
    * reads, so they do not wait for the sweep to read their cluster again.
    */
   retryDue(): Promise<void>;
+  /**
+   * Posts the notices claimed since the last flush (singles, or one roll-up per group of many
+   * alike) and edits the roll-ups whose members changed.
+   */
+  flush(): Promise<void>;
 }
 
 /** Slack takes about one message a second per channel (as for cluster notifications) */
@@ -35,6 +48,8 @@ export const NOTICE_GAP_MS = 1_000;
 export const NOTICE_BURST = 3;
 /** clusters whose notices are tried again per look */
 const RETRY_BATCH = 50;
+/** roll-ups edited per flush (the rest at the next) */
+const ROLLUP_EDITS = 50;
 
 const GONE = "gone";
 
@@ -96,6 +111,18 @@ export function createRiskNotifier(deps: {
     return [...channels];
   };
 
+  /** a claimed notice waiting for the next flush */
+  interface Due {
+    channel: string;
+    cluster: Pick<RadarCluster, "uid" | "name" | "project">;
+    risk: Risk;
+    since: number;
+    readAt: number | undefined;
+  }
+  let pending: Due[] = [];
+  let flushing: Promise<void> = Promise.resolve();
+
+  /** claims the notice (once: another pass or a lost post holds it otherwise) for the flush */
   const post = async (
     channel: string,
     cluster: Pick<RadarCluster, "uid" | "name" | "project">,
@@ -103,6 +130,17 @@ export function createRiskNotifier(deps: {
     since: number,
     readAt: number | undefined,
   ): Promise<void> => {
+    const now = clock.now();
+    const shown = riskFingerprint(risk);
+    if (
+      !(await store.claimNotice(channel, cluster.uid, risk.kind, shown, now, now - NOTICE_RETRY_MS))
+    )
+      return;
+    pending.push({ channel, cluster, risk, since, readAt });
+  };
+
+  const postSingle = async (due: Due): Promise<void> => {
+    const { channel, cluster, risk, since, readAt } = due;
     const row = {
       clusterUid: cluster.uid,
       name: cluster.name,
@@ -111,12 +149,6 @@ export function createRiskNotifier(deps: {
       since,
       ...(readAt !== undefined ? { readAt } : {}),
     };
-    const shown = riskFingerprint(risk);
-    const now = clock.now();
-    if (
-      !(await store.claimNotice(channel, cluster.uid, risk.kind, shown, now, now - NOTICE_RETRY_MS))
-    )
-      return;
     try {
       await paced(channel);
       const { ts } = await slack.postMessage({
@@ -134,6 +166,114 @@ export function createRiskNotifier(deps: {
       if (await limited({ channel, clusterUid: cluster.uid, kind: risk.kind }, error)) return;
       if (surelyNotPosted(error))
         await store.forgetNotice({ channel, clusterUid: cluster.uid, kind: risk.kind });
+    }
+  };
+
+  /** many alike for one channel: one message naming them, its members remembered */
+  const postRollup = async (
+    channel: string,
+    group: string,
+    kind: RiskKind,
+    members: readonly Due[],
+  ): Promise<void> => {
+    const first = members[0];
+    if (!first) return;
+    const label = rollupLabel(first.risk);
+    const shown = [...members]
+      .sort((a, b) => a.cluster.name.localeCompare(b.cluster.name))
+      .slice(0, ROLLUP_LINES);
+    const view = {
+      kind,
+      ...(label !== undefined ? { label } : {}),
+      members: shown.map((m) => ({
+        name: m.cluster.name,
+        severity: m.risk.severity,
+        summary: m.risk.summary,
+      })),
+      holding: members.length,
+      ended: 0,
+      at: clock.now(),
+    };
+    const keys = members.map((m) => ({ channel, clusterUid: m.cluster.uid, kind: m.risk.kind }));
+    try {
+      await paced(channel);
+      const { ts } = await slack.postMessage({
+        channel,
+        text: riskRollupText(view),
+        blocks: riskRollupBlocks(view),
+      });
+      const at = clock.now();
+      await db.transaction(async (tx) => {
+        const inTx = new RadarStore(tx);
+        await inTx.rollupPosted({ channel, group, kind, ts }, at);
+        await inTx.joinRollup(keys, group, ts, at);
+      });
+    } catch (error) {
+      logger.warn(
+        { channel, kind, members: members.length, err: String(error) },
+        "risk roll-up not posted",
+      );
+      // a 429: every member's claim waits for Slack's Retry-After, then they roll up again
+      if (error instanceof SlackSendError && error.kind === "ratelimited") {
+        const until = clock.now() + (error.retryAfterMs ?? NOTICE_GAP_MS);
+        pacing.slowDown(channel, until);
+        for (const key of keys) await store.noticeRetryAt(key, until);
+        return;
+      }
+      if (surelyNotPosted(error)) for (const key of keys) await store.forgetNotice(key);
+    }
+  };
+
+  /** edits the roll-ups whose members changed; one whose members all ended says so, then goes */
+  const editRollups = async (): Promise<void> => {
+    for (const rollup of await store.staleRollups(clock.now(), ROLLUP_EDITS)) {
+      const { members, count } = await store.rollupMembers(
+        rollup.channel,
+        rollup.group,
+        ROLLUP_LINES,
+      );
+      const label = rollupLabel({
+        kind: rollup.kind,
+        summary: members.find((m) => m.risk)?.risk?.summary ?? rollup.group.replace(/^update:/, ""),
+      });
+      const view = {
+        kind: rollup.kind,
+        ...(label !== undefined ? { label } : {}),
+        members: members.map((m) => ({
+          name: m.name,
+          severity: m.risk?.severity ?? "info",
+          summary: m.risk?.summary ?? "",
+        })),
+        holding: count,
+        ended: rollup.ended,
+        at: clock.now(),
+      };
+      try {
+        await paced(rollup.channel);
+        await slack.update({
+          channel: rollup.channel,
+          ts: rollup.ts,
+          text: riskRollupText(view),
+          blocks: riskRollupBlocks(view),
+        });
+        if (count === 0) await store.dropRollup(rollup.channel, rollup.group);
+        else await store.rollupShown(rollup.channel, rollup.group, clock.now());
+      } catch (error) {
+        if (error instanceof SlackSendError && error.kind === "ratelimited") {
+          const until = clock.now() + (error.retryAfterMs ?? NOTICE_GAP_MS);
+          pacing.slowDown(rollup.channel, until);
+          await store.rollupRetryAt(rollup.channel, rollup.group, until);
+          continue;
+        }
+        logger.warn(
+          { channel: rollup.channel, kind: rollup.kind, err: String(error) },
+          "risk roll-up not edited",
+        );
+        // the message is gone: its members still holding are noticed afresh at their next read
+        if (error instanceof SlackSendError && error.kind === "gone") {
+          await store.dropRollup(rollup.channel, rollup.group);
+        }
+      }
     }
   };
 
@@ -193,6 +333,12 @@ export function createRiskNotifier(deps: {
           }
           const shown = riskFingerprint(risk);
           if (notice.shown === shown) continue;
+          if (notice.rollup !== null) {
+            // told in a roll-up: its line changes there
+            await store.noticeShown(notice, shown, false, clock.now());
+            await store.rollupStale(channel, notice.rollup, 0, clock.now());
+            continue;
+          }
           const row = {
             clusterUid: cluster.uid,
             name: cluster.name,
@@ -210,6 +356,12 @@ export function createRiskNotifier(deps: {
         // a post that never recorded its ts, of a risk gone meanwhile: nothing to edit
         if (notice.ts === null) {
           await store.forgetNotice(notice);
+          continue;
+        }
+        if (notice.rollup !== null) {
+          // told in a roll-up: it leaves it, counted there as no longer holding
+          await store.forgetNotice(notice);
+          await store.rollupStale(notice.channel, notice.rollup, 1, clock.now());
           continue;
         }
         await edit(
@@ -240,7 +392,43 @@ export function createRiskNotifier(deps: {
           stored[0]?.readAt,
         );
       }
+      await notifier.flush();
+    },
+    flush() {
+      // one flush at a time: the sweep and a reconciliation's repave list may both flush, and
+      // two at once could each post a roll-up of the same group
+      const run = flushing.then(flushNow);
+      flushing = run.catch(() => undefined);
+      return run;
     },
   };
+
+  /** posts what was claimed since the last flush, then edits the roll-ups behind */
+  async function flushNow(): Promise<void> {
+    const due = pending;
+    pending = [];
+    const open = new Map((await store.rollups()).map((r) => [rollupKey(r.channel, r.group), r.ts]));
+    const plan = planNotices(due, new Set(open.keys()), ROLLUP_OVER);
+    for (const rollUp of plan.rollUps) {
+      const ts = open.get(rollupKey(rollUp.channel, rollUp.group));
+      if (rollUp.open && ts !== undefined) {
+        // joins the roll-up already in the channel: its message is edited, nothing posted
+        const at = clock.now();
+        await store.joinRollup(
+          rollUp.members.map((m) => ({
+            channel: m.channel,
+            clusterUid: m.cluster.uid,
+            kind: m.risk.kind,
+          })),
+          rollUp.group,
+          ts,
+          at,
+        );
+        await store.rollupStale(rollUp.channel, rollUp.group, 0, at);
+      } else await postRollup(rollUp.channel, rollUp.group, rollUp.kind, rollUp.members);
+    }
+    for (const single of plan.singles) await postSingle(single);
+    await editRollups();
+  }
   return notifier;
 }

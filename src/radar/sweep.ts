@@ -293,7 +293,25 @@ export function createRadar(options: RadarOptions): Radar {
     }
   }
 
+  /** the notices the readings claimed go out: singles, or one roll-up per group of many alike */
+  async function flushNotices(): Promise<void> {
+    try {
+      await options.notifier?.flush();
+    } catch (error) {
+      logger.warn({ err: String(error) }, "radar: notices not posted");
+    }
+  }
+
   async function sweep(count: number): Promise<number> {
+    try {
+      return await sweepBatches(count);
+    } finally {
+      // also when stopped half-way: what was claimed is posted rather than left to the retry
+      await flushNotices();
+    }
+  }
+
+  async function sweepBatches(count: number): Promise<number> {
     let read = 0;
     // one pass reads each cluster at most once: the oldest reading comes round again after it
     const seen = new Set<string>();
@@ -323,6 +341,8 @@ export function createRadar(options: RadarOptions): Radar {
         }
         read += 1;
       }
+      // a batch's notices alike roll up (a profile version many clusters are behind)
+      await flushNotices();
     }
     return read;
   }
@@ -380,6 +400,8 @@ export function createRadar(options: RadarOptions): Radar {
     }
     storeMs += performance.now() - started;
     stats.lastRepavesStoreMs = Math.round(storeMs);
+    // every pending repave the reconciliation found: singles, or one roll-up per channel
+    await flushNotices();
     await retryNotices();
   }
 

@@ -44,6 +44,17 @@ export interface Notice {
   /** the fingerprint of what it shows */
   shown: string;
   gone: boolean;
+  /** the roll-up group it is told in (its ts is the roll-up's), or null: its own message */
+  rollup: string | null;
+}
+
+/** A roll-up of risk notices alike in one channel (migration 87). */
+export interface Rollup {
+  channel: string;
+  group: string;
+  kind: RiskKind;
+  ts: string;
+  ended: number;
 }
 
 const IN_CHUNK = 400;
@@ -471,8 +482,9 @@ export class RadarStore {
       ts: string | null;
       shown: string;
       gone: number;
+      rollup: string | null;
     }>(
-      "SELECT channel, cluster_uid, kind, ts, shown, gone FROM radar_notices WHERE cluster_uid = ?",
+      "SELECT channel, cluster_uid, kind, ts, shown, gone, rollup FROM radar_notices WHERE cluster_uid = ?",
       [clusterUid],
     );
     return rows.map((row) => ({
@@ -482,6 +494,7 @@ export class RadarStore {
       ts: row.ts,
       shown: row.shown,
       gone: Number(row.gone) === 1,
+      rollup: row.rollup,
     }));
   }
 
@@ -573,4 +586,152 @@ export class RadarStore {
       [notice.channel, notice.clusterUid, notice.kind],
     );
   }
+  /** The open roll-ups, keyed by channel and group (src/model/risk-rollup.ts rollupKey). */
+  async rollups(): Promise<Rollup[]> {
+    const rows = await this.db.all<{
+      channel: string;
+      group_key: string;
+      kind: RiskKind;
+      ts: string;
+      ended: number | string;
+    }>("SELECT channel, group_key, kind, ts, ended FROM radar_rollups");
+    return rows.map(toRollup);
+  }
+
+  /** A roll-up was posted: it is open, its message behind nobody yet. */
+  async rollupPosted(
+    rollup: Pick<Rollup, "channel" | "group" | "kind" | "ts">,
+    at: number,
+  ): Promise<void> {
+    await this.db.run(
+      `INSERT INTO radar_rollups (channel, group_key, kind, ts, ended, stale, retry_at, updated_at)
+       VALUES (?, ?, ?, ?, 0, 0, NULL, ?)
+       ON CONFLICT (channel, group_key) DO UPDATE SET kind = excluded.kind, ts = excluded.ts,
+         ended = 0, stale = 0, retry_at = NULL, updated_at = excluded.updated_at`,
+      [rollup.channel, rollup.group, rollup.kind, rollup.ts, at],
+    );
+  }
+
+  /** Claimed notices told in a roll-up: they take its group and its message. */
+  async joinRollup(
+    notices: ReadonlyArray<Pick<Notice, "channel" | "clusterUid" | "kind">>,
+    group: string,
+    ts: string,
+    at: number,
+  ): Promise<void> {
+    for (const notice of notices) {
+      await this.db.run(
+        `UPDATE radar_notices SET ts = ?, rollup = ?, updated_at = ?, retry_at = NULL
+          WHERE channel = ? AND cluster_uid = ? AND kind = ?`,
+        [ts, group, at, notice.channel, notice.clusterUid, notice.kind],
+      );
+    }
+  }
+
+  /** Its members changed (`ended` more no longer hold): its message is edited at the next look. */
+  async rollupStale(channel: string, group: string, ended: number, at: number): Promise<void> {
+    await this.db.run(
+      `UPDATE radar_rollups SET stale = 1, ended = ended + ?, updated_at = ?
+        WHERE channel = ? AND group_key = ?`,
+      [ended, at, channel, group],
+    );
+  }
+
+  /** Roll-ups whose message is behind their members, Slack's Retry-After passed. */
+  async staleRollups(now: number, limit: number): Promise<Rollup[]> {
+    const rows = await this.db.all<{
+      channel: string;
+      group_key: string;
+      kind: RiskKind;
+      ts: string;
+      ended: number | string;
+    }>(
+      `SELECT channel, group_key, kind, ts, ended FROM radar_rollups
+        WHERE stale = 1 AND (retry_at IS NULL OR retry_at <= ?)
+        ORDER BY channel, group_key LIMIT ?`,
+      [now, limit],
+    );
+    return rows.map(toRollup);
+  }
+
+  /**
+   * The first `limit` members that still hold (by name) with their risk as stored, and how many
+   * hold in all.
+   */
+  async rollupMembers(
+    channel: string,
+    group: string,
+    limit: number,
+  ): Promise<{ members: Array<{ clusterUid: string; name: string; risk?: Risk }>; count: number }> {
+    const count = await this.db.get<{ n: number | string }>(
+      "SELECT COUNT(*) AS n FROM radar_notices WHERE channel = ? AND rollup = ?",
+      [channel, group],
+    );
+    const rows = await this.db.all<{
+      cluster_uid: string;
+      name: string | null;
+      risk: string | null;
+    }>(
+      `SELECT n.cluster_uid, k.name, k.risk FROM radar_notices n
+         LEFT JOIN radar_risks k ON k.cluster_uid = n.cluster_uid AND k.kind = n.kind
+        WHERE n.channel = ? AND n.rollup = ?
+        ORDER BY k.name, n.cluster_uid LIMIT ?`,
+      [channel, group, limit],
+    );
+    return {
+      count: Number(count?.n ?? 0),
+      members: rows.map((row) => ({
+        clusterUid: row.cluster_uid,
+        name: row.name ?? row.cluster_uid,
+        ...(row.risk !== null ? { risk: JSON.parse(row.risk) as Risk } : {}),
+      })),
+    };
+  }
+
+  /** The roll-up's message shows its members as they are now. */
+  async rollupShown(channel: string, group: string, at: number): Promise<void> {
+    await this.db.run(
+      `UPDATE radar_rollups SET stale = 0, retry_at = NULL, updated_at = ?
+        WHERE channel = ? AND group_key = ?`,
+      [at, channel, group],
+    );
+  }
+
+  /** Slack said "not now" to the roll-up's edit: tried again at `at`. */
+  async rollupRetryAt(channel: string, group: string, at: number): Promise<void> {
+    await this.db.run("UPDATE radar_rollups SET retry_at = ? WHERE channel = ? AND group_key = ?", [
+      at,
+      channel,
+      group,
+    ]);
+  }
+
+  /**
+   * The roll-up is over (every member ended and said so) or its message is gone: the roll-up
+   * and any notice still in it are forgotten (one that still holds is noticed afresh).
+   */
+  async dropRollup(channel: string, group: string): Promise<void> {
+    await this.db.run("DELETE FROM radar_notices WHERE channel = ? AND rollup = ?", [
+      channel,
+      group,
+    ]);
+    await this.db.run("DELETE FROM radar_rollups WHERE channel = ? AND group_key = ?", [
+      channel,
+      group,
+    ]);
+  }
 }
+
+const toRollup = (row: {
+  channel: string;
+  group_key: string;
+  kind: RiskKind;
+  ts: string;
+  ended: number | string;
+}): Rollup => ({
+  channel: row.channel,
+  group: row.group_key,
+  kind: row.kind,
+  ts: row.ts,
+  ended: Number(row.ended),
+});

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/log.ts";
 import { DEFAULT_RISK_SETTINGS } from "../../src/model/risk.ts";
+import { ROLLUP_OVER } from "../../src/model/risk-rollup.ts";
 import { createPaletteClient } from "../../src/palette/client.ts";
 import { createUndiciTransport, type WireRequest } from "../../src/palette/http.ts";
 import { createRiskNotifier, NOTICE_RETRY_MS } from "../../src/radar/notices.ts";
@@ -534,7 +535,8 @@ describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS 
     await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
     await h.cycle();
     quietFleet(h);
-    const pending = h.sim.control.clusters().slice(0, 6);
+    // five: as many as stay single notices (more alike roll up into one, radar-rollup.test.ts)
+    const pending = h.sim.control.clusters().slice(0, ROLLUP_OVER);
     for (const cluster of pending) h.sim.control.setRepavePending(cluster.uid, ["pack changed"]);
     radar = startRadar(h);
     await radar.readRepaves();
@@ -544,10 +546,10 @@ describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS 
       if (call.body.channel === "CR") postedAt.push(clock.now());
       return undefined;
     });
-    // a day later all six cross REPAVE_WARN_HOURS at the same reconciliation
+    // a day later all five cross REPAVE_WARN_HOURS at the same reconciliation
     h.clock.advance(25 * 3_600_000);
     await radar.readRepaves();
-    expect(h.posts("CR")).toHaveLength(6);
+    expect(h.posts("CR")).toHaveLength(ROLLUP_OVER);
     const gaps = postedAt.slice(1).map((at, i) => at - postedAt[i]!);
     // a short burst is fine (as for cluster cards); past it, a second apart
     expect(gaps.slice(2).every((gap) => gap >= 1_000)).toBe(true);

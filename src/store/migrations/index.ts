@@ -19,6 +19,7 @@ import { radarNoticesCluster } from "./018_radar_notices_cluster.ts";
 import { radarNoticeRetry } from "./019_radar_notice_retry.ts";
 import { changesClusterUid } from "./020_changes_cluster_uid.ts";
 import { assistant } from "./021_assistant.ts";
+import { radarRollups } from "./022_radar_rollups.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -43,4 +44,5 @@ export const MIGRATIONS: Migration[] = [
   radarNoticeRetry,
   changesClusterUid,
   assistant,
+  radarRollups,
 ];

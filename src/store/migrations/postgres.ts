@@ -530,6 +530,26 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 87,
+    name: "radar_rollups",
+    // src/store/migrations/022_radar_rollups.ts: many risk notices alike in one message
+    up: `
+      CREATE TABLE radar_rollups (
+        channel TEXT NOT NULL,
+        group_key TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ts TEXT NOT NULL,
+        ended INTEGER NOT NULL DEFAULT 0,
+        stale INTEGER NOT NULL DEFAULT 0,
+        retry_at BIGINT,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (channel, group_key)
+      );
+      ALTER TABLE radar_notices ADD COLUMN rollup TEXT;
+      CREATE INDEX radar_notices_rollup ON radar_notices (channel, rollup);
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted
