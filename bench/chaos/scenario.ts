@@ -142,7 +142,13 @@ export async function runChaos(
     seed: options.seed,
   });
   palette.setEnabled(false);
-  const fake = await startFakeSlack();
+  // Slack's rate limits come from the run's own windows (slack-windows.ts: 429 with Retry-After
+  // on chat.postMessage and chat.update); the fake's tier buckets on top would refuse calls a
+  // window had already let through and score its own refusals as the bot's losses
+  const fake = await startFakeSlack({
+    lax: ["rate"],
+    reason: "the chaos run scripts Slack's rate-limit windows itself (slack-windows.ts)",
+  });
   const windows: SlackWindow[] = [];
   const slack = installSlackWindows(fake, windows);
   const port = await freePort();
