@@ -6,10 +6,11 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
 /**
- * The AI SDK (`ai`, `@ai-sdk/*`) is several MB of heap: a bot without ASSISTANT_PROVIDER must not
- * load it (issue 31 item 14, the 120 MB budget at 50,000 clusters). Watched from outside, in a
- * node of its own (a module once loaded by this test runner would stay loaded), through Node's
- * resolve hook: every module the process resolves is written to a file, the SDK's paths counted.
+ * Modules a bot does not need stay unloaded (issue 31 item 14, the 120 MB budget at 50,000
+ * clusters): the AI SDK (`ai`, `@ai-sdk/*`, several MB of heap) without ASSISTANT_PROVIDER, and
+ * the PostgreSQL driver (`pg`) on a SQLite store. Watched from outside, in a node of its own (a
+ * module once loaded by this test runner would stay loaded), through Node's resolve hook: every
+ * module the process resolves is written to a file, and the paths asked about are counted.
  */
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -28,9 +29,13 @@ export async function resolve(specifier, context, next) {
 }`;
 
 const SDK = /\/node_modules\/(ai|@ai-sdk\/[^/]+)\//;
+const PG = /\/node_modules\/pg\//;
 
-/** Runs `body` (ES module code; `src(path)` imports a source file) and returns the SDK modules it loaded. */
-function sdkLoadedBy(name: string, body: string): { sdk: string[]; output: string } {
+/**
+ * Runs `body` (ES module code; `src(path)` imports a source file) and returns the modules it
+ * loaded whose URL matches `wanted`.
+ */
+function loadedBy(name: string, body: string, wanted = SDK): { sdk: string[]; output: string } {
   const file = join(dir, `${name}.txt`);
   const script = `
 import { register } from "node:module";
@@ -42,7 +47,7 @@ register("data:text/javascript," + encodeURIComponent(${JSON.stringify(HOOKS)}),
 const src = (path) => import(new URL(path, ${JSON.stringify(`${pathToFileURL(ROOT).href}/`)}).href);
 ${body}
 const urls = readFileSync(${JSON.stringify(file)}, "utf8").split("\\n");
-console.log(JSON.stringify(urls.filter((url) => ${SDK}.test(url))));
+console.log(JSON.stringify(urls.filter((url) => ${wanted}.test(url))));
 `;
   const run = spawnSync(
     process.execPath,
@@ -59,7 +64,7 @@ console.log(JSON.stringify(urls.filter((url) => ${SDK}.test(url))));
 
 describe("the AI SDK loads only with the assistant configured", () => {
   it("not when the bot, the console and the demo are loaded, nor when the assistant is unset", () => {
-    const { sdk } = sdkLoadedBy(
+    const { sdk } = loadedBy(
       "off",
       `
 await src("src/app/bot.ts");
@@ -74,7 +79,7 @@ if (none !== undefined) throw new Error("an assistant without ASSISTANT_PROVIDER
   }, 90_000);
 
   it("when ASSISTANT_PROVIDER is set (the probe sees the SDK when it is there)", () => {
-    const { sdk } = sdkLoadedBy(
+    const { sdk } = loadedBy(
       "on",
       `
 const { buildAssistant } = await src("src/app/assistant.ts");
@@ -97,5 +102,39 @@ if (typeof assistant?.ask !== "function") throw new Error("no assistant with ASS
     );
     expect(sdk.some((url) => /\/node_modules\/ai\//.test(url))).toBe(true);
     expect(sdk.some((url) => /\/node_modules\/@ai-sdk\/openai-compatible\//.test(url))).toBe(true);
+  }, 90_000);
+});
+
+describe("the PostgreSQL driver loads only for a PostgreSQL store", () => {
+  it("not when a SQLite store is opened", () => {
+    const { sdk: pg } = loadedBy(
+      "sqlite",
+      `
+await src("src/app/bot.ts");
+const { openStore } = await src("src/store/open.ts");
+const db = await openStore({ kind: "sqlite", path: ":memory:" });
+await db.get("SELECT 1 AS one");
+await db.close();
+`,
+      PG,
+    );
+    expect(pg).toEqual([]);
+  }, 90_000);
+
+  it("when a PostgreSQL store is asked for (the probe sees pg when it is there)", () => {
+    const { sdk: pg } = loadedBy(
+      "postgres",
+      `
+const { openStore } = await src("src/store/open.ts");
+const { Secret } = await src("src/secret.ts");
+// nothing listens on port 9: the open fails, after the driver was loaded
+await openStore({ kind: "postgres", url: new Secret("postgres://u:p@127.0.0.1:9/db") }).then(
+  (db) => db.close(),
+  () => {},
+);
+`,
+      PG,
+    );
+    expect(pg.length).toBeGreaterThan(0);
   }, 90_000);
 });
