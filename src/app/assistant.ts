@@ -1,15 +1,17 @@
-import { type Assistant, type AssistantObserver, createAssistant } from "../assistant/ask.ts";
-import { assistantModel } from "../assistant/provider.ts";
+import type { Assistant, AssistantObserver } from "../assistant/ask.ts";
 import type { AssistantConfig } from "../config.ts";
 import { dispatch as registryDispatch } from "../registry/dispatch.ts";
-import { AssistantTurnStore } from "../store/assistant-turns.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
 
 /**
  * The assistant from ASSISTANT_PROVIDER and friends, or undefined when it is unset: then no
  * surface offers it and no request goes to any model.
+ *
+ * The assistant's modules are imported here, after the check, not at the top: they bring the AI
+ * SDK (`ai` and its providers, some MB of heap), which a bot without the assistant never needs
+ * (issue 31 item 14: the bot's memory budget at 50,000 clusters).
  */
-export function buildAssistant(input: {
+export async function buildAssistant(input: {
   config: AssistantConfig | undefined;
   deps: CommandDeps;
   observer?: AssistantObserver;
@@ -18,9 +20,14 @@ export function buildAssistant(input: {
     text: string,
     ctx: Parameters<typeof registryDispatch>[1],
   ) => ReturnType<typeof registryDispatch>;
-}): Assistant | undefined {
+}): Promise<Assistant | undefined> {
   const { config, deps } = input;
   if (!config) return undefined;
+  const [{ createAssistant }, { assistantModel }, { AssistantTurnStore }] = await Promise.all([
+    import("../assistant/ask.ts"),
+    import("../assistant/provider.ts"),
+    import("../store/assistant-turns.ts"),
+  ]);
   return createAssistant({
     config,
     model: assistantModel(config),

@@ -328,7 +328,7 @@ export async function startBot(
   });
 
   // the grounded assistant (issue 33): absent unless ASSISTANT_PROVIDER is set
-  const assistant = buildAssistant({
+  const assistant = await buildAssistant({
     config: config.assistant,
     deps: commandDeps,
     observer: config.assistant ? assistantMetrics(metrics.registry) : undefined,

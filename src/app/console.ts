@@ -167,7 +167,7 @@ export async function runPaletteConsole(config: Config): Promise<number> {
     tokenRefreshSchedule: config.tokenRefreshSchedule,
     approvals: config.approvals,
   });
-  session.assistant = buildAssistant({ config: config.assistant, deps: session.deps });
+  session.assistant = await buildAssistant({ config: config.assistant, deps: session.deps });
   try {
     await runConsoleOn(session);
   } finally {

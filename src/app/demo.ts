@@ -42,7 +42,7 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
 
   // the assistant on a scripted local model (no key, no network): `ask which clusters are unhealthy?`
   const model = await startScriptedModel();
-  session.assistant = buildAssistant({
+  session.assistant = await buildAssistant({
     config: {
       provider: "openai-compatible",
       baseUrl: model.baseUrl,

@@ -1,6 +1,4 @@
 import type { StateStore } from "../config.ts";
-import { openPostgres } from "./postgres.ts";
-import { migratePostgres } from "./postgres-migrate.ts";
 import type { SqlDb } from "./sql.ts";
 import { openSqlite } from "./sqlite.ts";
 
@@ -12,10 +10,16 @@ export interface OpenStoreOptions {
 /**
  * The one place the backend is chosen (STATE_DB / DATABASE_URL, see src/config.ts): a SQLite
  * file, migrated by `openSqlite`, or a PostgreSQL database, brought to the latest migration
- * before anything reads it. Errors carry no URL (src/store/postgres.ts scrubs them).
+ * before anything reads it. Errors carry no URL (src/store/postgres.ts scrubs them). The
+ * PostgreSQL driver (`pg`) is imported only for a PostgreSQL store: a bot on SQLite does not hold
+ * its modules in memory (issue 31 item 14, the memory budget).
  */
 export async function openStore(store: StateStore, options: OpenStoreOptions = {}): Promise<SqlDb> {
   if (store.kind === "sqlite") return openSqlite(store.path);
+  const [{ openPostgres }, { migratePostgres }] = await Promise.all([
+    import("./postgres.ts"),
+    import("./postgres-migrate.ts"),
+  ]);
   const db = await openPostgres(store.url, {
     applicationName: "palette-chatops",
     onError: options.onError,

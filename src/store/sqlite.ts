@@ -7,7 +7,7 @@ import type { Migration } from "./migrations/migration.ts";
 import type { SqlDb, SqlExecutor, SqlRunResult, SqlValue } from "./sql.ts";
 
 /** SQLite's page cache per connection, in KiB */
-export const SQLITE_CACHE_KIB = 4000;
+export const SQLITE_CACHE_KIB = 2000;
 
 /**
  * Opens (creating if needed) the SQLite file at `path` (`:memory:` allowed), applies the
@@ -28,6 +28,8 @@ export async function openSqlite(
     db.pragma("busy_timeout = 5000");
     // better-sqlite3 builds SQLite with a 16 MB page cache; at 50,000 clusters a reconciliation
     // fills it, a fifth of the bot's memory. Pages it drops are still in the OS's file cache.
+    // 2 MB (SQLite's own default): with 4 MB the bench at 50,000 measured 121 MB steady, with 2
+    // MB 119 MB, reconciliation and the radar's store time unchanged (docs/benchmarks.md)
     db.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
     migrate(db, migrations);
   } catch (error) {
