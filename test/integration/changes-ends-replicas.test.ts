@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessPolicy } from "../../src/access/policy.ts";
+import { HEARTBEAT_EVERY_MS } from "../../src/changes/claim.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { STUCK_EXECUTING_MS } from "../../src/model/change.ts";
@@ -167,11 +168,15 @@ describe("day-2 ends on two replicas", () => {
     await until("A's PUT to reach Palette", () => sim.control.held() === 1);
     const store = new ChangeStore(db, clock);
     const stalled = (await store.all()).find((r) => r.plan.cluster.name === "stalled-scale")!;
-    // after each timer task, A's heartbeat is in the store before time moves on
+    // after each timer task, A's heartbeat is in the store and A has armed its next one before
+    // time moves on: the row shows the beat before A hears back and re-arms, and a clock moved
+    // in that gap would skip A's beats up to the round's end, as no live sender's ever are
     const beatLanded = () =>
-      until("A's heartbeat", async () => {
+      until("A's heartbeat and its next one armed", async () => {
         const row = (await store.get(stalled.id))!;
-        return row.status !== "executing" || row.heartbeatAt === clock.now();
+        if (row.status !== "executing") return true;
+        const now = clock.now();
+        return row.heartbeatAt === now && timersA.dueTimes().includes(now + HEARTBEAT_EVERY_MS);
       });
 
     // six minutes of waiting on Palette; B, the lease holder, runs its rounds meanwhile

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { HEARTBEAT_EVERY_MS } from "../../src/changes/claim.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { createLogger } from "../../src/log.ts";
 import { STUCK_EXECUTING_MS } from "../../src/model/change.ts";
@@ -68,19 +69,23 @@ async function until(what: string, done: () => boolean | Promise<boolean>): Prom
 }
 
 /**
- * after each timer task: the heartbeat it started is in the store (or there is no heartbeat
- * to wait for: the row has none, or it is no longer executing, or beats are being refused)
+ * after each timer task: the heartbeat it started is in the store and the sender has armed its
+ * next one (or there is no heartbeat to wait for: the row has none, or it is no longer executing,
+ * or beats are being refused). The row shows the beat before the sender hears back and re-arms;
+ * a clock moved in that gap would skip the sender's beats, as no live sender's ever are.
  */
-function heartbeatLanded(h: ChangesHarness, refused: () => boolean = () => false) {
+function heartbeatLanded(
+  h: ChangesHarness,
+  timers: ManualTimers,
+  refused: () => boolean = () => false,
+) {
   return () =>
-    until("the heartbeat", async () => {
+    until("the heartbeat and its next one armed", async () => {
       if (refused()) return true;
       const record = await only(h);
-      return (
-        record.status !== "executing" ||
-        record.heartbeatAt === undefined ||
-        record.heartbeatAt === h.clock.now()
-      );
+      if (record.status !== "executing" || record.heartbeatAt === undefined) return true;
+      const now = h.clock.now();
+      return record.heartbeatAt === now && timers.dueTimes().includes(now + HEARTBEAT_EVERY_MS);
     });
 }
 
@@ -102,7 +107,7 @@ describe("a sender still at work", () => {
 
     // six minutes of Palette keeping the write waiting; the lease holder's rounds meanwhile
     for (let round = 0; round < 2; round++) {
-      await timers.advance(STUCK_EXECUTING_MS + 60_000, heartbeatLanded(h));
+      await timers.advance(STUCK_EXECUTING_MS + 60_000, heartbeatLanded(h, timers));
       await h.bot.bot.edge.changeFollower.tick();
       expect((await only(h)).status).toBe("executing");
     }
@@ -141,7 +146,7 @@ describe("a sender still at work", () => {
           rateLimit: false,
           retries: 3,
           sleep: async (ms: number) => {
-            await timers.advance(ms, heartbeatLanded(harness!));
+            await timers.advance(ms, heartbeatLanded(harness!, timers));
             await harness!.bot.bot.edge.changeFollower.tick();
           },
         });
@@ -223,7 +228,7 @@ describe("a sender still at work", () => {
     refuseBeats = true;
     await timers.advance(
       STUCK_EXECUTING_MS + 60_000,
-      heartbeatLanded(h, () => refuseBeats),
+      heartbeatLanded(h, timers, () => refuseBeats),
     );
     await h.bot.bot.edge.changeFollower.tick();
     expect((await only(h)).status).toBe("unconfirmed");

@@ -34,6 +34,14 @@ export class ManualTimers implements Timers {
     return advanceTogether([this], ms, settle);
   }
 
+  /**
+   * when this instance's waiting tasks are due, earliest first: a test's settle can wait for a
+   * task to be armed again (a heartbeat re-arms only after its write is answered)
+   */
+  dueTimes(): number[] {
+    return this.pending.map((entry) => entry.at).sort((a, b) => a - b);
+  }
+
   /** the earliest task due by `until`, taken off the list */
   takeDue(until: number): Entry | undefined {
     const due = this.peekDue(until);
