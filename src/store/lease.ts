@@ -74,9 +74,23 @@ interface LeaseRow {
 }
 
 function postgresLease(db: SqlDb, name: string): LeaderLease {
+  // FOR SHARE, not FOR UPDATE: it blocks a take-over's UPDATE just the same, while the leader's
+  // own fenced transactions (poll, sender) do not wait for one another
+  return tableLease(db, name, { table: "leader_leases", fenceLock: " FOR SHARE" });
+}
+
+/**
+ * A lease kept as one row of `table` (PostgreSQL's leader_leases, SQLite's replica_lease). The
+ * row stays once written: its token is where the next holder's starts.
+ */
+function tableLease(
+  db: SqlDb,
+  name: string,
+  { table, fenceLock }: { table: "leader_leases" | "replica_lease"; fenceLock: string },
+): LeaderLease {
   const current = async (now: number): Promise<LeaseState | undefined> => {
     const row = await db.get<LeaseRow>(
-      "SELECT holder, token, expires_at FROM leader_leases WHERE name = ? AND expires_at > ?",
+      `SELECT holder, token, expires_at FROM ${table} WHERE name = ? AND expires_at > ?`,
       [name, now],
     );
     return row && { holder: row.holder, token: row.token, expiresAt: row.expires_at };
@@ -87,25 +101,24 @@ function postgresLease(db: SqlDb, name: string): LeaderLease {
       // One statement, so two replicas asking at once cannot both win: the insert of a first
       // lease or the conditional update of the row are atomic, and the loser's WHERE is false.
       const row = await db.get<{ token: number }>(
-        `INSERT INTO leader_leases (name, holder, token, expires_at) VALUES (?, ?, 1, ?)
+        `INSERT INTO ${table} (name, holder, token, expires_at) VALUES (?, ?, 1, ?)
          ON CONFLICT (name) DO UPDATE SET
            token = CASE
-             WHEN leader_leases.holder = excluded.holder AND leader_leases.expires_at > ?
-             THEN leader_leases.token
-             ELSE leader_leases.token + 1
+             WHEN ${table}.holder = excluded.holder AND ${table}.expires_at > ?
+             THEN ${table}.token
+             ELSE ${table}.token + 1
            END,
            holder = excluded.holder,
            expires_at = excluded.expires_at
-         WHERE leader_leases.holder = excluded.holder OR leader_leases.expires_at <= ?
+         WHERE ${table}.holder = excluded.holder OR ${table}.expires_at <= ?
          RETURNING token`,
         [name, holder, now + ttlMs, now, now],
       );
       return row?.token;
     },
     async release(holder, token) {
-      // the row stays: its token is where the next holder's starts
       await db.run(
-        "UPDATE leader_leases SET expires_at = 0 WHERE name = ? AND holder = ? AND token = ?",
+        `UPDATE ${table} SET expires_at = 0 WHERE name = ? AND holder = ? AND token = ?`,
         [name, holder, token],
       );
     },
@@ -114,10 +127,8 @@ function postgresLease(db: SqlDb, name: string): LeaderLease {
       return (await current(now))?.token;
     },
     async assertFenced(tx, token, now) {
-      // FOR SHARE, not FOR UPDATE: it blocks a take-over's UPDATE just the same, while the
-      // leader's own fenced transactions (poll, sender) do not wait for one another
       const row = await tx.get<LeaseRow>(
-        "SELECT holder, token, expires_at FROM leader_leases WHERE name = ? FOR SHARE",
+        `SELECT holder, token, expires_at FROM ${table} WHERE name = ?${fenceLock}`,
         [name],
       );
       const live = row !== undefined && row.expires_at > now ? row.token : undefined;
@@ -140,51 +151,8 @@ export async function sqliteFileLease(db: SqlDb, name: string): Promise<LeaderLe
        expires_at INTEGER NOT NULL
      )`,
   );
-  const current = async (now: number): Promise<LeaseState | undefined> => {
-    const row = await db.get<LeaseRow>(
-      "SELECT holder, token, expires_at FROM replica_lease WHERE name = ? AND expires_at > ?",
-      [name, now],
-    );
-    return row && { holder: row.holder, token: row.token, expiresAt: row.expires_at };
-  };
-  return {
-    name,
-    async tryAcquire(holder, ttlMs, now) {
-      const row = await db.get<{ token: number }>(
-        `INSERT INTO replica_lease (name, holder, token, expires_at) VALUES (?, ?, 1, ?)
-         ON CONFLICT (name) DO UPDATE SET
-           token = CASE
-             WHEN replica_lease.holder = excluded.holder AND replica_lease.expires_at > ?
-             THEN replica_lease.token
-             ELSE replica_lease.token + 1
-           END,
-           holder = excluded.holder,
-           expires_at = excluded.expires_at
-         WHERE replica_lease.holder = excluded.holder OR replica_lease.expires_at <= ?
-         RETURNING token`,
-        [name, holder, now + ttlMs, now, now],
-      );
-      return row?.token;
-    },
-    async release(holder, token) {
-      await db.run(
-        "UPDATE replica_lease SET expires_at = 0 WHERE name = ? AND holder = ? AND token = ?",
-        [name, holder, token],
-      );
-    },
-    current,
-    async currentToken(now) {
-      return (await current(now))?.token;
-    },
-    async assertFenced(tx, token, now) {
-      const row = await tx.get<LeaseRow>(
-        "SELECT holder, token, expires_at FROM replica_lease WHERE name = ?",
-        [name],
-      );
-      const live = row !== undefined && row.expires_at > now ? row.token : undefined;
-      if (live !== token) throw new FencedOut(name, token, live);
-    },
-  };
+  // SQLite takes one writer at a time: its fenced read needs no lock clause
+  return tableLease(db, name, { table: "replica_lease", fenceLock: "" });
 }
 
 /** One replica: nobody else can hold the lease, so it is always granted and never moves. */
