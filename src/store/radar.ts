@@ -25,6 +25,18 @@ export interface RadarCluster {
 /** the snapshot's project: its project_uid, else its scope (older rows) */
 const SNAP_PROJECT = "COALESCE(NULLIF(s.project_uid, ''), s.project)";
 
+/** a snapshot's cluster as the radar reads it (the due ones, a project's, one by UID) */
+const SNAPSHOT_CLUSTER_COLUMNS = `s.cluster_uid AS uid, s.name AS name, ${SNAP_PROJECT} AS project,
+  s.project AS scope, s.tags AS tags`;
+
+interface SnapshotClusterRow {
+  uid: string;
+  name: string;
+  project: string;
+  scope: string;
+  tags: string;
+}
+
 export interface StoredRisk {
   clusterUid: string;
   name: string;
@@ -95,15 +107,8 @@ export class RadarStore {
    */
   async due(scopes: readonly string[], limit: number): Promise<RadarCluster[]> {
     if (scopes.length === 0) return [];
-    const rows = await this.db.all<{
-      uid: string;
-      name: string;
-      project: string;
-      scope: string;
-      tags: string;
-    }>(
-      `SELECT s.cluster_uid AS uid, s.name AS name, ${SNAP_PROJECT} AS project,
-              s.project AS scope, s.tags AS tags
+    const rows = await this.db.all<SnapshotClusterRow>(
+      `SELECT ${SNAPSHOT_CLUSTER_COLUMNS}
          FROM notify_snapshots s LEFT JOIN radar_readings r ON r.cluster_uid = s.cluster_uid
         WHERE s.project IN (${scopes.map(() => "?").join(",")}) AND s.state <> 'Deleted'
         ORDER BY COALESCE(r.read_at, 0), s.cluster_uid
@@ -135,15 +140,8 @@ export class RadarStore {
    */
   async renewedSinceRead(scopes: readonly string[], limit: number): Promise<RadarCluster[]> {
     if (scopes.length === 0) return [];
-    const rows = await this.db.all<{
-      uid: string;
-      name: string;
-      project: string;
-      scope: string;
-      tags: string;
-    }>(
-      `SELECT DISTINCT s.cluster_uid AS uid, s.name AS name, ${SNAP_PROJECT} AS project,
-              s.project AS scope, s.tags AS tags
+    const rows = await this.db.all<SnapshotClusterRow>(
+      `SELECT DISTINCT ${SNAPSHOT_CLUSTER_COLUMNS}
          FROM changes c
          JOIN notify_snapshots s ON s.cluster_uid = c.cluster_uid
          LEFT JOIN radar_readings r ON r.cluster_uid = c.cluster_uid
@@ -158,15 +156,8 @@ export class RadarStore {
   }
 
   async cluster(uid: string): Promise<RadarCluster | undefined> {
-    const row = await this.db.get<{
-      uid: string;
-      name: string;
-      project: string;
-      scope: string;
-      tags: string;
-    }>(
-      `SELECT s.cluster_uid AS uid, s.name AS name, ${SNAP_PROJECT} AS project,
-              s.project AS scope, s.tags AS tags
+    const row = await this.db.get<SnapshotClusterRow>(
+      `SELECT ${SNAPSHOT_CLUSTER_COLUMNS}
          FROM notify_snapshots s WHERE s.cluster_uid = ? ORDER BY s.updated_at DESC LIMIT 1`,
       [uid],
     );
