@@ -1,7 +1,7 @@
 import type { webApi } from "@slack/bolt";
 import type { Clock } from "../clock.ts";
 import type { Hold } from "../model/notification.ts";
-import type { Poller } from "../notify/poll.ts";
+import type { Poller } from "../notify/poll/poll.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { HoldStore } from "../store/holds.ts";
 import { RadarStore } from "../store/radar.ts";

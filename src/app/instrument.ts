@@ -1,6 +1,6 @@
 import type { App, ReceiverEvent } from "@slack/bolt";
 import type { Metrics } from "../http/metrics.ts";
-import { type SlackPoster, SlackSendError } from "../notify/slack-port.ts";
+import { type SlackPoster, SlackSendError } from "../notify/delivery/slack-port.ts";
 import type { PaletteClientEvent } from "../palette/client.ts";
 import { dispatch as baseDispatch } from "../registry/dispatch.ts";
 import type { Dispatch } from "../slack/types.ts";

@@ -1,5 +1,5 @@
 import type { ProbeResult } from "../http/health.ts";
-import type { PollerMetrics } from "../notify/poll.ts";
+import type { PollerMetrics } from "../notify/poll/poll.ts";
 import type { PaletteClientEvent } from "../palette/client.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { ProbeResult } from "../http/health.ts";
-import type { SenderStatus } from "../notify/outbox-sender.ts";
+import type { SenderStatus } from "../notify/delivery/outbox-sender.ts";
 
 const seconds = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
 

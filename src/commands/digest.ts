@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { DigestCadence, DigestSchedule } from "../model/channel-digest.ts";
 import { canonicalTimeZone, formatWall } from "../model/wall-clock.ts";
-import { composeChannelDigest } from "../notify/channel-digest-source.ts";
-import { nextOccurrence } from "../notify/digest-due.ts";
+import { composeChannelDigest } from "../notify/digest/channel-digest-source.ts";
+import { nextOccurrence } from "../notify/digest/digest-due.ts";
 import type { AuditAction, AuditOutcome } from "../store/audit.ts";
 import { DigestStore } from "../store/digests.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
@@ -15,7 +15,7 @@ import { escapeMrkdwn, mention } from "../views/mrkdwn.ts";
  * `/palette digest daily 09:00 [zone] | weekly mon 09:00 [zone] | off | now`, and alone: this
  * channel's scheduled digest. Setting and turning it off follow ALLOW_SUBSCRIBE (it decides what
  * the channel hears), each audited; showing it and the private preview are open to everyone.
- * The running bot's scheduler (src/notify/channel-digest-job.ts) posts it.
+ * The running bot's scheduler (src/notify/digest/channel-digest-job.ts) posts it.
  */
 
 const WEEKDAYS = [

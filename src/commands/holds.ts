@@ -1,7 +1,7 @@
 import type { Permission } from "../access/types.ts";
 import { snoozeUntil } from "../model/hold-time.ts";
 import type { CardPayload, HoldKind, SnoozeChoice } from "../model/notification.ts";
-import { endHolds } from "../notify/holds.ts";
+import { endHolds } from "../notify/oncall/holds.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import { CardStore } from "../store/cards.ts";
 import { HoldStore } from "../store/holds.ts";

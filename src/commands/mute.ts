@@ -9,7 +9,7 @@ import { endHoldNow, holdRefusal, holdsList, muteCluster } from "./holds.ts";
 /**
  * `/palette mute <cluster> [1d|7d|until YYYY-MM-DD] [reason…]`, `unmute <cluster>` and `mutes`:
  * a channel stops hearing one cluster for a while; what changed meanwhile is said in one line
- * when the mute ends (src/notify/holds.ts). The use cases live in src/commands/holds.ts.
+ * when the mute ends (src/notify/oncall/holds.ts). The use cases live in src/commands/holds.ts.
  */
 
 /** A reason longer than this is refused (the modal's field has the same limit). */

@@ -11,7 +11,7 @@ import { escapeMrkdwn, mention } from "../views/mrkdwn.ts";
 
 /**
  * `/palette subscribe|unsubscribe|subscriptions`: which notifications this channel gets. The
- * poll (src/notify/poll.ts) reads the same table every cycle.
+ * poll (src/notify/poll/poll.ts) reads the same table every cycle.
  */
 
 const KINDS: readonly SubscriptionKind[] = ["clusters", "alerts", "all", "risks"];

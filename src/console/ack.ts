@@ -1,5 +1,5 @@
-import { acknowledgeCard } from "../notify/acknowledge.ts";
-import { cardStatus } from "../notify/card-status.ts";
+import { acknowledgeCard } from "../notify/oncall/acknowledge.ts";
+import { cardStatus } from "../notify/oncall/card-status.ts";
 import { type Card, CardStore } from "../store/cards.ts";
 import type { CommandContext } from "../verb-kit/types.ts";
 import { ackAlreadyTaken, ackRefused, ackThreadLine, ackUnknownCard } from "../views/card-ack.ts";

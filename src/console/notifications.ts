@@ -1,4 +1,4 @@
-import type { SlackPoster } from "../notify/slack-port.ts";
+import type { SlackPoster } from "../notify/delivery/slack-port.ts";
 import { renderBlocks } from "./render.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { adoptCard } from "../notify/adopt-launch-card.ts";
+import { adoptCard } from "../notify/delivery/adopt-launch-card.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { PaletteError } from "../palette/errors.ts";
 import { inBackground } from "../palette/priority.ts";

@@ -47,7 +47,7 @@ export interface CardPayload {
 
 /**
  * What a snooze or mute kept back, said in one line when the last hold of the cluster in the
- * channel ends (src/notify/held-news.ts builds it, src/views/notification.ts renders it).
+ * channel ends (src/notify/oncall/held-news.ts builds it, src/views/notification.ts renders it).
  */
 export interface HeldSummary {
   /** the holds that ended now (a snooze that ended while a mute went on is not named) */

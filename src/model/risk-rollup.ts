@@ -2,7 +2,7 @@ import type { Risk, RiskKind } from "./risk.ts";
 
 /**
  * Pure: which risk notices roll up (issue 31 item 3), as a storm of cluster cards folds into one
- * digest (src/notify/digest.ts). Notices alike for one channel (the same kind of risk and, for a
+ * digest (src/notify/digest/digest.ts). Notices alike for one channel (the same kind of risk and, for a
  * newer profile version, the same profile versions) that are due together become one message
  * when there are more than ROLLUP_OVER of them; a channel that already has an open roll-up of
  * the group adds newcomers to it (the message is edited) instead of posting them one by one.

@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { cardStatus } from "../notify/card-status.ts";
+import { cardStatus } from "../notify/oncall/card-status.ts";
 import { CardStore } from "../store/cards.ts";
 import type { SqlDb } from "../store/sql.ts";
 import { notificationCard } from "../views/notification.ts";

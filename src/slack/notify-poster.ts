@@ -4,7 +4,7 @@ import {
   classifySlackError,
   type SlackPoster,
   SlackSendError,
-} from "../notify/slack-port.ts";
+} from "../notify/delivery/slack-port.ts";
 import type { Secret } from "../secret.ts";
 import type { ChannelProbe } from "../verb-kit/types.ts";
 

@@ -6,7 +6,7 @@ import { type RunningBot, startBot } from "../../src/app/bot.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
-import type { DigestScheduler } from "../../src/notify/channel-digest-job.ts";
+import type { DigestScheduler } from "../../src/notify/digest/channel-digest-job.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { DigestStore } from "../../src/store/digests.ts";

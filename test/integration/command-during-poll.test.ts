@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
-import { createPoller } from "../../src/notify/poll.ts";
+import { createPoller } from "../../src/notify/poll/poll.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
 import { dispatch } from "../../src/registry/dispatch.ts";
 import { startSimulator } from "../../src/simulator/server.ts";

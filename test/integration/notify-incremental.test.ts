@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { CycleResult } from "../../src/notify/poll.ts";
+import type { CycleResult } from "../../src/notify/poll/poll.ts";
 import type { FleetCluster } from "../../src/simulator/types.ts";
 import { BACKENDS } from "../support/backends.ts";
 import { type NotifyHarness, startNotifyHarness } from "../support/notify-harness.ts";

@@ -137,8 +137,8 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
       await h.cycle();
       expect(h.posts("C1")).toHaveLength(2);
       // "restart": a new poller and sender over the same file, same simulator
-      const { createPoller } = await import("../../src/notify/poll.ts");
-      const { createSender } = await import("../../src/notify/outbox-sender.ts");
+      const { createPoller } = await import("../../src/notify/poll/poll.ts");
+      const { createSender } = await import("../../src/notify/delivery/outbox-sender.ts");
       const { createSlackPoster } = await import("../../src/slack/notify-poster.ts");
       const { Secret } = await import("../../src/secret.ts");
       const { silentLogger } = await import("../../src/log.ts");

@@ -134,7 +134,7 @@ async function start(approvals?: string[]): Promise<Harness> {
 
 /** the poll's snapshot of the project, which the radar reads its clusters from */
 async function knownToThePoll(h: Harness): Promise<void> {
-  const { createPoller } = await import("../../src/notify/poll.ts");
+  const { createPoller } = await import("../../src/notify/poll/poll.ts");
   const poller = createPoller({
     palette: h.palette,
     db: h.bot.db,

@@ -1,4 +1,4 @@
-import type { DigestScheduler } from "../../src/notify/channel-digest-job.ts";
+import type { DigestScheduler } from "../../src/notify/digest/channel-digest-job.ts";
 
 /** node-cron's place in tests: records what was scheduled; the test fires the ticks. */
 export function fakeDigestScheduler() {

@@ -7,8 +7,8 @@
  */
 import { systemClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
-import { createSender } from "../../src/notify/outbox-sender.ts";
-import { createPoller } from "../../src/notify/poll.ts";
+import { createSender } from "../../src/notify/delivery/outbox-sender.ts";
+import { createPoller } from "../../src/notify/poll/poll.ts";
 import { createPaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
 import { createSlackPoster } from "../../src/slack/notify-poster.ts";

@@ -1,7 +1,11 @@
 import { ManualClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
-import { createSender, type Sender, type SenderOptions } from "../../src/notify/outbox-sender.ts";
-import { createPoller, type Poller } from "../../src/notify/poll.ts";
+import {
+  createSender,
+  type Sender,
+  type SenderOptions,
+} from "../../src/notify/delivery/outbox-sender.ts";
+import { createPoller, type Poller } from "../../src/notify/poll/poll.ts";
 import { createPaletteClient, type PaletteClient } from "../../src/palette/client.ts";
 import { Secret } from "../../src/secret.ts";
 import { startSimulator } from "../../src/simulator/server.ts";

@@ -7,7 +7,7 @@ import {
   registerAckTiming,
 } from "../../../src/app/instrument.ts";
 import { Metrics } from "../../../src/http/metrics.ts";
-import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
+import { type SlackPoster, SlackSendError } from "../../../src/notify/delivery/slack-port.ts";
 import { prefixLabel, ruleFor } from "../../../src/palette/rate-limits.ts";
 import type { CommandContext, Reply } from "../../../src/verb-kit/types.ts";
 import { sampleValue } from "../../support/prometheus.ts";

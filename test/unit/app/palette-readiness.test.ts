@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { paletteReadiness } from "../../../src/app/palette-readiness.ts";
-import { emptyPollerMetrics, type PollerMetrics } from "../../../src/notify/poll.ts";
+import { emptyPollerMetrics, type PollerMetrics } from "../../../src/notify/poll/poll.ts";
 
 function poller(state: Partial<PollerMetrics>) {
   const metrics: PollerMetrics = { ...emptyPollerMetrics(), ...state };

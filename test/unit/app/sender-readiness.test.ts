@@ -3,7 +3,7 @@ import { senderReadiness } from "../../../src/app/sender-readiness.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import { createHealth } from "../../../src/http/health.ts";
 import { Metrics } from "../../../src/http/metrics.ts";
-import type { SenderStatus } from "../../../src/notify/outbox-sender.ts";
+import type { SenderStatus } from "../../../src/notify/delivery/outbox-sender.ts";
 
 describe("readiness of the notification sender", () => {
   it("reports a paused sender as degraded with Slack's reason and when it tries again", async () => {

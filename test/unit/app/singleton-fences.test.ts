@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { type CardSink, LaunchTracker } from "../../../src/launch/watch.ts";
 import { silentLogger } from "../../../src/log.ts";
-import { createDigestJob } from "../../../src/notify/channel-digest-job.ts";
+import { createDigestJob } from "../../../src/notify/digest/channel-digest-job.ts";
 import { DigestStore } from "../../../src/store/digests.ts";
 import { LaunchStore } from "../../../src/store/launches.ts";
 import { FencedOut } from "../../../src/store/lease.ts";

@@ -3,7 +3,7 @@ import { ManualClock } from "../../../src/clock.ts";
 import { createConsolePoster } from "../../../src/console/notifications.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
-import { createSender } from "../../../src/notify/outbox-sender.ts";
+import { createSender } from "../../../src/notify/delivery/outbox-sender.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 import { openMemoryDb } from "../../support/store.ts";
 

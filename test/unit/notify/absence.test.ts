@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
-import { confirmAbsent, isMarkedDeleted } from "../../../src/notify/absence.ts";
+import { confirmAbsent, isMarkedDeleted } from "../../../src/notify/poll/absence.ts";
 import type { Scope } from "../../../src/palette/api.ts";
 import { PaletteError, PaletteSchemaError } from "../../../src/palette/errors.ts";
 import type { Cluster } from "../../../src/palette/schemas.ts";

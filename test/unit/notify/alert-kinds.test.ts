@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { alertKindsMemory, readKinds } from "../../../src/notify/alert-kinds.ts";
-import type { ScopeRead } from "../../../src/notify/scope-read.ts";
+import { alertKindsMemory, readKinds } from "../../../src/notify/alerts/alert-kinds.ts";
+import type { ScopeRead } from "../../../src/notify/poll/scope-read.ts";
 import type { Scope } from "../../../src/palette/api.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { collectingLogger } from "../../support/palette-client-helpers.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log.ts";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
-import { eventBudget, reasonsFor } from "../../../src/notify/alert-reasons.ts";
-import type { ScopeRead } from "../../../src/notify/scope-read.ts";
+import { eventBudget, reasonsFor } from "../../../src/notify/alerts/alert-reasons.ts";
+import type { ScopeRead } from "../../../src/notify/poll/scope-read.ts";
 import type { PaletteEvent } from "../../../src/palette/schemas.ts";
 
 /**

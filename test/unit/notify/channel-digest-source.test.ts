@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
-import { buildChannelDigest } from "../../../src/notify/channel-digest.ts";
-import { composeChannelDigest, readFleet } from "../../../src/notify/channel-digest-source.ts";
+import { buildChannelDigest } from "../../../src/notify/digest/channel-digest.ts";
+import {
+  composeChannelDigest,
+  readFleet,
+} from "../../../src/notify/digest/channel-digest-source.ts";
 import { NotifyEventLog } from "../../../src/store/notify-events.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";

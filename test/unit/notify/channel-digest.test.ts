@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { NotifyEvent, UnhealthySince } from "../../../src/model/channel-digest.ts";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
 import type { Subscription } from "../../../src/model/subscription.ts";
-import { buildChannelDigest, type ChannelDigestInput } from "../../../src/notify/channel-digest.ts";
+import {
+  buildChannelDigest,
+  type ChannelDigestInput,
+} from "../../../src/notify/digest/channel-digest.ts";
 
 const TO = "2026-03-10T08:00:00.000Z";
 const FROM = "2026-03-09T08:00:00.000Z";

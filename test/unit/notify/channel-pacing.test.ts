@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ChannelPacing } from "../../../src/notify/channel-pacing.ts";
+import { ChannelPacing } from "../../../src/notify/delivery/channel-pacing.ts";
 
 /** when each of `count` messages goes out if every one is sent as soon as it may */
 function schedule(pacing: ChannelPacing, channel: string, count: number, start: number) {

@@ -6,7 +6,7 @@ import {
   dueOccurrence,
   latestOccurrence,
   nextOccurrence,
-} from "../../../src/notify/digest-due.ts";
+} from "../../../src/notify/digest/digest-due.ts";
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
 import type { CardPayload, Hold } from "../../../src/model/notification.ts";
-import { endSummary, splitHeld } from "../../../src/notify/held-news.ts";
+import { endSummary, splitHeld } from "../../../src/notify/oncall/held-news.ts";
 
 const NOW = Date.UTC(2026, 10, 23, 12);
 

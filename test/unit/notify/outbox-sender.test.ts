@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
-import { createSender, type SenderOptions } from "../../../src/notify/outbox-sender.ts";
-import { type SlackPoster, SlackSendError } from "../../../src/notify/slack-port.ts";
+import { createSender, type SenderOptions } from "../../../src/notify/delivery/outbox-sender.ts";
+import { type SlackPoster, SlackSendError } from "../../../src/notify/delivery/slack-port.ts";
 import { CardStore } from "../../../src/store/cards.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 import type { SqlDb } from "../../../src/store/sql.ts";
@@ -125,7 +125,7 @@ describe("sender", () => {
 
   it("never edits a card another part of the bot owns; adds only thread lines to it", async () => {
     const s = await setup(() => undefined);
-    const { adoptCard } = await import("../../../src/notify/adopt-launch-card.ts");
+    const { adoptCard } = await import("../../../src/notify/delivery/adopt-launch-card.ts");
     await adoptCard(s.db, { channel: "CL", clusterUid: "n", ts: "launch-ts" }, s.clock);
     await s.outbox.add({ channel: "CL", kind: "card", clusterUid: "n", payload: card("n") }, "t");
     await s.sender.drainAll();

@@ -4,11 +4,15 @@ import type { ClusterSnap } from "../../../src/model/cluster.ts";
 import type { FlapHistory } from "../../../src/model/flap-history.ts";
 import type { Subscription } from "../../../src/model/subscription.ts";
 import { matchesFilter } from "../../../src/model/subscription.ts";
-import { clustersNeedingReason, evaluateAlerts, reasonFrom } from "../../../src/notify/alerts.ts";
-import { describeChange, diffClusters, snapOf } from "../../../src/notify/diff.ts";
-import { DIGEST_THRESHOLD, foldChannel } from "../../../src/notify/digest.ts";
-import { applyFlapping } from "../../../src/notify/flapping.ts";
-import { cardPayload, routeNews } from "../../../src/notify/route.ts";
+import {
+  clustersNeedingReason,
+  evaluateAlerts,
+  reasonFrom,
+} from "../../../src/notify/alerts/alerts.ts";
+import { DIGEST_THRESHOLD, foldChannel } from "../../../src/notify/digest/digest.ts";
+import { describeChange, diffClusters, snapOf } from "../../../src/notify/poll/diff.ts";
+import { applyFlapping } from "../../../src/notify/poll/flapping.ts";
+import { cardPayload, routeNews } from "../../../src/notify/poll/route.ts";
 import { tagsOf } from "../../../src/palette/tags.ts";
 
 const snap = (uid: string, over: Partial<ClusterSnap> = {}): ClusterSnap => ({

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
-import { createPoller } from "../../../src/notify/poll.ts";
+import { createPoller } from "../../../src/notify/poll/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { paletteReadiness } from "../../../src/app/palette-readiness.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
-import { createPoller } from "../../../src/notify/poll.ts";
+import { createPoller } from "../../../src/notify/poll/poll.ts";
 import type { Scope } from "../../../src/palette/api.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { SnapshotStore } from "../../../src/store/snapshots.ts";

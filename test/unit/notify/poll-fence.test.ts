@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
-import { createPoller } from "../../../src/notify/poll.ts";
+import { createPoller } from "../../../src/notify/poll/poll.ts";
 import { FencedOut } from "../../../src/store/lease.ts";
 import type { SqlExecutor } from "../../../src/store/sql.ts";
 import { openSqlite } from "../../../src/store/sqlite.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { CardPayload, Hold, HoldChange } from "../../../src/model/notification.ts";
-import { createPoller } from "../../../src/notify/poll.ts";
+import { createPoller } from "../../../src/notify/poll/poll.ts";
 import { HoldStore } from "../../../src/store/holds.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { type PollCluster, pollPalette } from "../../support/fake-palette.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
-import { createPoller } from "../../../src/notify/poll.ts";
+import { createPoller } from "../../../src/notify/poll/poll.ts";
 import { PaletteError } from "../../../src/palette/errors.ts";
 import { SubscriptionStore } from "../../../src/store/subscriptions.ts";
 import { callLog, type PollCluster, pollPalette } from "../../support/fake-palette.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
-import { createSender } from "../../../src/notify/outbox-sender.ts";
-import { SlackSendError } from "../../../src/notify/slack-port.ts";
+import { createSender } from "../../../src/notify/delivery/outbox-sender.ts";
+import { SlackSendError } from "../../../src/notify/delivery/slack-port.ts";
 import { FencedOut } from "../../../src/store/lease.ts";
 import { OutboxStore } from "../../../src/store/outbox.ts";
 import type { SqlExecutor } from "../../../src/store/sql.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Risk } from "../../../src/model/risk.ts";
 import type { Subscription } from "../../../src/model/subscription.ts";
-import { digestRisks } from "../../../src/notify/channel-digest-source.ts";
+import { digestRisks } from "../../../src/notify/digest/channel-digest-source.ts";
 import { RadarStore } from "../../../src/store/radar.ts";
 import type { SqlExecutor } from "../../../src/store/sql.ts";
 import { openSqlite } from "../../../src/store/sqlite.ts";

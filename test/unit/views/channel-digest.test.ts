@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChannelDigestPayload } from "../../../src/model/channel-digest.ts";
 import type { ClusterSnap } from "../../../src/model/cluster.ts";
-import { buildChannelDigest } from "../../../src/notify/channel-digest.ts";
+import { buildChannelDigest } from "../../../src/notify/digest/channel-digest.ts";
 import { channelDigestMessage } from "../../../src/views/channel-digest.ts";
 import { checkSlackLimits, LIMITS } from "../../../src/views/limits.ts";
 import { blocksText } from "../../support/reply-text.ts";

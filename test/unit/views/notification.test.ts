@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CardPayload } from "../../../src/model/notification.ts";
-import { DIGEST_LINES, digestOf } from "../../../src/notify/digest.ts";
+import { DIGEST_LINES, digestOf } from "../../../src/notify/digest/digest.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 import {
   notificationCard,

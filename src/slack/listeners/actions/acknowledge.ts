@@ -1,7 +1,7 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import { CARD_ACTIONS } from "../../../model/notification.ts";
-import { acknowledgeCard } from "../../../notify/acknowledge.ts";
+import { acknowledgeCard } from "../../../notify/oncall/acknowledge.ts";
 import {
   ackAlreadyTaken,
   ackRefused,
@@ -41,7 +41,7 @@ function clusterOf(value: string | undefined): string | undefined {
 
 /**
  * "Acknowledge" on a notification card. Acked at once; the decision is the use case's
- * (src/notify/acknowledge.ts). When it stands, the card is edited in place to say who has it and
+ * (src/notify/oncall/acknowledge.ts). When it stands, the card is edited in place to say who has it and
  * its thread gets a line; any other answer is private to whoever clicked.
  */
 export function registerAcknowledgeAction(app: App, edge: SlackEdge): void {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../../../src/clock.ts";
 import { silentLogger } from "../../../../src/log.ts";
-import { createSender } from "../../../../src/notify/outbox-sender.ts";
-import { createPoller } from "../../../../src/notify/poll.ts";
-import type { SlackPoster } from "../../../../src/notify/slack-port.ts";
+import { createSender } from "../../../../src/notify/delivery/outbox-sender.ts";
+import type { SlackPoster } from "../../../../src/notify/delivery/slack-port.ts";
+import { createPoller } from "../../../../src/notify/poll/poll.ts";
 import { FencedOut, type LeaderLease, leaseFor } from "../../../../src/store/lease.ts";
 import { OutboxStore } from "../../../../src/store/outbox.ts";
 import { openPostgres } from "../../../../src/store/postgres.ts";
