@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/clock.ts";
 import { clusterSearchBody } from "../../src/palette/search-body.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
@@ -56,7 +56,7 @@ describe("faults", () => {
     });
     expect(added.status).toBe(201);
     s.control.clearRequests();
-    const started = performance.now();
+    // the client gives up at its own time-out (the abort's reason), not when the server answers
     await expect(
       fetch(`${s.url}/v1/dashboard/spectroclusters/search?limit=5`, {
         method: "POST",
@@ -64,10 +64,9 @@ describe("faults", () => {
         body: "{}",
         signal: AbortSignal.timeout(100),
       }),
-    ).rejects.toThrow();
-    expect(performance.now() - started).toBeLessThan(400);
+    ).rejects.toThrow(/aborted|timeout/i);
     // handled before the client gave up: recorded with the answer it was going to get
-    await new Promise((resolve) => setTimeout(resolve, 450));
+    await vi.waitFor(() => expect(s.control.requests()).toHaveLength(1), { timeout: 5_000 });
     expect(s.control.requests()).toEqual([
       expect.objectContaining({
         method: "POST",

@@ -319,20 +319,26 @@ describe("logs", () => {
 });
 
 describe("the 3-second rule", () => {
-  it("acks in < 100 ms while Palette takes 2 s; the answers come later", async () => {
+  it("acks before Palette answers while Palette takes 2 s; the answers come later", async () => {
     sim.control.addFault({ pathPrefix: "/v1", kind: "latency", latencyMs: 2000 });
-    // three in a row: the median is the claim, so one scheduler hiccup on a busy CI box does
-    // not decide it; every one must still be far inside Slack's 3 s
+    sim.control.clearRequests();
+    // the claim is an order of events, not a time on a busy machine (the time is bench/ack.ts's):
+    // each ack came back while Palette still held every request the commands made, and the
+    // simulator records a request only once it has answered it
     const sent = [];
-    for (let i = 0; i < 3; i++) sent.push(await h.command("clusters"));
+    const answeredByPaletteAtAck: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      sent.push(await h.command("clusters"));
+      answeredByPaletteAtAck.push(sim.control.requests().length);
+    }
     const acked = Date.now();
-    const ms = sent.map((s) => s.ms).sort((a, b) => a - b);
+    expect(answeredByPaletteAtAck).toEqual([0, 0, 0]);
     for (const s of sent) {
       expect(s.status).toBe(200);
       expect(s.text).toBe("");
+      // Slack's own bound: an ack later than 3 s is a failed command
+      expect(s.ms).toBeLessThan(3_000);
     }
-    expect(ms[1]).toBeLessThan(100);
-    expect(ms[2]).toBeLessThan(1000);
     expect(fake.callsTo("response")).toHaveLength(0);
     for (const s of sent) {
       const [answer] = await h.responses(s.responseId, 1, 15_000);
