@@ -14,5 +14,7 @@ export default defineConfig({
       "test/support/postgres-global-setup.ts",
       "test/support/helm-global-setup.ts",
     ],
+    // in every worker: a test during which pg warned of what pg 9 refuses fails (issue 37)
+    setupFiles: ["test/support/pg-deprecation-guard.ts"],
   },
 });

@@ -47,20 +47,18 @@ export class NotifyEventLog {
   async append(events: readonly NotifyEvent[]): Promise<void> {
     const insert = `INSERT INTO notify_events (at, cluster_uid, name, project_uid, tags, kind, detail)
        VALUES (?, ?, ?, ?, ?, ?, ?)`;
-    // issued together, awaited once: they run in order on the one connection
-    await Promise.all(
-      events.map((e) =>
-        this.db.run(insert, [
-          e.at,
-          e.clusterUid,
-          e.name,
-          e.project,
-          JSON.stringify(e.tags),
-          e.kind,
-          e.detail ?? null,
-        ]),
-      ),
-    );
+    // one at a time: PostgreSQL's transaction is one client, which pg 9 lets run one query only
+    for (const e of events) {
+      await this.db.run(insert, [
+        e.at,
+        e.clusterUid,
+        e.name,
+        e.project,
+        JSON.stringify(e.tags),
+        e.kind,
+        e.detail ?? null,
+      ]);
+    }
   }
 
   /** events after `from` up to and including `to` (ISO), oldest first */
@@ -77,18 +75,17 @@ export class NotifyEventLog {
   }
 
   async applyUnhealthy(moves: UnhealthyMoves): Promise<void> {
-    await Promise.all([
-      ...moves.end.map((uid) =>
-        this.db.run("DELETE FROM notify_unhealthy_since WHERE cluster_uid = ?", [uid]),
-      ),
-      ...moves.start.map((s) =>
-        this.db.run(
-          `INSERT INTO notify_unhealthy_since (cluster_uid, since, exact) VALUES (?, ?, ?)
-           ON CONFLICT (cluster_uid) DO NOTHING`,
-          [s.clusterUid, s.since, s.exact ? 1 : 0],
-        ),
-      ),
-    ]);
+    // one at a time, ends first (a cluster that ended and started again keeps the new start)
+    for (const uid of moves.end) {
+      await this.db.run("DELETE FROM notify_unhealthy_since WHERE cluster_uid = ?", [uid]);
+    }
+    for (const s of moves.start) {
+      await this.db.run(
+        `INSERT INTO notify_unhealthy_since (cluster_uid, since, exact) VALUES (?, ?, ?)
+         ON CONFLICT (cluster_uid) DO NOTHING`,
+        [s.clusterUid, s.since, s.exact ? 1 : 0],
+      );
+    }
   }
 
   async unhealthySince(): Promise<Map<string, UnhealthySince>> {

@@ -328,10 +328,13 @@ export class SnapshotStore {
   async saveFlapHistories(histories: ReadonlyMap<string, FlapHistory>): Promise<void> {
     await this.db.run("DELETE FROM notify_flaps");
     const insert = "INSERT INTO notify_flaps (cluster_uid, transitions, reported) VALUES (?, ?, ?)";
-    await Promise.all(
-      [...histories].map(([uid, history]) =>
-        this.db.run(insert, [uid, JSON.stringify(history.transitions), history.reported ? 1 : 0]),
-      ),
-    );
+    // one at a time: PostgreSQL's transaction is one client, which pg 9 lets run one query only
+    for (const [uid, history] of histories) {
+      await this.db.run(insert, [
+        uid,
+        JSON.stringify(history.transitions),
+        history.reported ? 1 : 0,
+      ]);
+    }
   }
 }
