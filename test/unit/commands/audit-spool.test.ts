@@ -65,7 +65,7 @@ describe("AuditSpool", () => {
       await spool.addPalette({ at: 1, record: "first\r\n" });
       // Palette's next page is slow: the stream fails and is closed meanwhile (a bare 'close'
       // listener: events.once would also listen for 'error')
-      await new Promise((resolve) => full!.on("close", resolve));
+      await new Promise<void>((resolve) => full!.on("close", () => resolve()));
       await expect(spool.addPalette({ at: 2, record: "second\r\n" })).rejects.toMatchObject({
         code: "ENOSPC",
       });
