@@ -1,9 +1,9 @@
 import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { finished } from "node:stream/promises";
 import { mkdtemp, open, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { finished } from "node:stream/promises";
 import type { SpooledFile } from "../verb-kit/types.ts";
 
 /**

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AuditExportRoom } from "../../src/commands/audit-room.ts";
-import { until } from "../support/start-process-harness.ts";
 import {
   closeChangesHarnesses,
   type ChangesHarness as Harness,
   startChangesHarness,
 } from "../support/changes-harness.ts";
+import { until } from "../support/start-process-harness.ts";
 
 /**
  * The bot's side of `/palette audit` on a busy bot (issue 31, item 16): every filter (`since`,
