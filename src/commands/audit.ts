@@ -324,7 +324,7 @@ export const auditVerb: VerbSpec = {
       await dispose();
       if (isDiskFull(error)) {
         return errorReply(
-          ":warning: The export stopped: the bot's temporary disk filled up while writing it. Nothing was sent and what was written is deleted. Try again later, or narrow it with a cluster, a project, a person or `since`/`until`.",
+          "The export stopped: the bot's temporary disk filled up while writing it. Nothing was sent and what was written is deleted. Try again later, or narrow it with a cluster, a project, a person or `since`/`until`.",
           "The export stopped: the bot's temporary disk filled up. Nothing was sent.",
         );
       }
@@ -337,13 +337,13 @@ export const auditVerb: VerbSpec = {
 function noRoomReply(room: Exclude<AuditRoomAnswer, { kind: "granted" }>) {
   if (room.kind === "busy") {
     return errorReply(
-      `:hourglass: An audit export is already running (at most ${MOST_EXPORTS_AT_ONCE} at a time on this bot); try again in a few minutes.`,
+      `An audit export is already running (at most ${MOST_EXPORTS_AT_ONCE} at a time on this bot); try again in a few minutes.`,
       "An audit export is already running; try again in a few minutes.",
     );
   }
   const mb = (bytes: number) => Math.ceil(bytes / 1_000_000);
   return errorReply(
-    `:warning: The bot's temporary disk has no room for this export: it may take up to ${mb(room.neededBytes)} MB and ${mb(room.freeBytes)} MB are free. Try again when other exports are done; if it stays so, whoever runs the bot can lower AUDIT_EXPORT_MAX or give the temp volume more room.`,
+    `The bot's temporary disk has no room for this export: it may take up to ${mb(room.neededBytes)} MB and ${mb(room.freeBytes)} MB are free. Try again when other exports are done; if it stays so, whoever runs the bot can lower AUDIT_EXPORT_MAX or give the temp volume more room.`,
     "The bot's temporary disk has no room for this export.",
   );
 }
