@@ -75,6 +75,32 @@ describe("the poll's writes on PostgreSQL run one statement at a time", () => {
     expect(await new NotifyEventLog(db).between("2025-12-31T00:00:00.000Z", at)).toHaveLength(4);
   });
 
+  it("more than one statement's rows (450 events, 450 flap histories): all kept, in order", async () => {
+    const at = "2026-02-01T00:00:00.000Z";
+    const many = Array.from({ length: 450 }, (_, i) => `m-${String(i).padStart(3, "0")}`);
+    const events = many.map((uid) => ({
+      at,
+      clusterUid: uid,
+      name: uid,
+      project: "",
+      tags: ["t"],
+      kind: "new" as const,
+    }));
+    const histories = new Map(many.map((uid, i) => [uid, { transitions: [i], reported: false }]));
+    expect(
+      await inTransaction(async (tx) => {
+        await new NotifyEventLog(tx).append(events);
+        await new SnapshotStore(tx).saveFlapHistories(histories);
+      }),
+    ).toBe(1);
+    const read = await new NotifyEventLog(db).between("2026-01-31T00:00:00.000Z", at);
+    expect(read.map((e) => e.clusterUid)).toEqual(many);
+    expect(read[449]).toMatchObject({ tags: ["t"], kind: "new" });
+    const flaps = await new SnapshotStore(db).flapHistories();
+    expect(flaps.size).toBe(450);
+    expect(flaps.get("m-449")).toEqual({ transitions: [449], reported: false });
+  });
+
   it("NotifyEventLog.applyUnhealthy", async () => {
     const log = new NotifyEventLog(db);
     const since = "2026-01-01T00:00:00.000Z";
