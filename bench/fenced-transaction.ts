@@ -74,7 +74,9 @@ export async function runFencedTransactionBench(
             return work(tx);
           });
           if (used && fencedTx.has(used)) {
-            (durations[cycleKind] ??= []).push(performance.now() - started);
+            const list = durations[cycleKind] ?? [];
+            list.push(performance.now() - started);
+            durations[cycleKind] = list;
           }
           return result;
         },
