@@ -10,6 +10,7 @@ const processTests = [
   "test/integration/failover-sigstop.test.ts",
   "test/integration/start-process.test.ts",
   "test/integration/notify-crash.test.ts",
+  "test/integration/sole-replica-processes.test.ts",
 ];
 
 export default defineConfig({
@@ -25,6 +26,8 @@ export default defineConfig({
       "test/support/postgres-global-setup.ts",
       "test/support/helm-global-setup.ts",
     ],
+    // in every worker: a test during which pg warned of what pg 9 refuses fails (issue 37)
+    setupFiles: ["test/support/pg-deprecation-guard.ts"],
     projects: [
       {
         extends: true,

@@ -8,6 +8,11 @@
  * resident memory before (idle, median of 1 s samples), during the export (median and most of
  * 0.5 s samples) and its VmHWM after, the time to the answer, the rows and entries in the file,
  * its size, and whether it stopped at a bound (the 10-minute one for Palette's side included).
+ *
+ * AUDIT_BENCH_TMPDIR (issue 37, item 5): the bot's TMPDIR, e.g. a 64 MB tmpfs
+ * (`mount -t tmpfs -o size=64m tmpfs <dir>`): too small for the largest export, which is then
+ * refused up front. Either way the run asks the bot's /readyz and a second command afterwards:
+ * the bot alive after the export.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -85,6 +90,7 @@ export async function runAuditExportBench(
       AUDIT_EXPORT_MAX: String(EXPORT_MAX),
       LOG_LEVEL: "warn",
       NODE_ENV: "production",
+      ...(process.env.AUDIT_BENCH_TMPDIR ? { TMPDIR: process.env.AUDIT_BENCH_TMPDIR } : {}),
       NODE_OPTIONS: imageNodeOptions(),
     },
     { script, nodeArgs: imageNodeFlags() },
@@ -140,9 +146,27 @@ export async function runAuditExportBench(
         else if (line.startsWith("export,")) noteLines.push(line.slice(0, 300));
       }
     } else noteLines = [answer.slice(0, 500)];
+    // the bot after the export: still ready, and answering the next command
+    const readyAfter = (await fetch(`${botUrl}/readyz`).catch(() => undefined))?.status === 200;
+    await postSigned(
+      `${botUrl}/slack/events`,
+      SIGNING_SECRET,
+      slashCommandBody({
+        text: "help",
+        userId: AUDITOR,
+        channelId: "C0AUDIT",
+        responseUrl: `${fake.url}/response/after-export`,
+      }),
+    );
+    await until(
+      "the next command answered",
+      () => fake.callsTo("response").some((call) => call.body._responseId === "after-export"),
+      60_000,
+    );
     return {
       bench: "audit-export",
       node: process.version,
+      tmpdir: process.env.AUDIT_BENCH_TMPDIR ?? "the OS's",
       setup: `bot as its own process (compiled, image node settings, HTTP mode, SQLite with ${BOT_ROWS} audit rows); AUDIT_EXPORT_MAX=${EXPORT_MAX}; simulator audit log of ${paletteEntries} entries in one project; one /palette audit project:<p> since 7d`,
       paletteEntriesInSimulator: paletteEntries,
       botRowsInFile: botRows,
@@ -156,6 +180,7 @@ export async function runAuditExportBench(
       botExportMaxSampledRssMb: Math.max(0, ...during),
       botPeakRssMb: peakRssMb(bot.child.pid!),
       rssTimeline: timeline,
+      botAliveAfter: bot.child.exitCode === null && readyAfter,
     };
   } finally {
     await bot.kill();

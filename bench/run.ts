@@ -13,6 +13,7 @@ import { runCardActionBench } from "./card-actions.ts";
 import { runChangeBench } from "./change.ts";
 import { runClientBench } from "./client.ts";
 import { runFailoverBench } from "./failover.ts";
+import { runFencedTransactionBench } from "./fenced-transaction.ts";
 import { runMentionBench } from "./mention.ts";
 import { runPollBench } from "./poll.ts";
 import { runRadarBench } from "./radar.ts";
@@ -53,6 +54,9 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ],
   // minutes: the largest audit export allowed (AUDIT_BENCH_ENTRIES=100000 for a smaller one)
   ["audit-export", () => runAuditExportBench()],
+  // a minute or two: the longest fenced transaction at 50,000 clusters on PostgreSQL against the
+  // lease's margin (FENCED_BENCH_CLUSTERS for another fleet)
+  ["fenced-transaction", () => runFencedTransactionBench()],
 ];
 
 // a run of some figures keeps the others' last results, so the benchmarks table (docs/benchmarks.md) stays whole

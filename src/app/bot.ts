@@ -35,7 +35,8 @@ import {
 } from "./instrument.ts";
 import { systemTimers, type Timers } from "./leader.ts";
 import { createLeadership } from "./leadership.ts";
-import { claimSqliteFile, startupTimers } from "./sole-replica.ts";
+import { claimSqliteFile, soleReplicaHolder, startupTimers } from "./sole-replica.ts";
+import { refuseNetworkSqlite } from "./sqlite-volume.ts";
 
 /** how often the leader reads the state of the day-2 changes Palette accepted */
 const CHANGE_FOLLOW_EVERY_MS = 10_000;
@@ -93,6 +94,10 @@ export async function startBot(
   if (!slack) throw new Error("SLACK_BOT_TOKEN: required for start");
 
   const metrics = new Metrics({ knownVerbs: VERBS.map((verb) => verb.name) });
+  // before SQLite opens (and migrates) the file: not on a network file system
+  if (config.stateDb.kind === "sqlite" && config.stateDb.path !== ":memory:") {
+    await refuseNetworkSqlite(config.stateDb.path);
+  }
   const db = await openStore(config.stateDb, {
     onError: (error) => logger.warn({ err: error.message }, "a pooled database connection failed"),
   });
@@ -114,7 +119,8 @@ export async function startBot(
     clock: leaseClock,
     timers: options.leaseTimers ?? systemTimers,
     logger: logger.child({ component: "leader" }),
-    holder: options.replicaId,
+    // on a SQLite file the holder says which kernel boot, PID namespace and process it is
+    holder: options.replicaId ?? (sqliteFile ? soleReplicaHolder() : undefined),
     // the singletons below exist by the time the elector starts (after the app is up)
     singletons: { start: () => startSingletons(), stop: () => stopSingletons() },
   });
@@ -124,6 +130,7 @@ export async function startBot(
       lease,
       holder: leadership.holder,
       path: sqliteFile,
+      ttlMs: config.leader.ttlMs,
       clock: leaseClock,
       timers: options.leaseTimers ?? startupTimers,
     }).catch(async (error: unknown) => {

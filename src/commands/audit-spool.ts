@@ -3,6 +3,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdtemp, open, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { finished } from "node:stream/promises";
 import type { SpooledFile } from "../verb-kit/types.ts";
 
 /**
@@ -14,9 +15,18 @@ import type { SpooledFile } from "../verb-kit/types.ts";
  * merged with the spooled entries read back one by one. Both files live in a directory of their
  * own made by mkdtemp (mode 0700, under the OS's temp dir: /tmp in the image), the files 0600:
  * an export names people, so no other local user reads it. `dispose()` deletes the directory.
+ *
+ * A write can fail (a full disk: ENOSPC) when no write is awaited; a stream's `'error'` with no
+ * listener ends the process, so each stream has one from its creation (issue 37, item 5), and the
+ * next write or the close throws the stream's error: the export fails, the bot goes on.
  */
 
 const SPOOL_PREFIX = "palette-audit-";
+
+/** opens one of the export's files for writing; tests pass one that writes to /dev/full */
+export type OpenForWrite = (path: string) => WriteStream;
+
+const openPrivate: OpenForWrite = (path) => createWriteStream(path, { mode: 0o600, flags: "wx" });
 
 /**
  * Deletes the spool directories a process that died mid-export left behind (a container restarted
@@ -57,12 +67,16 @@ export class AuditSpool {
   private constructor(
     private readonly dir: string,
     private readonly spool: WriteStream,
+    private readonly openForWrite: OpenForWrite,
   ) {}
 
-  static async create(parent: string = tmpdir()): Promise<AuditSpool> {
+  static async create(
+    parent: string = tmpdir(),
+    openForWrite: OpenForWrite = openPrivate,
+  ): Promise<AuditSpool> {
     const dir = await mkdtemp(join(parent, SPOOL_PREFIX));
-    const spool = createWriteStream(join(dir, "palette.part"), { mode: 0o600, flags: "wx" });
-    return new AuditSpool(dir, spool);
+    const spool = guarded(openForWrite(join(dir, "palette.part")));
+    return new AuditSpool(dir, spool, openForWrite);
   }
 
   /** how many of Palette's entries are spooled */
@@ -98,7 +112,7 @@ export class AuditSpool {
     const times = this.times;
     order.sort((a, b) => times[a]! - times[b]! || a - b);
     const path = join(this.dir, "export.csv");
-    const out = createWriteStream(path, { mode: 0o600, flags: "wx" });
+    const out = guarded(this.openForWrite(path));
     const spooled = await open(join(this.dir, "palette.part"), "r");
     let next = 0;
     const emitPalette = async () => {
@@ -151,14 +165,28 @@ export class AuditSpool {
   }
 }
 
-/** waits for the stream to drain when its buffer is full, so memory holds one buffer at most */
+/**
+ * A stream whose `'error'` is kept (in `errored`, for the next write or the close to throw)
+ * rather than thrown at the event loop, which would end the process.
+ */
+function guarded(stream: WriteStream): WriteStream {
+  stream.on("error", () => undefined);
+  return stream;
+}
+
+/**
+ * Waits for the stream to drain when its buffer is full, so memory holds one buffer at most.
+ * Throws the stream's error, whether it came before this write or while waiting for the drain.
+ */
 async function write(stream: WriteStream, chunk: string | Buffer): Promise<void> {
+  if (stream.errored) throw stream.errored;
   if (!stream.write(chunk)) await once(stream, "drain");
 }
 
+/** ends the stream and waits until all of it is on disk; throws the stream's error */
 async function closeStream(stream: WriteStream): Promise<void> {
+  if (stream.errored) throw stream.errored;
   if (stream.closed) return;
-  const closed = once(stream, "close");
   stream.end();
-  await closed;
+  await finished(stream);
 }

@@ -1,10 +1,11 @@
 import type { PaletteAudit } from "../palette/history.ts";
 import type { AuditCursor, AuditExportQuery, AuditRecord } from "../store/audit.ts";
 import { errorReply, messageReply, usageReply } from "../verb-kit/reply.ts";
-import type { CommandContext, FileReply, VerbSpec } from "../verb-kit/types.ts";
+import type { AuditRoomAnswer, CommandContext, FileReply, VerbSpec } from "../verb-kit/types.ts";
 import { type CsvValue, csvRecord, toCsv } from "../views/csv.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { DEFAULT_AUDIT_EXPORT_MAX, paletteAuditCells, readPaletteAudit } from "./audit-palette.ts";
+import { auditExportRoom, estimateExportBytes, MOST_EXPORTS_AT_ONCE } from "./audit-room.ts";
 import { AuditSpool, type TimedRecord } from "./audit-spool.ts";
 
 const HOUR_MS = 3_600_000;
@@ -200,7 +201,28 @@ export const auditVerb: VerbSpec = {
     const until = filter.until ?? now;
     const untilIso = new Date(until).toISOString();
     const max = ctx.auditExportMax ?? DEFAULT_AUDIT_EXPORT_MAX;
-    const spool = await AuditSpool.create();
+    const room = await (ctx.auditExportRoom ?? auditExportRoom).claim(
+      estimateExportBytes(max, MAX_EXPORT_ROWS),
+    );
+    if (room.kind !== "granted") {
+      await exportTrail(ctx, command.args.join(" ").slice(0, 200), "denied", { reason: room.kind });
+      return noRoomReply(room);
+    }
+    let spool: AuditSpool;
+    try {
+      spool = await AuditSpool.create();
+    } catch (error) {
+      room.release();
+      throw error;
+    }
+    // the files go first, then the room: whoever delivers the file calls this once
+    const dispose = async () => {
+      try {
+        await spool.dispose();
+      } finally {
+        room.release();
+      }
+    };
     try {
       // Palette's side first: under IDENTITY=strict an unlinked person is refused before anything
       const palette = await readPaletteAudit(
@@ -220,7 +242,7 @@ export const auditVerb: VerbSpec = {
         },
       );
       if (palette.kind === "refused") {
-        await spool.dispose();
+        await dispose();
         return palette.reply;
       }
       const bot: BotRead = { count: 0, stoppedEarly: false };
@@ -273,7 +295,7 @@ export const auditVerb: VerbSpec = {
         kind: "file",
         fileName,
         title: `Audit since ${day}`,
-        content: file,
+        content: { ...file, dispose },
         auditAs: "audit-export",
         notice: messageReply(
           {
@@ -299,11 +321,38 @@ export const auditVerb: VerbSpec = {
       };
       return reply;
     } catch (error) {
-      await spool.dispose();
+      await dispose();
+      if (isDiskFull(error)) {
+        return errorReply(
+          "The export stopped: the bot's temporary disk filled up while writing it. Nothing was sent and what was written is deleted. Try again later, or narrow it with a cluster, a project, a person or `since`/`until`.",
+          "The export stopped: the bot's temporary disk filled up. Nothing was sent.",
+        );
+      }
       throw error;
     }
   },
 };
+
+/** what a person is told when the export cannot start: another is running, or the disk is short */
+function noRoomReply(room: Exclude<AuditRoomAnswer, { kind: "granted" }>) {
+  if (room.kind === "busy") {
+    return errorReply(
+      `An audit export is already running (at most ${MOST_EXPORTS_AT_ONCE} at a time on this bot); try again in a few minutes.`,
+      "An audit export is already running; try again in a few minutes.",
+    );
+  }
+  const mb = (bytes: number) => Math.ceil(bytes / 1_000_000);
+  return errorReply(
+    `The bot's temporary disk has no room for this export: it may take up to ${mb(room.neededBytes)} MB and ${mb(room.freeBytes)} MB are free. Try again when other exports are done; if it stays so, whoever runs the bot can lower AUDIT_EXPORT_MAX or give the temp volume more room.`,
+    "The bot's temporary disk has no room for this export.",
+  );
+}
+
+/** a write refused for want of space: the volume is full (ENOSPC) or the quota spent (EDQUOT) */
+function isDiskFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOSPC" || code === "EDQUOT";
+}
 
 /** rows read from the store per query: one page's records in memory at a time */
 export const AUDIT_PAGE_ROWS = 1_000;

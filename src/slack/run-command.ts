@@ -89,7 +89,10 @@ export function createRunCommand(deps: {
       /^\s*(launch|scale|delete|cordon|uncordon|repave|pause|resume|backup|logs|upgrade)\b/i.test(
         text,
       ) && target.triggerId !== undefined;
-    const task = (urgent ? run(text, target) : limit(() => run(text, target))).catch(
+    // an audit export may wait on Palette for ten minutes: it has room of its own, at most two at
+    // once (src/commands/audit-room.ts), and takes no command slot from the other verbs
+    const ownRoom = /^\s*audit\b/i.test(text);
+    const task = (urgent || ownRoom ? run(text, target) : limit(() => run(text, target))).catch(
       (error: unknown) => {
         deps.logger.error({ err: String(error) }, "command delivery failed");
       },

@@ -1,4 +1,5 @@
 import type { NotifyEvent, NotifyEventKind, UnhealthySince } from "../model/channel-digest.ts";
+import { chunks, ROWS_PER_INSERT } from "./snapshots.ts";
 import type { SqlExecutor } from "./sql.ts";
 
 interface EventRow {
@@ -45,12 +46,13 @@ export class NotifyEventLog {
   constructor(private readonly db: SqlExecutor) {}
 
   async append(events: readonly NotifyEvent[]): Promise<void> {
-    const insert = `INSERT INTO notify_events (at, cluster_uid, name, project_uid, tags, kind, detail)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`;
-    // issued together, awaited once: they run in order on the one connection
-    await Promise.all(
-      events.map((e) =>
-        this.db.run(insert, [
+    // ROWS_PER_INSERT to a statement, in order, one statement at a time: the poll's fenced
+    // transaction is one client, which pg 9 lets run one query only, and each round trip lengthens it
+    for (const part of chunks(events, ROWS_PER_INSERT)) {
+      await this.db.run(
+        `INSERT INTO notify_events (at, cluster_uid, name, project_uid, tags, kind, detail)
+         VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+        part.flatMap((e) => [
           e.at,
           e.clusterUid,
           e.name,
@@ -59,8 +61,8 @@ export class NotifyEventLog {
           e.kind,
           e.detail ?? null,
         ]),
-      ),
-    );
+      );
+    }
   }
 
   /** events after `from` up to and including `to` (ISO), oldest first */
@@ -77,18 +79,17 @@ export class NotifyEventLog {
   }
 
   async applyUnhealthy(moves: UnhealthyMoves): Promise<void> {
-    await Promise.all([
-      ...moves.end.map((uid) =>
-        this.db.run("DELETE FROM notify_unhealthy_since WHERE cluster_uid = ?", [uid]),
-      ),
-      ...moves.start.map((s) =>
-        this.db.run(
-          `INSERT INTO notify_unhealthy_since (cluster_uid, since, exact) VALUES (?, ?, ?)
-           ON CONFLICT (cluster_uid) DO NOTHING`,
-          [s.clusterUid, s.since, s.exact ? 1 : 0],
-        ),
-      ),
-    ]);
+    // one at a time, ends first (a cluster that ended and started again keeps the new start)
+    for (const uid of moves.end) {
+      await this.db.run("DELETE FROM notify_unhealthy_since WHERE cluster_uid = ?", [uid]);
+    }
+    for (const s of moves.start) {
+      await this.db.run(
+        `INSERT INTO notify_unhealthy_since (cluster_uid, since, exact) VALUES (?, ?, ?)
+         ON CONFLICT (cluster_uid) DO NOTHING`,
+        [s.clusterUid, s.since, s.exact ? 1 : 0],
+      );
+    }
   }
 
   async unhealthySince(): Promise<Map<string, UnhealthySince>> {

@@ -22,6 +22,9 @@ const IN_CHUNK = 500;
 export const MAYBE_UNHEALTHY_SQL =
   "trim(health) <> '' AND lower(health) NOT IN ('healthy', 'unknown')";
 
+/** Rows per multi-row INSERT: at 7 columns 1,400 parameters, far below either backend's bound. */
+export const ROWS_PER_INSERT = 200;
+
 export function chunks<T>(items: readonly T[], size = IN_CHUNK): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -327,11 +330,17 @@ export class SnapshotStore {
   /** Replaces every flap history; meant for the poll's transaction (see `replace`). */
   async saveFlapHistories(histories: ReadonlyMap<string, FlapHistory>): Promise<void> {
     await this.db.run("DELETE FROM notify_flaps");
-    const insert = "INSERT INTO notify_flaps (cluster_uid, transitions, reported) VALUES (?, ?, ?)";
-    await Promise.all(
-      [...histories].map(([uid, history]) =>
-        this.db.run(insert, [uid, JSON.stringify(history.transitions), history.reported ? 1 : 0]),
-      ),
-    );
+    // ROWS_PER_INSERT to a statement, one statement at a time: the poll's fenced transaction is
+    // one client, which pg 9 lets run one query only, and each round trip lengthens it
+    for (const part of chunks([...histories], ROWS_PER_INSERT)) {
+      await this.db.run(
+        `INSERT INTO notify_flaps (cluster_uid, transitions, reported) VALUES ${part.map(() => "(?, ?, ?)").join(", ")}`,
+        part.flatMap(([uid, history]) => [
+          uid,
+          JSON.stringify(history.transitions),
+          history.reported ? 1 : 0,
+        ]),
+      );
+    }
   }
 }

@@ -22,10 +22,12 @@ export async function openSqlite(
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   try {
+    // first: a second process opening the file at once waits for the first's locks (the switch
+    // to WAL, the migrations) rather than failing at once with SQLITE_BUSY
+    db.pragma("busy_timeout = 5000");
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
-    db.pragma("busy_timeout = 5000");
     // better-sqlite3 builds SQLite with a 16 MB page cache; at 50,000 clusters a reconciliation
     // fills it, a fifth of the bot's memory. Pages it drops are still in the OS's file cache.
     // 2 MB (SQLite's own default): with 4 MB the bench at 50,000 measured 121 MB steady, with 2
@@ -53,14 +55,17 @@ export function migrate(db: Database.Database, migrations: readonly Migration[])
   const sorted = [...migrations].sort((a, b) => a.id - b.id);
   for (const migration of sorted) {
     if (applied.has(migration.id)) continue;
+    // IMMEDIATE, and asked again inside: two processes starting together on a new file (the
+    // second is then refused the file, src/app/sole-replica.ts) must not both apply it
     db.transaction(() => {
+      if (db.prepare("SELECT 1 FROM schema_migrations WHERE id = ?").get(migration.id)) return;
       db.exec(migration.up);
       db.prepare("INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)").run(
         migration.id,
         migration.name,
         new Date().toISOString(),
       );
-    })();
+    }).immediate();
   }
 }
 

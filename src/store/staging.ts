@@ -164,9 +164,10 @@ export class ReconcileStaging {
       [at, scope],
     );
     const remove = "DELETE FROM notify_snapshots WHERE project = ? AND cluster_uid = ?";
-    await Promise.all(
-      deleted.filter((uid) => !keep.has(uid)).map((uid) => this.db.run(remove, [scope, uid])),
-    );
+    // one at a time: PostgreSQL's transaction is one client, which pg 9 lets run one query only
+    for (const uid of deleted) {
+      if (!keep.has(uid)) await this.db.run(remove, [scope, uid]);
+    }
     await this.clear(scope);
   }
 }

@@ -65,11 +65,24 @@ export interface CommandDeps {
   readerTimeZone?: (userId: string) => Promise<string>;
   /** AUDIT_EXPORT_MAX: Palette's entries in one `/palette audit` export at most; default 10,000 */
   auditExportMax?: number;
+  /** room for audit exports on this replica (src/commands/audit-room.ts); absent: the process's */
+  auditExportRoom?: AuditExportRoomPort;
   /** APPROVAL_REQUIRED and friends (src/changes/); absent: no change needs a second person */
   approvals?: ApprovalConfig;
   /** what keeps a change's sender's heartbeat (src/changes/claim.ts); absent: real timers */
   timers?: Timers;
 }
+
+/** how many audit exports run at once, and whether the temp volume holds one more */
+export interface AuditExportRoomPort {
+  /** a place for an export of at most `neededBytes`; `release()` once its files are deleted */
+  claim(neededBytes: number): Promise<AuditRoomAnswer>;
+}
+
+export type AuditRoomAnswer =
+  | { kind: "granted"; release: () => void }
+  | { kind: "busy"; running: number }
+  | { kind: "no-room"; neededBytes: number; freeBytes: number };
 
 export interface CommandContext extends CommandDeps {
   requester: Requester;

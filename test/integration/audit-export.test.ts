@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { AuditExportRoom } from "../../src/commands/audit-room.ts";
 import {
   closeChangesHarnesses,
   type ChangesHarness as Harness,
   startChangesHarness,
 } from "../support/changes-harness.ts";
+import { until } from "../support/start-process-harness.ts";
 
 /**
  * The bot's side of `/palette audit` on a busy bot (issue 31, item 16): every filter (`since`,
@@ -18,10 +20,11 @@ const DAY_MS = 86_400_000;
 
 afterEach(closeChangesHarnesses);
 
-function start(): Promise<Harness> {
+function start(maxConcurrentCommands?: number): Promise<Harness> {
   return startChangesHarness({
     simulator: { clusters: 6, seed: 31 },
     access: { allowAudit: [AUDITOR] },
+    ...(maxConcurrentCommands !== undefined ? { bot: () => ({ maxConcurrentCommands }) } : {}),
   });
 }
 
@@ -108,5 +111,53 @@ describe("/palette audit: the bot's rows on a busy bot", () => {
     expect(last.startsWith("export,")).toBe(true);
     expect(last).toMatch(/stopped early/i);
     expect(last).toContain(since);
+  }, 60_000);
+});
+
+/**
+ * Issue 37, item 5: an export waits on Palette up to ten minutes and fills the temp volume, so at
+ * most two run at once on a replica, outside the command slots, and one is refused up front when
+ * the temp volume cannot hold it. The bot answers the next command either way.
+ */
+describe("/palette audit: room for exports", () => {
+  it("two exports at once, the third told one is running, and neither takes a command slot", async () => {
+    const h = await start(1);
+    const audits = "/v1/audits";
+    h.sim.control.addFault({ pathPrefix: audits, kind: "hold", times: 2 });
+    const first = await h.bot.command("audit since 7d", { userId: AUDITOR, channelId: CHANNEL });
+    const second = await h.bot.command("audit since 7d", { userId: AUDITOR, channelId: CHANNEL });
+    await until("both exports waiting on Palette", () => h.sim.control.held() === 2);
+    // the one command slot is free: another verb is answered while both exports wait
+    const help = await h.bot.command("help", { userId: AUDITOR, channelId: CHANNEL });
+    expect(await h.bot.responses(help.responseId, 1, 10_000)).toHaveLength(1);
+    const third = await exportAs(h, "audit since 7d");
+    expect(third).toContain("An audit export is already running");
+    expect(third).toContain("try again in a few minutes");
+    h.sim.control.release();
+    for (const { responseId } of [first, second]) {
+      const [reply] = await h.bot.responses(responseId, 1, 30_000);
+      expect(JSON.stringify(reply!.body)).toContain("were sent to your DMs");
+    }
+    expect(h.bot.fake.uploads.size).toBe(2);
+    // both done and their files deleted: there is room again
+    expect(await exportAs(h, "audit since 7d")).toContain("were sent to your DMs");
+  }, 60_000);
+
+  it("refused up front when the temp volume cannot hold the export; the bot answers on", async () => {
+    const h = await start();
+    // a temp volume with 2 MB free (statfs as the room reads it), the default AUDIT_EXPORT_MAX
+    h.bot.bot.edge.commandDeps.auditExportRoom = new AuditExportRoom({
+      freeBytes: async () => 2_000_000,
+    });
+    const refused = await exportAs(h, "audit since 7d");
+    expect(refused).toContain("has no room for this export");
+    expect(refused).toMatch(/up to \d+ MB and 2 MB are free/);
+    expect(h.sim.control.requests().filter((r) => r.path === "/v1/audits")).toEqual([]);
+    expect(h.bot.fake.uploads.size).toBe(0);
+    const help = await h.bot.command("help", { userId: AUDITOR, channelId: CHANNEL });
+    expect(await h.bot.responses(help.responseId, 1, 10_000)).toHaveLength(1);
+    // room again (the volume's real free space): the same export goes out
+    h.bot.bot.edge.commandDeps.auditExportRoom = new AuditExportRoom();
+    expect(await exportAs(h, "audit since 7d")).toContain("were sent to your DMs");
   }, 60_000);
 });

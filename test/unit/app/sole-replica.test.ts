@@ -6,6 +6,8 @@ import {
   claimSqliteFile,
   holderGoneOnThisHost,
   SqliteFileShared,
+  soleReplicaHolder,
+  thisProcess,
 } from "../../../src/app/sole-replica.ts";
 import { ManualClock } from "../../../src/clock.ts";
 import { sqliteFileLease } from "../../../src/store/lease.ts";
@@ -68,7 +70,14 @@ describe("claimSqliteFile", () => {
     const clock = new ManualClock();
     const timers = new ManualTimers(clock);
     await first.tryAcquire("pod-a", TTL, clock.now());
-    const claim = claimSqliteFile({ lease: second, holder: "pod-b", path, clock, timers });
+    const claim = claimSqliteFile({
+      lease: second,
+      holder: "pod-b",
+      path,
+      clock,
+      timers,
+      ttlMs: TTL,
+    });
     const outcome = claim.then(
       () => "started",
       (error: unknown) => error,
@@ -95,11 +104,16 @@ describe("claimSqliteFile", () => {
     const timers = new ManualTimers(clock);
     await first.tryAcquire("crashed", TTL, clock.now());
     let done = false;
-    const claim = claimSqliteFile({ lease: second, holder: "next", path, clock, timers }).then(
-      () => {
-        done = true;
-      },
-    );
+    const claim = claimSqliteFile({
+      lease: second,
+      holder: "next",
+      path,
+      clock,
+      timers,
+      ttlMs: TTL,
+    }).then(() => {
+      done = true;
+    });
     await flush();
     await timers.advance(TTL - 1);
     await flush();
@@ -113,9 +127,9 @@ describe("claimSqliteFile", () => {
     const { path, first } = await twoProcesses();
     const clock = new ManualClock();
     const timers = new ManualTimers(clock);
-    await claimSqliteFile({ lease: first, holder: "me", path, clock, timers });
+    await claimSqliteFile({ lease: first, holder: "me", path, clock, timers, ttlMs: TTL });
     await first.tryAcquire("me", TTL, clock.now());
-    await claimSqliteFile({ lease: first, holder: "me", path, clock, timers });
+    await claimSqliteFile({ lease: first, holder: "me", path, clock, timers, ttlMs: TTL });
   });
 
   it("goes on at once after a process of this host that is gone (a restart after a kill)", async () => {
@@ -130,6 +144,7 @@ describe("claimSqliteFile", () => {
       path,
       clock,
       timers,
+      ttlMs: TTL,
       holderGone: (holder) => {
         asked.push(holder);
         return true;
@@ -142,23 +157,95 @@ describe("claimSqliteFile", () => {
 });
 
 describe("holderGoneOnThisHost", () => {
-  const self = { host: "pod-a", pid: 100, alive: (pid: number) => pid === 100 || pid === 200 };
+  const BOOT = "6f1c0e52-0d7e-4c55-9a3e-8a1b2c3d4e5f";
+  const NS = "4026532001";
+  /** pod-a's view: it is pid 100 (started at tick 5000); pid 200 runs, started at tick 7000 */
+  const self = {
+    host: "pod-a",
+    pid: 100,
+    bootId: BOOT,
+    pidNamespace: NS,
+    startTime: "5000",
+    startTimeOf: (pid: number) => ({ 100: "5000", 200: "7000" })[pid],
+  };
+  const holder = (host: string, pid: number, boot = BOOT, ns = NS, start = "7000") =>
+    `${host}/${pid}/abcd@${boot}/${ns}/${start}`;
 
-  it("is gone when it names this host and a process that no longer runs", () => {
-    expect(holderGoneOnThisHost("pod-a/300/abcd", self)).toBe(true);
+  it("is gone when it ran in this boot and PID namespace and its pid runs no more", () => {
+    expect(holderGoneOnThisHost(holder("pod-a", 300), self)).toBe(true);
   });
 
-  it("is gone when it names this host and this very process id: a restarted container's PID 1", () => {
-    expect(holderGoneOnThisHost("pod-a/100/abcd", self)).toBe(true);
+  it("is gone when its pid now runs another process (started at another time): a reused pid", () => {
+    expect(holderGoneOnThisHost(holder("pod-a", 200, BOOT, NS, "6500"), self)).toBe(true);
+    // this very pid, another start: a restart as the same pid
+    expect(holderGoneOnThisHost(holder("pod-a", 100, BOOT, NS, "4000"), self)).toBe(true);
   });
 
-  it("is not gone while its process runs on this host", () => {
-    expect(holderGoneOnThisHost("pod-a/200/abcd", self)).toBe(false);
+  it("is not gone while its process runs", () => {
+    expect(holderGoneOnThisHost(holder("pod-a", 200), self)).toBe(false);
   });
 
-  it("is not known to be gone on another host, or when the id is not the bot's form", () => {
-    expect(holderGoneOnThisHost("pod-b/300/abcd", self)).toBe(false);
+  // issue 37, item 6: two containers with one host name (host networking twice, a compose
+  // hostname:, two hostNetwork pods): the other's pid means nothing in this PID namespace
+  it("is not known gone in another PID namespace or another boot, whatever the host name", () => {
+    expect(holderGoneOnThisHost(holder("pod-a", 300, BOOT, "4026532999"), self)).toBe(false);
+    expect(holderGoneOnThisHost(holder("pod-a", 300, "other-boot"), self)).toBe(false);
+    expect(holderGoneOnThisHost(holder("pod-b", 300), self)).toBe(false);
+  });
+
+  it("is not known gone without the identity (a bot from before, or off Linux)", () => {
+    expect(holderGoneOnThisHost("pod-a/300/abcd", self)).toBe(false);
     expect(holderGoneOnThisHost("crashed", self)).toBe(false);
-    expect(holderGoneOnThisHost("pod-a/x/abcd", self)).toBe(false);
+    expect(holderGoneOnThisHost(holder("pod-a", 300), { ...self, bootId: undefined })).toBe(false);
+  });
+});
+
+describe("this process's identity (Linux)", () => {
+  it.skipIf(process.platform !== "linux")(
+    "names the boot, the PID namespace and the start time; this process is not gone, a dead pid is",
+    () => {
+      const self = thisProcess();
+      expect(self.bootId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(self.pidNamespace).toMatch(/^\d+$/);
+      expect(self.startTime).toMatch(/^\d+$/);
+      const id = soleReplicaHolder(self);
+      expect(id).toContain(`/${process.pid}/`);
+      expect(holderGoneOnThisHost(id, self)).toBe(false);
+      // a pid far past pid_max on any kernel: no such process
+      const dead = id.replace(`/${process.pid}/`, "/99999999/");
+      expect(holderGoneOnThisHost(dead, self)).toBe(true);
+    },
+  );
+});
+
+describe("claimSqliteFile takes the lease at once", () => {
+  it("of two processes claiming together, one starts and the other is refused", async () => {
+    const { path, first, second } = await twoProcesses();
+    const clock = new ManualClock();
+    const timers = new ManualTimers(clock);
+    const claimOf = (lease: typeof first, holder: string) =>
+      claimSqliteFile({
+        lease,
+        holder,
+        path,
+        clock,
+        timers,
+        ttlMs: TTL,
+        holderGone: () => false,
+      }).then(
+        () => "started",
+        (error: unknown) => (error as Error).name,
+      );
+    const outcomes = Promise.all([claimOf(first, "pod-a"), claimOf(second, "pod-b")]);
+    await flush();
+    // the winner renews, as its elector does, while the loser waits past the expiry
+    const winner = (await first.current(clock.now()))!.holder;
+    const lease = winner === "pod-a" ? first : second;
+    for (let step = 0; step < 4; step += 1) {
+      await timers.advance(5_000, async () => {});
+      await lease.tryAcquire(winner, TTL, clock.now());
+    }
+    await timers.advance(5_000);
+    expect((await outcomes).sort()).toEqual(["SqliteFileShared", "started"]);
   });
 });

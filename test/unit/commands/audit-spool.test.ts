@@ -1,3 +1,4 @@
+import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -47,6 +48,52 @@ describe("AuditSpool", () => {
     expect(await readdir(dirname(file.path))).toEqual(["export.csv"]);
     await file.dispose();
     await expect(stat(dirname(file.path))).rejects.toThrow();
+  });
+
+  // issue 37, item 5: /dev/full answers every write with ENOSPC, as a full temp volume does. The
+  // stream fails after a write was taken, while the spool waits for Palette's next page and no
+  // write is awaited: with no 'error' listener then, the process ended (vitest: an uncaught error)
+  it.skipIf(process.platform !== "linux")(
+    "a full disk (ENOSPC from /dev/full) between writes fails the export, not the process, and leaves no file",
+    async () => {
+      const where = await parent();
+      let full: WriteStream | undefined;
+      const spool = await AuditSpool.create(where, () => {
+        full = createWriteStream("/dev/full");
+        return full;
+      });
+      await spool.addPalette({ at: 1, record: "first\r\n" });
+      // Palette's next page is slow: the stream fails and is closed meanwhile (a bare 'close'
+      // listener: events.once would also listen for 'error')
+      await new Promise<void>((resolve) => full!.on("close", () => resolve()));
+      await expect(spool.addPalette({ at: 2, record: "second\r\n" })).rejects.toMatchObject({
+        code: "ENOSPC",
+      });
+      await expect(spool.finish("h\r\n", rows([]), () => [])).rejects.toMatchObject({
+        code: "ENOSPC",
+      });
+      await spool.dispose();
+      expect(await readdir(where)).toEqual([]);
+    },
+  );
+
+  it("a full disk while the file is written (after the spool) fails finish and leaves no file", async () => {
+    const where = await parent();
+    let opened = 0;
+    // the spool is a real file; the export file is /dev/full
+    const spool = await AuditSpool.create(where, (path) =>
+      opened++ === 0
+        ? createWriteStream(path, { mode: 0o600, flags: "wx" })
+        : createWriteStream("/dev/full"),
+    );
+    for (let i = 0; i < 50; i++) {
+      await spool.addPalette({ at: i, record: `${"p".repeat(200)}\r\n` });
+    }
+    await expect(spool.finish("h\r\n", rows([[1, "b\r\n"]]), () => [])).rejects.toMatchObject({
+      code: "ENOSPC",
+    });
+    await spool.dispose();
+    expect(await readdir(where)).toEqual([]);
   });
 
   it("sweeps the spools a dead process left, not a recent one nor anything else", async () => {
