@@ -16,6 +16,7 @@ import type { AssistantTurnStore } from "../store/assistant-turns.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import type { CommandContext, CommandDeps, Reply, Requester } from "../verb-kit/types.ts";
 import { typedCommandsFor, ungroundedNames } from "./ground.ts";
+import { historyMessages } from "./history.ts";
 import {
   isRefusal,
   PROPOSABLE,
@@ -44,6 +45,8 @@ export interface Question {
   /** the history's key: a Slack thread (`channel:thread_ts`), a DM, the console */
   conversation: string;
   surface: Surface;
+  /** a pause this long starts a new conversation (a top-level DM, which has no thread) */
+  quietMs?: number;
 }
 
 /** One read the answer rests on: the command anyone can type to see it again. */
@@ -238,10 +241,15 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       });
     }
 
-    const history = await deps.turns.history(question.conversation).catch((error: unknown) => {
-      logger.warn({ err: String(error) }, "assistant history not read; answering without it");
-      return [];
-    });
+    // the asker's own turns only: another person's words and reads are never theirs to build on
+    const history = await deps.turns
+      .history(question.conversation, question.requester.userId, {
+        ...(question.quietMs !== undefined ? { quietMs: question.quietMs } : {}),
+      })
+      .catch((error: unknown) => {
+        logger.warn({ err: String(error) }, "assistant history not read; answering without it");
+        return [];
+      });
     const earlierReads = history.map((turn) => turn.readText).join("\n");
     const reads: string[] = [];
     let calls = 0;
@@ -350,18 +358,11 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }),
     };
 
-    const messages: ModelMessage[] = [];
-    for (const turn of history) {
-      messages.push({ role: "user", content: turn.question });
-      messages.push({ role: "assistant", content: turn.answer });
-    }
-    const last = history.at(-1);
-    messages.push({
-      role: "user",
-      content: last?.readText
-        ? `${question.text}\n\n(Earlier reads of this conversation, quoted Palette data:\n${last.readText.slice(-readChars)})`
-        : question.text,
-    });
+    // earlier reads go back as tool results, never inside a `user` message
+    const messages: ModelMessage[] = [
+      ...historyMessages(history, readChars),
+      { role: "user", content: question.text },
+    ];
 
     const controller = new AbortController();
     let timedOut = false;

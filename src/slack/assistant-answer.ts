@@ -26,6 +26,9 @@ export interface SlackQuestion {
   setStatus?: (status: string) => Promise<unknown>;
 }
 
+/** a top-level DM has no thread: after this long without a question, a new conversation starts */
+export const DM_QUIET_MS = 3_600_000;
+
 type Mode = { kind: "idle" } | { kind: "stream"; ts: string } | { kind: "edit"; ts: string };
 
 export async function answerInSlack(
@@ -118,6 +121,7 @@ export async function answerInSlack(
       requester: question.requester,
       conversation: `${channel}:${threadTs ?? "dm"}`,
       surface: question.surface,
+      ...(threadTs ? {} : { quietMs: DM_QUIET_MS }),
     },
     { status, progress },
   );

@@ -271,9 +271,11 @@ describe("follow-ups and bounds", () => {
     const first = await ask(`what are the nodes of ${web.name}?`);
     const before = model.requests.length;
     await ask("and its workloads?", "W111", { channel: first.channel, threadTs: first.ts });
-    const messages = JSON.stringify(model.requests[before]!.body.messages);
-    expect(messages).toContain(`what are the nodes of ${web.name}?`);
-    expect(messages).toContain("Earlier reads of this conversation");
+    const messages = model.requests[before]!.body.messages as Array<{ role: string }>;
+    expect(JSON.stringify(messages)).toContain(`what are the nodes of ${web.name}?`);
+    // the earlier reads as a tool result (issue 36 item 1), not inside the person's words
+    const tool = JSON.stringify(messages.filter((message) => message.role === "tool"));
+    expect(tool).toContain(`[nodes ${web.name}]`);
   });
 
   it("a person past ASSISTANT_PER_USER_PER_HOUR is told so, and the model is not asked", async () => {

@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { allowAll } from "../../src/access/types.ts";
+import { buildIdentity } from "../../src/app/identity.ts";
+import { createAssistant } from "../../src/assistant/ask.ts";
+import { assistantModel } from "../../src/assistant/provider.ts";
+import { ManualClock } from "../../src/clock.ts";
+import type { AssistantConfig } from "../../src/config.ts";
+import { silentLogger } from "../../src/log.ts";
+import type { PaletteClient } from "../../src/palette/client.ts";
+import { dispatch } from "../../src/registry/dispatch.ts";
+import { Secret } from "../../src/secret.ts";
+import {
+  type RunningScriptedModel,
+  startScriptedModel,
+} from "../../src/simulator/scripted-model.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
+import { AssistantTurnStore } from "../../src/store/assistant-turns.ts";
+import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
+import { readFixtureJson } from "../support/fixtures.ts";
+import { apiKeyClient } from "../support/palette-client-helpers.ts";
+import { type BotHarness, startBot } from "../support/slack-harness.ts";
+
+/**
+ * Who sees what, and who may propose what (issue 36 items 1, 2, 6, 8): two people linked under
+ * IDENTITY=strict (Alice an editor everywhere, Bob a viewer everywhere) ask the real bot through
+ * signed Events API deliveries; its assistant asks the scripted model over HTTP and reads the
+ * Palette simulator with each person's own key.
+ */
+
+const ALICE = "WALICE";
+const BOB = "WBOB";
+
+let sim: RunningSimulator;
+let palette: PaletteClient;
+let model: RunningScriptedModel;
+let fake: FakeSlack;
+let h: BotHarness;
+let web: FleetCluster;
+let settings: AssistantConfig;
+const clock = new ManualClock(Date.UTC(2026, 10, 1, 9));
+let sequence = 0;
+
+const config = (): AssistantConfig => ({
+  provider: "openai-compatible",
+  baseUrl: model.baseUrl,
+  model: "scripted",
+  apiKey: new Secret("sk-test-not-a-real-key"),
+  maxToolCalls: 8,
+  tokenBudget: 16_000,
+  perUserPerHour: 100,
+  timeoutMs: 20_000,
+  historyDays: 7,
+  auditText: false,
+});
+
+type Envelope = { event: Record<string, unknown>; event_id: string } & Record<string, unknown>;
+
+/** a signed delivery of a mention (or a DM), waited on until the bot has dealt with it */
+async function send(
+  text: string,
+  user: string,
+  where: { channel?: string; threadTs?: string; dm?: boolean } = {},
+) {
+  const fixture = where.dm ? "message.im.json" : "app_mention.json";
+  const base = readFixtureJson<{ payload: Envelope }>("slack", "events", fixture).payload;
+  const ts = `1762000${String(++sequence).padStart(3, "0")}.000100`;
+  const channel = where.channel ?? `CPPL${sequence}`;
+  const from = h.conversations.length;
+  const sentAt = fake.calls.length;
+  const modelFrom = model.requests.length;
+  const response = await h.post(
+    JSON.stringify({
+      ...base,
+      event_id: `EvPeople${sequence}`,
+      event: {
+        ...base.event,
+        text: where.dm ? text : `<@UBOT> ${text}`,
+        ts,
+        channel,
+        user,
+        ...(where.threadTs ? { thread_ts: where.threadTs } : {}),
+      },
+    }),
+    { "content-type": "application/json" },
+  );
+  expect(response.status).toBe(200);
+  await h.settled(from + 1, 30_000);
+  const calls = fake.calls
+    .slice(sentAt)
+    .filter((call: RecordedCall) => call.body.channel === channel);
+  return {
+    ts,
+    channel,
+    calls,
+    all: JSON.stringify(calls.map((call) => [call.method, call.body])),
+    /** what the model was sent for this question, each request's messages */
+    modelMessages: model.requests
+      .slice(modelFrom)
+      .map((request) => request.body.messages as Array<{ role: string; content: unknown }>),
+  };
+}
+
+const userText = (messages: Array<{ role: string; content: unknown }>) =>
+  JSON.stringify(messages.filter((message) => message.role === "user"));
+
+beforeAll(async () => {
+  sim = await startSimulator({ clusters: 12, projects: 2, seed: 36 });
+  palette = apiKeyClient(sim, { retries: 0 });
+  model = await startScriptedModel();
+  fake = await startFakeSlack();
+  web = sim.control.clusters().filter((c) => c.state === "Running")[0]!;
+  h = await startBot({
+    palette,
+    fake,
+    clock,
+    policy: allowAll,
+    projects: sim.control.projects(),
+    identity: (db) =>
+      buildIdentity(
+        {
+          mode: "strict",
+          method: "key",
+          keys: { current: new Secret(Buffer.alloc(32, 7).toString("base64")) },
+        },
+        { db, clock, logger: silentLogger, paletteApiUrl: sim.url },
+      ),
+    assistant: (deps) => {
+      settings = config();
+      return createAssistant({
+        config: settings,
+        model: assistantModel(settings),
+        dispatch,
+        commandDeps: deps,
+        turns: new AssistantTurnStore(deps.db, deps.clock, 7 * 86_400_000),
+      });
+    },
+  });
+  const store = h.bot.edge.commandDeps.identity!.store;
+  await store.put({
+    slackUserId: ALICE,
+    paletteUserUid: "editor",
+    paletteUserName: "Alice Editor",
+    method: "key",
+    apiKey: new Secret(sim.control.issueUserKey("editor@example.com")),
+  });
+  await store.put({
+    slackUserId: BOB,
+    paletteUserUid: "viewer",
+    paletteUserName: "Bob Viewer",
+    method: "key",
+    apiKey: new Secret(sim.control.issueUserKey("viewer@example.com")),
+  });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await fake?.close();
+  await model?.close();
+  await palette?.close();
+  await sim?.close();
+});
+
+beforeEach(() => {
+  model.setFault(undefined);
+  sim.control.clearRequests();
+});
+
+describe("one person, one conversation (item 1)", () => {
+  it("Bob's follow-up in Alice's thread gets neither her words nor her reads, and reads as Bob", async () => {
+    const alice = await send(`what are the nodes of ${web.name}?`, ALICE);
+    sim.control.clearRequests();
+    const bob = await send("and which clusters are there?", BOB, {
+      channel: alice.channel,
+      threadTs: alice.ts,
+    });
+    const sent = JSON.stringify(bob.modelMessages);
+    expect(bob.modelMessages.length).toBeGreaterThan(0);
+    // Alice's question is not replayed to the model as Bob's words, nor her nodes read
+    expect(sent).not.toContain(`what are the nodes of ${web.name}?`);
+    expect(sent).not.toContain(`nodes ${web.name}`);
+    // every read of Bob's question went to Palette with Bob's own key
+    const callers = new Set(sim.control.requests().map((request) => request.caller));
+    expect(callers).toEqual(new Set(["viewer@example.com"]));
+    const row = await h.db.get<{ detail: string; user_id: string }>(
+      "SELECT detail, user_id FROM audit WHERE action = 'assistant' ORDER BY id DESC LIMIT 1",
+    );
+    expect(row!.user_id).toBe(BOB);
+    expect(JSON.parse(row!.detail).reads).not.toContain(`nodes ${web.name}`);
+  });
+
+  it("a person's own follow-up carries their earlier reads as a tool result, never in a user message", async () => {
+    const first = await send(`what are the nodes of ${web.name}?`, ALICE);
+    const follow = await send("and its workloads?", ALICE, {
+      channel: first.channel,
+      threadTs: first.ts,
+    });
+    const messages = follow.modelMessages[0]!;
+    // the earlier question is there, as the person's words
+    expect(userText(messages)).toContain(`what are the nodes of ${web.name}?`);
+    // the earlier read is there too, but only as quoted data in a tool result
+    const tool = JSON.stringify(messages.filter((message) => message.role === "tool"));
+    expect(tool).toContain(`[nodes ${web.name}]`);
+    expect(userText(messages)).not.toContain(`[nodes ${web.name}]`);
+    expect(userText(messages)).not.toContain("Earlier reads");
+  });
+
+  it("a top-level DM starts a new conversation after a quiet hour", async () => {
+    const dm = { channel: "DPEOPLE1", dm: true };
+    await send(`what are the nodes of ${web.name}?`, ALICE, dm);
+    clock.advance(30 * 60_000);
+    const soon = await send("and its workloads?", ALICE, dm);
+    expect(userText(soon.modelMessages[0]!)).toContain(`what are the nodes of ${web.name}?`);
+    clock.advance(61 * 60_000);
+    const later = await send("which clusters are there?", ALICE, dm);
+    expect(userText(later.modelMessages[0]!)).not.toContain(`nodes of ${web.name}`);
+    expect(userText(later.modelMessages[0]!)).not.toContain("and its workloads?");
+  });
+});
