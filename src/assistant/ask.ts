@@ -18,6 +18,12 @@ import type { CommandContext, CommandDeps, Reply, Requester } from "../verb-kit/
 import { typedCommandsFor, ungroundedNames } from "./ground.ts";
 import { historyMessages } from "./history.ts";
 import {
+  changeVerbsAsked,
+  clustersReturned,
+  personRefusal,
+  proposalRuleRefusal,
+} from "./proposals.ts";
+import {
   isRefusal,
   PROPOSABLE,
   proposalCommand,
@@ -271,7 +277,22 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       requester: question.requester,
     };
 
+    // what a proposal may rest on: the person's own words and the clusters this question read
+    const asked = changeVerbsAsked(question.text);
+    const returned = new Set<string>();
+    const pendingReads = new Set<Promise<unknown>>();
+
     async function read(name: ReadTool, args: ReadArgs) {
+      const pending = readOnce(name, args);
+      pendingReads.add(pending);
+      try {
+        return await pending;
+      } finally {
+        pendingReads.delete(pending);
+      }
+    }
+
+    async function readOnce(name: ReadTool, args: ReadArgs) {
       calls += 1;
       if (calls > config.maxToolCalls) {
         record.reads.push({ tool: name, outcome: "over-limit" });
@@ -286,6 +307,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }
       await sink.status(`reading Palette… (${built.command})`);
       const reply = await deps.dispatch(built.command, ctx);
+      for (const returnedName of clustersReturned(reply)) returned.add(returnedName);
       const text = trimToBudget(replyText(reply), readChars);
       reads.push(`[${built.command}]\n${text}`);
       if (isRefusal(reply)) {
@@ -344,6 +366,17 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           project: z.string().max(64).optional(),
         }),
         execute: async (args) => {
+          // a read asked for in the same step settles first: its cluster may be the one proposed
+          await Promise.allSettled([...pendingReads]);
+          const refused =
+            proposalRuleRefusal({
+              verb: args.verb,
+              cluster: args.cluster.trim(),
+              asked,
+              returned,
+              dangerous: config.proposeDangerous === true,
+            }) ?? (await personRefusal(deps.commandDeps, question.requester, args.verb));
+          if (refused) return { error: refused };
           const built = proposalCommand(args);
           if ("refused" in built) return { error: built.refused };
           if (!proposals.some((p) => p.command === built.command) && proposals.length < 3) {
