@@ -34,6 +34,7 @@ import {
   replyText,
   trimToBudget,
 } from "./reads.ts";
+import { redactionOf, redactReply, redactText } from "./redact.ts";
 
 /**
  * The grounded assistant (issue 33): a question in, an answer out that says only what the bot
@@ -128,6 +129,8 @@ export interface Assistant {
   ask(question: Question, sink: AnswerSink): Promise<Answer>;
   /** a 👍 or 👎 on a stored answer; false when the answer is gone (retention) */
   feedback(turnId: number, userId: string, vote: "up" | "down"): Promise<boolean>;
+  /** the words of a stored answer, for its asker to share; undefined: gone, or not theirs */
+  answerToShare(turnId: number, userId: string): Promise<string | undefined>;
   readonly modelName: string;
 }
 
@@ -199,6 +202,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
   async function ask(question: Question, sink: AnswerSink): Promise<Answer> {
     const { clock, logger } = deps.commandDeps;
     const started = clock.now();
+    // read at each question, as the other settings are
+    const redaction = redactionOf(config);
     const record: AskRecord = {
       kind: "answered",
       surface: question.surface,
@@ -306,9 +311,10 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         return { error: built.refused };
       }
       await sink.status(`reading Palette… (${built.command})`);
-      const reply = await deps.dispatch(built.command, ctx);
+      const reply = redactReply(await deps.dispatch(built.command, ctx), redaction);
       for (const returnedName of clustersReturned(reply)) returned.add(returnedName);
-      const text = trimToBudget(replyText(reply), readChars);
+      // e-mails (and with ASSISTANT_REDACT=names, people) never reach the model
+      const text = redactText(trimToBudget(replyText(reply), readChars), redaction);
       reads.push(`[${built.command}]\n${text}`);
       if (isRefusal(reply)) {
         record.reads.push({ tool: name, outcome: "refused" });
@@ -491,7 +497,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }[failure];
       return finish({ kind: "failed", text: why, sources, proposals: [], typed }, readText);
     }
-    let answer = text.trim();
+    let answer = redactText(text.trim(), redaction);
     if (answer === "") {
       if (proposals.length === 0) {
         record.failure = "budget";
@@ -558,6 +564,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
   return {
     ask,
     modelName,
+    async answerToShare(turnId, userId) {
+      return (await deps.turns.turnOf(turnId, userId))?.answer;
+    },
     async feedback(turnId, userId, vote) {
       const stored = await deps.turns.vote(turnId, userId, vote);
       if (stored) deps.observer?.feedback(vote);

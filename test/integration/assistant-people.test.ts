@@ -282,3 +282,100 @@ describe("proposals the asker can make (item 6)", () => {
     expect(next.all).not.toContain("Review:");
   });
 });
+
+describe("a channel sees only what a channel may see (item 2)", () => {
+  const clusters = () => sim.control.clusters().filter((c) => c.state === "Running");
+
+  it("in a channel the answer is the asker's alone: no stream, no post, one ephemeral", async () => {
+    const { calls, ts } = await send(`what are the nodes of ${web.name}?`, ALICE);
+    const methods = calls.map((call) => call.method);
+    expect(methods.filter((method) => method.endsWith("Stream"))).toEqual([]);
+    expect(methods).not.toContain("chat.postMessage");
+    expect(methods).not.toContain("chat.update");
+    // no status line naming the read either
+    expect(methods).not.toContain("assistant.threads.setStatus");
+    const answers = calls.filter((call) => call.method === "chat.postEphemeral");
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.body).toMatchObject({ user: ALICE, thread_ts: ts });
+    expect(JSON.stringify(answers[0]!.body.blocks)).toContain(`Sources: \`nodes ${web.name}\``);
+  });
+
+  it("Share puts the answer in the thread, and only its asker can share it", async () => {
+    const { calls, ts, channel } = await send(`what are the nodes of ${web.name}?`, ALICE);
+    const answer = calls.find((call) => call.method === "chat.postEphemeral")!;
+    const value = /"action_id":"assistant_share","value":"((?:[^"\\]|\\.)*)"/.exec(
+      JSON.stringify(answer.body.blocks),
+    )![1]!;
+    const shareValue = JSON.parse(`"${value}"`) as string;
+    const posts = () =>
+      fake
+        .callsTo("chat.postMessage")
+        .filter((call) => call.body.channel === channel && call.body.thread_ts === ts);
+    // Bob cannot share Alice's answer
+    const byBob = await h.click("assistant_share", shareValue, { userId: BOB });
+    expect(byBob.status).toBe(200);
+    const [refused] = await h.responses(byBob.responseId);
+    expect(JSON.stringify(refused!.body)).toContain("not yours to share");
+    expect(posts()).toEqual([]);
+    const byAlice = await h.click("assistant_share", shareValue, { userId: ALICE });
+    const [done] = await h.responses(byAlice.responseId);
+    expect(JSON.stringify(done!.body)).toContain("Shared in the thread");
+    expect(posts()).toHaveLength(1);
+    const shared = JSON.stringify(posts()[0]!.body.blocks);
+    expect(shared).toContain(`Shared by <@${ALICE}>`);
+    expect(shared).toContain(`Sources: \`nodes ${web.name}\``);
+    expect(shared).not.toContain("assistant_share");
+  });
+
+  it("e-mail addresses reach neither the model nor Slack unless WHY_SHOW_EMAIL=true", async () => {
+    const target = clusters()[3]!;
+    sim.control.addAudit({
+      clusterUid: target.uid,
+      actionType: "update",
+      actionMsg: "worker pool resized",
+      email: "editor@example.com",
+    });
+    const before = model.requests.length;
+    const hidden = await send(`what happened to ${target.name} lately?`, ALICE);
+    const toModel = JSON.stringify(model.requests.slice(before));
+    expect(toModel).toContain("worker pool resized");
+    expect(toModel).not.toContain("editor@example.com");
+    expect(hidden.all).not.toContain("editor@example.com");
+    settings.showEmail = true;
+    try {
+      const shown = await send(`what happened to ${target.name} lately?`, ALICE);
+      expect(JSON.stringify(shown.modelMessages)).toContain("editor@example.com");
+      // ASSISTANT_REDACT=emails: out again, whatever WHY_SHOW_EMAIL says
+      settings.redact = ["emails"];
+      const redacted = await send(`what happened to ${target.name} lately?`, ALICE);
+      expect(JSON.stringify(redacted.modelMessages)).not.toContain("editor@example.com");
+    } finally {
+      settings.showEmail = false;
+      settings.redact = [];
+    }
+  });
+
+  it("ASSISTANT_REDACT=names takes the people out of what the model reads", async () => {
+    const target = clusters()[4]!;
+    sim.control.addAudit({
+      clusterUid: target.uid,
+      actionType: "update",
+      actionMsg: "profile updated",
+      email: "editor@example.com",
+    });
+    settings.redact = ["names"];
+    settings.showEmail = true;
+    try {
+      const { modelMessages, all } = await send(`what happened to ${target.name} lately?`, BOB);
+      const toModel = JSON.stringify(modelMessages);
+      expect(toModel).toContain("profile updated");
+      expect(toModel).toContain("a Palette user");
+      expect(toModel).not.toContain("editor@example.com");
+      expect(toModel).not.toContain("Eddie Editor");
+      expect(all).not.toContain("editor@example.com");
+    } finally {
+      settings.redact = [];
+      settings.showEmail = false;
+    }
+  });
+});
