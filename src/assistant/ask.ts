@@ -519,7 +519,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       return finish(
         {
           kind: "ungrounded",
-          text: `I could not ground this answer in what I read: it named ${names.map((name) => `\`${name}\``).join(", ")}, which no read returned, so it is not shown. What I did read is listed below.`,
+          // the model's words are not repeated: the names it made up are not shown either
+          text: `I could not ground this answer in what I read: it named ${names.length === 1 ? "a cluster" : `${names.length} clusters`} no read returned, so it is not shown. What I did read is listed below.`,
           sources,
           // a proposal rests on the same words: it goes with them
           proposals: [],

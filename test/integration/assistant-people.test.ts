@@ -379,3 +379,49 @@ describe("a channel sees only what a channel may see (item 2)", () => {
     }
   });
 });
+
+describe("the smaller faults in this area (item 9)", () => {
+  it("the assistant view: the title is the first question only, and the stream names the workspace", async () => {
+    const base = readFixtureJson<{ payload: Envelope }>(
+      "slack",
+      "events",
+      "message.im.json",
+    ).payload;
+    const dm = "DVIEWPPL1";
+    const thread = "1762000900.000100";
+    await h.post(
+      JSON.stringify({
+        ...base,
+        event_id: "EvPplViewStart",
+        event: {
+          type: "assistant_thread_started",
+          assistant_thread: { user_id: ALICE, channel_id: dm, thread_ts: thread, context: {} },
+          event_ts: "1762000900.000200",
+        },
+      }),
+      { "content-type": "application/json" },
+    );
+    await send(`what are the nodes of ${web.name}?`, ALICE, {
+      channel: dm,
+      threadTs: thread,
+      dm: true,
+    });
+    await send("and its workloads?", ALICE, { channel: dm, threadTs: thread, dm: true });
+    const titles = fake
+      .callsTo("assistant.threads.setTitle")
+      .filter((call) => call.body.channel_id === dm)
+      .map((call) => call.body.title);
+    expect(titles).toEqual([`what are the nodes of ${web.name}?`]);
+    // the event has no `team`: the stream still names the workspace, from the authorization
+    const starts = fake.callsTo("chat.startStream").filter((call) => call.body.channel === dm);
+    expect(starts.length).toBeGreaterThan(0);
+    for (const start of starts) expect(start.body.recipient_team_id).toBe("T123ABC456");
+  });
+
+  it("the could-not-ground line does not repeat the model's words", async () => {
+    model.setFault("ungrounded");
+    const { all } = await send(`what about ${web.name}?`, ALICE);
+    expect(all).toContain("could not ground this answer");
+    expect(all).not.toContain("ghost-prod-9");
+  });
+});

@@ -249,11 +249,13 @@ describe("the assistant in a mention's thread", () => {
     model.setFault("ungrounded");
     const { all, calls } = await ask(`what about ${web.name}?`);
     expect(all).toContain("could not ground this answer");
-    // never streamed: the name appears only in the refusal that names it as unread
+    // never streamed
     const streamed = calls
       .filter((call) => call.method === "chat.appendStream" || call.method === "chat.startStream")
       .map((call) => String(call.body.markdown_text ?? ""));
     expect(streamed.join("")).not.toContain("ghost-prod-9");
+    // nor in the refusal: the model's words are not repeated (issue 36 item 9)
+    expect(all).not.toContain("ghost-prod-9");
     expect(all).toContain(`Sources: \`cluster ${web.name}\``);
     const row = await h.db.get<{ detail: string }>(
       "SELECT detail FROM audit WHERE action = 'assistant' ORDER BY id DESC LIMIT 1",

@@ -29,7 +29,12 @@ const notFromAPerson = z
   .partial()
   .refine((m) => m.bot_id !== undefined || m.subtype !== undefined || m.edited !== undefined);
 
-const delivery = z.object({ event_id: z.string().min(1) });
+const delivery = z.object({
+  event_id: z.string().min(1),
+  /** the workspace the app is installed in: a stream's recipient_team_id when the event has none */
+  team_id: z.string().optional(),
+  authorizations: z.array(z.object({ team_id: z.string().optional() })).optional(),
+});
 
 /**
  * Answers a message written to the bot: claimed once by its event_id across replicas (Slack
@@ -99,15 +104,21 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
     // a DM answers in the DM itself; a mention in its thread, or starts one under itself
     threadTs: args.direct ? message.thread_ts : (message.thread_ts ?? message.ts),
   };
+  // Slack wants recipient_team_id on a stream; an event without `team` (a DM, the assistant
+  // view) still names the workspace in its authorization or envelope
+  const teamId =
+    message.team ?? envelope.data.authorizations?.[0]?.team_id ?? envelope.data.team_id;
   const target = {
-    requester: { userId: message.user, channelId: message.channel, teamId: message.team },
+    requester: { userId: message.user, channelId: message.channel, teamId },
     client: args.client,
     conversation,
   };
   if (plan.kind === "quiet") return "ignored";
   if (plan.kind === "ask" && edge.assistant) {
     const view = args.assistantView;
-    if (view) {
+    // the thread's first question is its title; a follow-up does not overwrite it (one claim
+    // per thread, shared by the replicas)
+    if (view && (await claims.claim(`title:${message.channel}:${conversation.threadTs ?? "dm"}`))) {
       await view
         .setTitle(plan.question.slice(0, 80))
         .catch((error: unknown) =>
