@@ -425,3 +425,39 @@ describe("the smaller faults in this area (item 9)", () => {
     expect(all).not.toContain("ghost-prod-9");
   });
 });
+
+describe("questions reach the assistant (item 8)", () => {
+  const questions: Array<(cluster: string) => string> = [
+    (cluster) => `why is ${cluster} unhealthy?`,
+    () => "list the clusters that are not healthy",
+    () => "alerts for prod today?",
+    (cluster) => `logs of ${cluster} show errors?`,
+  ];
+
+  it.each([0, 1, 2, 3])(
+    "a question starting with a verb word goes to the assistant (%i)",
+    async (index) => {
+      const question = questions[index]!(web.name);
+      const before = model.requests.length;
+      const { all } = await send(question, ALICE);
+      expect(model.requests.length).toBeGreaterThan(before);
+      expect(JSON.stringify(model.requests[before]!.body.messages)).toContain(question);
+      expect(all).not.toContain("No cluster named");
+      expect(all).not.toContain("Usage:");
+    },
+  );
+
+  it("a verb whose typed run finds no such cluster goes to the assistant, not the miss", async () => {
+    const before = model.requests.length;
+    const { all } = await send(`nodes ${web.name}-nope`, ALICE);
+    expect(model.requests.length).toBeGreaterThan(before);
+    expect(all).not.toContain(":mag: No cluster named");
+  });
+
+  it("a verb that parses stays a verb: why <cluster> runs why, the model is not asked", async () => {
+    const before = model.requests.length;
+    const { all } = await send(`why ${web.name}`, ALICE);
+    expect(model.requests.length).toBe(before);
+    expect(all).toContain(web.name);
+  });
+});
