@@ -17,6 +17,7 @@ import {
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
 import { AssistantTurnStore } from "../../src/store/assistant-turns.ts";
+import { scriptedAssistantConfig } from "../support/assistant-config.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { readFixtureJson } from "../support/fixtures.ts";
 import { apiKeyClient } from "../support/palette-client-helpers.ts";
@@ -49,18 +50,7 @@ let settings: AssistantConfig;
 const clock = new ManualClock(Date.now());
 let sequence = 0;
 
-const config = (): AssistantConfig => ({
-  provider: "openai-compatible",
-  baseUrl: model.baseUrl,
-  model: "scripted",
-  apiKey: new Secret("sk-test-not-a-real-key"),
-  maxToolCalls: 8,
-  tokenBudget: 16_000,
-  perUserPerHour: 100,
-  timeoutMs: 20_000,
-  historyDays: 7,
-  auditText: false,
-});
+const config = (): AssistantConfig => scriptedAssistantConfig(model.baseUrl);
 
 type Envelope = { event: Record<string, unknown>; event_id: string } & Record<string, unknown>;
 
@@ -145,20 +135,18 @@ beforeAll(async () => {
     },
   });
   const store = h.bot.edge.commandDeps.identity!.store;
-  await store.put({
-    slackUserId: ALICE,
-    paletteUserUid: "editor",
-    paletteUserName: "Alice Editor",
-    method: "key",
-    apiKey: new Secret(sim.control.issueUserKey("editor@example.com")),
-  });
-  await store.put({
-    slackUserId: BOB,
-    paletteUserUid: "viewer",
-    paletteUserName: "Bob Viewer",
-    method: "key",
-    apiKey: new Secret(sim.control.issueUserKey("viewer@example.com")),
-  });
+  for (const [slackUserId, role, name] of [
+    [ALICE, "editor", "Alice Editor"],
+    [BOB, "viewer", "Bob Viewer"],
+  ] as const) {
+    await store.put({
+      slackUserId,
+      paletteUserUid: role,
+      paletteUserName: name,
+      method: "key",
+      apiKey: new Secret(sim.control.issueUserKey(`${role}@example.com`)),
+    });
+  }
 });
 
 afterAll(async () => {

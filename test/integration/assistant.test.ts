@@ -18,6 +18,7 @@ import {
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
 import { AssistantTurnStore } from "../../src/store/assistant-turns.ts";
+import { scriptedAssistantConfig } from "../support/assistant-config.ts";
 import { type FakeSlack, type RecordedCall, startFakeSlack } from "../support/fake-slack.ts";
 import { readFixtureJson } from "../support/fixtures.ts";
 import { apiKeyClient } from "../support/palette-client-helpers.ts";
@@ -42,19 +43,8 @@ let sequence = 0;
 let settings: AssistantConfig;
 let fireTimeout: (() => void) | undefined;
 
-const config = (overrides: Partial<AssistantConfig> = {}): AssistantConfig => ({
-  provider: "openai-compatible",
-  baseUrl: model.baseUrl,
-  model: "scripted",
-  apiKey: new Secret("sk-test-not-a-real-key"),
-  maxToolCalls: 8,
-  tokenBudget: 16_000,
-  perUserPerHour: 100,
-  timeoutMs: 20_000,
-  historyDays: 7,
-  auditText: false,
-  ...overrides,
-});
+const config = (overrides: Partial<AssistantConfig> = {}): AssistantConfig =>
+  scriptedAssistantConfig(model.baseUrl, overrides);
 
 type Envelope = { event: Record<string, unknown>; event_id: string } & Record<string, unknown>;
 
