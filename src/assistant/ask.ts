@@ -399,8 +399,12 @@ export function createAssistant(deps: AssistantDeps): Assistant {
 
     // earlier reads go back as tool results, never inside a `user` message
     const messages: ModelMessage[] = [
-      ...historyMessages(history, readChars),
-      { role: "user", content: question.text },
+      // the person's own words too: an address typed into a question is not sent either
+      ...historyMessages(
+        history.map((turn) => ({ ...turn, question: redactText(turn.question, redaction) })),
+        readChars,
+      ),
+      { role: "user", content: redactText(question.text, redaction) },
     ];
 
     const controller = new AbortController();
@@ -447,7 +451,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
               stopShowing = true;
             } else {
               shown = lines;
-              await sink.progress(shown.trim());
+              await sink.progress(redactText(shown.trim(), redaction));
             }
           }
         } else if (part.type === "tool-call" && part.invalid) {

@@ -329,6 +329,9 @@ describe("a channel sees only what a channel may see (item 2)", () => {
     expect(toModel).toContain("worker pool resized");
     expect(toModel).not.toContain("editor@example.com");
     expect(hidden.all).not.toContain("editor@example.com");
+    // nor one typed into the question
+    const typed = await send(`what happened to ${target.name} lately? ask ops@example.org`, ALICE);
+    expect(JSON.stringify(typed.modelMessages)).not.toContain("ops@example.org");
     settings.showEmail = true;
     try {
       const shown = await send(`what happened to ${target.name} lately?`, ALICE);
