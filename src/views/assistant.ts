@@ -128,6 +128,17 @@ export interface ShareValue {
   sources: readonly string[];
 }
 
+/** Slack allows 2,000 characters in a button's value: sources are left off the end to fit. */
+export function shareValueText(value: ShareValue): string {
+  let sources = value.sources.slice(0, 8);
+  let text = JSON.stringify({ ...value, sources });
+  while (text.length > 2_000 && sources.length > 0) {
+    sources = sources.slice(0, -1);
+    text = JSON.stringify({ ...value, sources });
+  }
+  return text;
+}
+
 /** "Share in the thread": posts the answer for everyone, as a typed read's `--share` does. */
 export function shareRow(value: ShareValue): ActionsBlock {
   return {
@@ -138,8 +149,7 @@ export function shareRow(value: ShareValue): ActionsBlock {
         type: "button",
         text: { type: "plain_text", text: "Share in the thread", emoji: true },
         action_id: ASSISTANT_SHARE_ACTION,
-        // Slack allows 2,000 characters in a button's value: the sources are cut to fit
-        value: JSON.stringify({ ...value, sources: value.sources.slice(0, 8) }).slice(0, 2_000),
+        value: shareValueText(value),
       },
     ],
   };
