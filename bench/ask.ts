@@ -77,7 +77,9 @@ export async function runAskBench(options: { questions?: number; rounds?: number
       await Promise.all(
         Array.from({ length: questions }, async (_, i) => {
           const n = ++sequence;
-          const channel = `CASKB${n}`;
+          // a DM's thread: in a channel the answer is ephemeral and not streamed (issue 36
+          // item 2), and this times the status line and the streamed answer
+          const channel = `DASKB${n}`;
           const body = JSON.stringify({
             ...payload,
             event_id: `EvASKB${n}`,

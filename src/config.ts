@@ -539,10 +539,31 @@ function assistantEnv() {
     ASSISTANT_PER_USER_PER_HOUR: count("questions", 1, 10_000).default(20),
     ASSISTANT_TIMEOUT_MS: milliseconds.default(60_000),
     ASSISTANT_HISTORY_DAYS: count("days", 1, 365).default(7),
+    ASSISTANT_PROPOSE_DANGEROUS: z
+      .enum(["true", "false"], { message: "wants true or false" })
+      .default("false")
+      .transform((value) => value === "true"),
     ASSISTANT_AUDIT_TEXT: z
       .enum(["true", "false"], { message: "wants true or false" })
       .default("false")
       .transform((value) => value === "true"),
+    ASSISTANT_REDACT: z
+      .string()
+      .max(100)
+      .default("")
+      .transform((value) =>
+        value
+          .split(",")
+          .map((item) => item.trim().toLowerCase())
+          .filter((item) => item !== ""),
+      )
+      .pipe(
+        z.array(
+          z.enum(["emails", "names"], {
+            message: "wants a list of emails, names (comma-separated)",
+          }),
+        ),
+      ),
   };
 }
 
@@ -561,6 +582,15 @@ export interface AssistantConfig {
   historyDays: number;
   /** ASSISTANT_AUDIT_TEXT: keep the text of questions and answers in the audit */
   auditText: boolean;
+  /** ASSISTANT_PROPOSE_DANGEROUS: the assistant may offer delete and upgrade buttons */
+  proposeDangerous?: boolean;
+  /**
+   * ASSISTANT_REDACT: what is taken out of reads before the model sees them (an external
+   * model): e-mail addresses (always, unless WHY_SHOW_EMAIL=true), people's names
+   */
+  redact?: ReadonlyArray<"emails" | "names">;
+  /** WHY_SHOW_EMAIL, as the assistant applies it: e-mails may reach the model and a channel */
+  showEmail?: boolean;
 }
 
 function assistantConfig(raw: z.infer<typeof rawEnvSchema>): AssistantConfig | undefined {
@@ -592,6 +622,9 @@ function assistantConfig(raw: z.infer<typeof rawEnvSchema>): AssistantConfig | u
     timeoutMs: raw.ASSISTANT_TIMEOUT_MS,
     historyDays: raw.ASSISTANT_HISTORY_DAYS,
     auditText: raw.ASSISTANT_AUDIT_TEXT,
+    proposeDangerous: raw.ASSISTANT_PROPOSE_DANGEROUS,
+    redact: raw.ASSISTANT_REDACT,
+    showEmail: raw.WHY_SHOW_EMAIL,
   };
 }
 

@@ -28,10 +28,16 @@ export function createAuditRetention(deps: {
    * the changes table grew without end, and `why` reads it by cluster
    */
   changes?: { store: ChangeStore; retentionDays: number };
+  /**
+   * ASSISTANT_HISTORY_DAYS (issue 36): the assistant's stored questions, answers and reads, pruned
+   * in the same round, so they go when their time is up even if nobody asks again
+   */
+  assistantTurns?: { prune(): Promise<number> };
 }): AuditRetention {
   return {
     async run() {
       if (deps.changes) await pruneChanges(deps.changes, deps.clock, deps.logger);
+      if (deps.assistantTurns) await pruneTurns(deps.assistantTurns, deps.logger);
       const before = deps.clock.now() - deps.retentionDays * DAY_MS;
       try {
         const pruned = await deps.audit.prune(before);
@@ -73,6 +79,19 @@ async function pruneChanges(
     logger.warn(
       { err: error instanceof Error ? error.message : String(error) },
       "change retention round failed",
+    );
+  }
+}
+
+async function pruneTurns(turns: { prune(): Promise<number> }, logger: Logger): Promise<void> {
+  try {
+    const pruned = await turns.prune();
+    if (pruned > 0) logger.info({ pruned }, "assistant turns past ASSISTANT_HISTORY_DAYS deleted");
+  } catch (error) {
+    // the next round tries again; the audit's own round still runs
+    logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      "assistant turn retention round failed",
     );
   }
 }

@@ -19,6 +19,7 @@ import { VERBS } from "../registry/dispatch.ts";
 import { createSlackApp, createSlackWebClient } from "../slack/app.ts";
 import { createChannelProbe, createSlackPoster } from "../slack/notify-poster.ts";
 import { slackEmailOf, slackHomeOf, slackPersonOf } from "../slack/user-email.ts";
+import { AssistantTurnStore } from "../store/assistant-turns.ts";
 import { AuditLog } from "../store/audit.ts";
 import { ChangeStore } from "../store/changes.ts";
 import { leaseFor, SINGLETONS_LEASE, sqliteFileLease } from "../store/lease.ts";
@@ -186,6 +187,15 @@ export async function startBot(
     retentionDays: config.auditRetentionDays,
     logger: logger.child({ component: "audit" }),
     changes: { store: new ChangeStore(db, clock), retentionDays: config.changesRetentionDays },
+    ...(config.assistant
+      ? {
+          assistantTurns: new AssistantTurnStore(
+            db,
+            clock,
+            config.assistant.historyDays * 86_400_000,
+          ),
+        }
+      : {}),
   });
   const commandDeps: CommandDeps = {
     palette,

@@ -16,6 +16,13 @@ import type { AssistantTurnStore } from "../store/assistant-turns.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import type { CommandContext, CommandDeps, Reply, Requester } from "../verb-kit/types.ts";
 import { typedCommandsFor, ungroundedNames } from "./ground.ts";
+import { historyMessages } from "./history.ts";
+import {
+  changeVerbsAsked,
+  clustersReturned,
+  personRefusal,
+  proposalRuleRefusal,
+} from "./proposals.ts";
 import {
   isRefusal,
   PROPOSABLE,
@@ -27,6 +34,7 @@ import {
   replyText,
   trimToBudget,
 } from "./reads.ts";
+import { redactionOf, redactReply, redactText } from "./redact.ts";
 
 /**
  * The grounded assistant (issue 33): a question in, an answer out that says only what the bot
@@ -44,6 +52,8 @@ export interface Question {
   /** the history's key: a Slack thread (`channel:thread_ts`), a DM, the console */
   conversation: string;
   surface: Surface;
+  /** a pause this long starts a new conversation (a top-level DM, which has no thread) */
+  quietMs?: number;
 }
 
 /** One read the answer rests on: the command anyone can type to see it again. */
@@ -119,6 +129,8 @@ export interface Assistant {
   ask(question: Question, sink: AnswerSink): Promise<Answer>;
   /** a 👍 or 👎 on a stored answer; false when the answer is gone (retention) */
   feedback(turnId: number, userId: string, vote: "up" | "down"): Promise<boolean>;
+  /** the words of a stored answer, for its asker to share; undefined: gone, or not theirs */
+  answerToShare(turnId: number, userId: string): Promise<string | undefined>;
   readonly modelName: string;
 }
 
@@ -190,6 +202,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
   async function ask(question: Question, sink: AnswerSink): Promise<Answer> {
     const { clock, logger } = deps.commandDeps;
     const started = clock.now();
+    // read at each question, as the other settings are
+    const redaction = redactionOf(config);
     const record: AskRecord = {
       kind: "answered",
       surface: question.surface,
@@ -238,10 +252,15 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       });
     }
 
-    const history = await deps.turns.history(question.conversation).catch((error: unknown) => {
-      logger.warn({ err: String(error) }, "assistant history not read; answering without it");
-      return [];
-    });
+    // the asker's own turns only: another person's words and reads are never theirs to build on
+    const history = await deps.turns
+      .history(question.conversation, question.requester.userId, {
+        ...(question.quietMs !== undefined ? { quietMs: question.quietMs } : {}),
+      })
+      .catch((error: unknown) => {
+        logger.warn({ err: String(error) }, "assistant history not read; answering without it");
+        return [];
+      });
     const earlierReads = history.map((turn) => turn.readText).join("\n");
     const reads: string[] = [];
     let calls = 0;
@@ -263,7 +282,22 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       requester: question.requester,
     };
 
+    // what a proposal may rest on: the person's own words and the clusters this question read
+    const asked = changeVerbsAsked(question.text);
+    const returned = new Set<string>();
+    const pendingReads = new Set<Promise<unknown>>();
+
     async function read(name: ReadTool, args: ReadArgs) {
+      const pending = readOnce(name, args);
+      pendingReads.add(pending);
+      try {
+        return await pending;
+      } finally {
+        pendingReads.delete(pending);
+      }
+    }
+
+    async function readOnce(name: ReadTool, args: ReadArgs) {
       calls += 1;
       if (calls > config.maxToolCalls) {
         record.reads.push({ tool: name, outcome: "over-limit" });
@@ -277,8 +311,10 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         return { error: built.refused };
       }
       await sink.status(`reading Palette… (${built.command})`);
-      const reply = await deps.dispatch(built.command, ctx);
-      const text = trimToBudget(replyText(reply), readChars);
+      const reply = redactReply(await deps.dispatch(built.command, ctx), redaction);
+      for (const returnedName of clustersReturned(reply)) returned.add(returnedName);
+      // e-mails (and with ASSISTANT_REDACT=names, people) never reach the model
+      const text = redactText(trimToBudget(replyText(reply), readChars), redaction);
       reads.push(`[${built.command}]\n${text}`);
       if (isRefusal(reply)) {
         record.reads.push({ tool: name, outcome: "refused" });
@@ -336,6 +372,17 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           project: z.string().max(64).optional(),
         }),
         execute: async (args) => {
+          // a read asked for in the same step settles first: its cluster may be the one proposed
+          await Promise.allSettled([...pendingReads]);
+          const refused =
+            proposalRuleRefusal({
+              verb: args.verb,
+              cluster: args.cluster.trim(),
+              asked,
+              returned,
+              dangerous: config.proposeDangerous === true,
+            }) ?? (await personRefusal(deps.commandDeps, question.requester, args.verb));
+          if (refused) return { error: refused };
           const built = proposalCommand(args);
           if ("refused" in built) return { error: built.refused };
           if (!proposals.some((p) => p.command === built.command) && proposals.length < 3) {
@@ -350,18 +397,15 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }),
     };
 
-    const messages: ModelMessage[] = [];
-    for (const turn of history) {
-      messages.push({ role: "user", content: turn.question });
-      messages.push({ role: "assistant", content: turn.answer });
-    }
-    const last = history.at(-1);
-    messages.push({
-      role: "user",
-      content: last?.readText
-        ? `${question.text}\n\n(Earlier reads of this conversation, quoted Palette data:\n${last.readText.slice(-readChars)})`
-        : question.text,
-    });
+    // earlier reads go back as tool results, never inside a `user` message
+    const messages: ModelMessage[] = [
+      // the person's own words too: an address typed into a question is not sent either
+      ...historyMessages(
+        history.map((turn) => ({ ...turn, question: redactText(turn.question, redaction) })),
+        readChars,
+      ),
+      { role: "user", content: redactText(question.text, redaction) },
+    ];
 
     const controller = new AbortController();
     let timedOut = false;
@@ -407,7 +451,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
               stopShowing = true;
             } else {
               shown = lines;
-              await sink.progress(shown.trim());
+              await sink.progress(redactText(shown.trim(), redaction));
             }
           }
         } else if (part.type === "tool-call" && part.invalid) {
@@ -457,7 +501,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }[failure];
       return finish({ kind: "failed", text: why, sources, proposals: [], typed }, readText);
     }
-    let answer = text.trim();
+    let answer = redactText(text.trim(), redaction);
     if (answer === "") {
       if (proposals.length === 0) {
         record.failure = "budget";
@@ -479,7 +523,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       return finish(
         {
           kind: "ungrounded",
-          text: `I could not ground this answer in what I read: it named ${names.map((name) => `\`${name}\``).join(", ")}, which no read returned, so it is not shown. What I did read is listed below.`,
+          // the model's words are not repeated: the names it made up are not shown either
+          text: `I could not ground this answer in what I read: it named ${names.length === 1 ? "a cluster" : `${names.length} clusters`} no read returned, so it is not shown. What I did read is listed below.`,
           sources,
           // a proposal rests on the same words: it goes with them
           proposals: [],
@@ -524,6 +569,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
   return {
     ask,
     modelName,
+    async answerToShare(turnId, userId) {
+      return (await deps.turns.turnOf(turnId, userId))?.answer;
+    },
     async feedback(turnId, userId, vote) {
       const stored = await deps.turns.vote(turnId, userId, vote);
       if (stored) deps.observer?.feedback(vote);

@@ -6,6 +6,7 @@ import { messageReply } from "../verb-kit/reply.ts";
 import type { MessageReply } from "../verb-kit/types.ts";
 import { commandFromMessage } from "./message-text.ts";
 import { withThreadCluster } from "./thread-cluster.ts";
+import { readsAsSentence } from "./typed-run.ts";
 
 /** What to do with a message someone wrote to the bot (a mention, a DM). */
 export type MessagePlan =
@@ -47,7 +48,7 @@ export interface PlanDeps {
  */
 export async function planMessage(input: MessageInput, deps: PlanDeps): Promise<MessagePlan> {
   let text = commandFromMessage(input.text, input.botUserId);
-  const { command } = parseCommand(text);
+  const { command, problems } = parseCommand(text);
   if (text === "" || !deps.isVerb(command.verb)) {
     // a verb stays a verb: only what the parser does not know goes to the assistant
     if (deps.askable && text !== "") return { kind: "ask", question: text };
@@ -55,6 +56,11 @@ export async function planMessage(input: MessageInput, deps: PlanDeps): Promise<
     const thread = input.threadTs ?? input.ts;
     const first = await deps.claims.claim(`help:${input.channel}:${thread}`);
     return first ? { kind: "help", reply: shortHelp(false) } : { kind: "quiet" };
+  }
+  // a sentence that starts with a verb word is a question for the assistant, when it is on
+  // ("why isn't web-prod healthy": an apostrophe the parser reads as an unclosed quote)
+  if (deps.askable && (problems.length > 0 || readsAsSentence(command))) {
+    return { kind: "ask", question: text };
   }
   if (input.threadTs !== undefined && !input.direct) {
     const cluster = await threadCluster(input.channel, input.threadTs, deps.cards);

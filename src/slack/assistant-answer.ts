@@ -1,7 +1,12 @@
 import type { Answer, Assistant, Surface } from "../assistant/ask.ts";
 import type { Logger } from "../log.ts";
 import type { Requester } from "../verb-kit/types.ts";
-import { assistantAnswerBlocks, assistantAnswerText, streamedText } from "../views/assistant.ts";
+import {
+  assistantAnswerBlocks,
+  assistantAnswerText,
+  shareRow,
+  streamedText,
+} from "../views/assistant.ts";
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
 import { describeSlackError } from "./slack-errors.ts";
 import type { WebClient } from "./types.ts";
@@ -26,13 +31,25 @@ export interface SlackQuestion {
   setStatus?: (status: string) => Promise<unknown>;
 }
 
+/** a top-level DM has no thread: after this long without a question, a new conversation starts */
+export const DM_QUIET_MS = 3_600_000;
+
 type Mode = { kind: "idle" } | { kind: "stream"; ts: string } | { kind: "edit"; ts: string };
+
+/**
+ * Is this a conversation others read (a channel, a group DM), not the asker's own DM? Slack's DM
+ * IDs start with D; a channel's with C, a private channel's or group DM's with G.
+ */
+export function seenByOthers(channel: string): boolean {
+  return !channel.startsWith("D");
+}
 
 export async function answerInSlack(
   assistant: Assistant,
   question: SlackQuestion,
   logger: Logger,
 ): Promise<Answer> {
+  if (seenByOthers(question.channel)) return answerToAskerAlone(assistant, question, logger);
   const { client, channel, threadTs } = question;
   let mode: Mode = { kind: "idle" };
   let streamed = "";
@@ -118,6 +135,7 @@ export async function answerInSlack(
       requester: question.requester,
       conversation: `${channel}:${threadTs ?? "dm"}`,
       surface: question.surface,
+      ...(threadTs ? {} : { quietMs: DM_QUIET_MS }),
     },
     { status, progress },
   );
@@ -156,5 +174,52 @@ export async function answerInSlack(
       .setStatus({ channel_id: channel, thread_ts: threadTs, status: "" })
       .catch(() => undefined);
   }
+  return answer;
+}
+
+/**
+ * A question in a channel (issue 36 item 2): the answer rests on what the asker may read (under
+ * IDENTITY=strict, with their own key), so it goes to them alone, as an ephemeral message in the
+ * thread with a Share button, as a typed read answers unless `--share`. Nothing is streamed:
+ * Slack's chat.startStream writes a message the whole channel sees, and no status line names a
+ * read. The 👀 on the question says it is being worked on.
+ */
+async function answerToAskerAlone(
+  assistant: Assistant,
+  question: SlackQuestion,
+  logger: Logger,
+): Promise<Answer> {
+  const { client, channel, threadTs } = question;
+  const answer = await assistant.ask(
+    {
+      text: question.text,
+      requester: question.requester,
+      conversation: `${channel}:${threadTs ?? "dm"}`,
+      surface: question.surface,
+    },
+    { status: () => undefined },
+  );
+  const blocks = assistantAnswerBlocks(answer);
+  if (answer.kind === "answered" && answer.turnId !== undefined) {
+    blocks.push(
+      shareRow({
+        turnId: answer.turnId,
+        channel,
+        ...(threadTs ? { threadTs } : {}),
+        sources: answer.sources.map((source) => source.command),
+      }),
+    );
+  }
+  await client.chat
+    .postEphemeral({
+      channel,
+      user: question.requester.userId,
+      text: assistantAnswerText(answer),
+      blocks,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    })
+    .catch((error: unknown) =>
+      logger.warn({ slackError: describeSlackError(error).code }, "assistant answer not delivered"),
+    );
   return answer;
 }

@@ -45,7 +45,11 @@ export function createRunCommand(deps: {
 }): SlackEdge["runCommand"] {
   const turn = () => deps.answerGate?.turn() ?? Promise.resolve();
   const limit = concurrencyLimit(deps.maxConcurrent ?? 8);
-  const run = async (text: string, target: CommandTarget) => {
+  const run = async (
+    text: string,
+    target: CommandTarget,
+    handOff?: (reply: Reply) => Promise<boolean>,
+  ) => {
     await turn();
     const started = performance.now();
     const verb = text.trim().split(/\s+/)[0]?.toLowerCase() || "help";
@@ -65,6 +69,7 @@ export function createRunCommand(deps: {
         `:warning: ${code(verb)} failed on our side; the details are in the bot's log.`,
       );
     }
+    if (handOff && (await handOff(reply))) return;
     await turn();
     await deliverReply(reply, target, {
       logger: deps.logger,
@@ -82,7 +87,7 @@ export function createRunCommand(deps: {
       "command answered",
     );
   };
-  return (text, target) => {
+  return (text, target, handOff) => {
     // a modal must open within 3 s of the trigger_id: `launch` and the change verbs (which
     // open a confirmation) never queue behind slow reads
     const urgent =
@@ -92,11 +97,11 @@ export function createRunCommand(deps: {
     // an audit export may wait on Palette for ten minutes: it has room of its own, at most two at
     // once (src/commands/audit-room.ts), and takes no command slot from the other verbs
     const ownRoom = /^\s*audit\b/i.test(text);
-    const task = (urgent || ownRoom ? run(text, target) : limit(() => run(text, target))).catch(
-      (error: unknown) => {
-        deps.logger.error({ err: String(error) }, "command delivery failed");
-      },
-    );
+    const task = (
+      urgent || ownRoom ? run(text, target, handOff) : limit(() => run(text, target, handOff))
+    ).catch((error: unknown) => {
+      deps.logger.error({ err: String(error) }, "command delivery failed");
+    });
     return deps.inFlight.track(task);
   };
 }

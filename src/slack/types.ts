@@ -105,8 +105,15 @@ export interface SlackEdge extends SlackAppDeps {
   changeFollower: ChangeFollower;
   /** runs a change's slow part after the ack: tracked for shutdown, failures logged */
   changeWork(work: () => Promise<void>): Promise<void>;
-  /** runs `text` for the requester and delivers the reply; never throws */
-  runCommand(text: string, target: CommandTarget): Promise<void>;
+  /**
+   * runs `text` for the requester and delivers the reply; never throws. With `handOff`, a reply it
+   * takes (returns true for) is not delivered: it answered the message another way
+   */
+  runCommand(
+    text: string,
+    target: CommandTarget,
+    handOff?: (reply: Reply) => Promise<boolean>,
+  ): Promise<void>;
 }
 
 /** Who asked, and the ways back to them. */

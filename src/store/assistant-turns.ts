@@ -31,15 +31,44 @@ export class AssistantTurnStore {
     private readonly retentionMs: number,
   ) {}
 
-  /** the conversation's last turns within the retention, oldest first */
-  async history(conversation: string): Promise<AssistantTurn[]> {
-    const since = this.clock.now() - this.retentionMs;
-    const rows = await this.db.all<AssistantTurn>(
-      `SELECT id, question, answer, read_text AS "readText" FROM assistant_turns
-       WHERE conversation = ? AND created_at >= ? ORDER BY id DESC LIMIT ?`,
-      [conversation.slice(0, 200), since, HISTORY_TURNS],
+  /**
+   * The asker's own last turns of the conversation within the retention, oldest first (issue 36
+   * item 1): one person's follow-up never sees, nor is grounded in, another person's questions
+   * or reads, which under IDENTITY=strict were read with the other person's key. With
+   * `quietMs`, a pause that long starts a new conversation (a top-level DM has no thread to
+   * mark where one ends): only the turns after the last such pause are returned.
+   */
+  async history(
+    conversation: string,
+    userId: string,
+    options: { quietMs?: number } = {},
+  ): Promise<AssistantTurn[]> {
+    const now = this.clock.now();
+    const since = now - this.retentionMs;
+    const rows = await this.db.all<AssistantTurn & { createdAt: number }>(
+      `SELECT id, question, answer, read_text AS "readText", created_at AS "createdAt"
+       FROM assistant_turns
+       WHERE conversation = ? AND user_id = ? AND created_at >= ? ORDER BY id DESC LIMIT ?`,
+      [conversation.slice(0, 200), userId.slice(0, 64), since, HISTORY_TURNS],
     );
-    return rows.map((row) => ({ ...row, id: Number(row.id) })).reverse();
+    const kept = sinceLastPause(
+      rows.map((row) => ({ ...row, createdAt: Number(row.createdAt) })),
+      now,
+      options.quietMs,
+    );
+    return kept
+      .map(({ id, question, answer, readText }) => ({ id: Number(id), question, answer, readText }))
+      .reverse();
+  }
+
+  /** one stored turn, for sharing its answer; only the asker's own */
+  async turnOf(turnId: number, userId: string): Promise<AssistantTurn | undefined> {
+    const row = await this.db.get<AssistantTurn>(
+      `SELECT id, question, answer, read_text AS "readText" FROM assistant_turns
+       WHERE id = ? AND user_id = ? AND created_at >= ?`,
+      [turnId, userId.slice(0, 64), this.clock.now() - this.retentionMs],
+    );
+    return row ? { ...row, id: Number(row.id) } : undefined;
   }
 
   async add(turn: {
@@ -90,4 +119,21 @@ export class AssistantTurnStore {
     );
     return true;
   }
+}
+
+/** newest first in, newest first out: the turns before the first gap longer than `quietMs` */
+function sinceLastPause<T extends { createdAt: number }>(
+  newestFirst: T[],
+  now: number,
+  quietMs: number | undefined,
+): T[] {
+  if (quietMs === undefined) return newestFirst;
+  const kept: T[] = [];
+  let after = now;
+  for (const turn of newestFirst) {
+    if (after - turn.createdAt > quietMs) break;
+    kept.push(turn);
+    after = turn.createdAt;
+  }
+  return kept;
 }

@@ -10,6 +10,8 @@ import { code, escapeMrkdwn } from "./mrkdwn.ts";
  */
 
 export const ASSISTANT_FEEDBACK_ACTION = "assistant_feedback";
+/** the Share button under an answer only its asker sees (a channel's, issue 36 item 2) */
+export const ASSISTANT_SHARE_ACTION = "assistant_share";
 
 export interface AssistantAnswerView {
   kind: "answered" | "ungrounded" | "failed" | "limited";
@@ -116,4 +118,57 @@ function feedbackRow(turnId: number): ActionsBlock {
 export function assistantAnswerText(view: AssistantAnswerView): string {
   const sources = view.sources.map((source) => source.command).join(", ");
   return escapeMrkdwn(`${view.text}${sources ? ` Sources: ${sources}` : ""}`).slice(0, 3_000);
+}
+
+/** What the Share button carries: the stored turn, where to post it, and its sources. */
+export interface ShareValue {
+  turnId: number;
+  channel: string;
+  threadTs?: string;
+  sources: readonly string[];
+}
+
+/** Slack allows 2,000 characters in a button's value: sources are left off the end to fit. */
+export function shareValueText(value: ShareValue): string {
+  let sources = value.sources.slice(0, 8);
+  let text = JSON.stringify({ ...value, sources });
+  while (text.length > 2_000 && sources.length > 0) {
+    sources = sources.slice(0, -1);
+    text = JSON.stringify({ ...value, sources });
+  }
+  return text;
+}
+
+/** "Share in the thread": posts the answer for everyone, as a typed read's `--share` does. */
+export function shareRow(value: ShareValue): ActionsBlock {
+  return {
+    type: "actions",
+    block_id: `assistant_share_${value.turnId}`,
+    elements: [
+      {
+        type: "button",
+        text: { type: "plain_text", text: "Share in the thread", emoji: true },
+        action_id: ASSISTANT_SHARE_ACTION,
+        value: shareValueText(value),
+      },
+    ],
+  };
+}
+
+/** The answer as everyone in the thread sees it once its asker shares it. */
+export function sharedAnswerBlocks(input: {
+  text: string;
+  sources: readonly string[];
+  sharedBy: string;
+}): KnownBlock[] {
+  return [
+    ...assistantAnswerBlocks({
+      kind: "answered",
+      text: input.text,
+      sources: input.sources.map((command) => ({ command })),
+      proposals: [],
+      typed: [],
+    }),
+    context(`Shared by <@${input.sharedBy}> from the assistant's answer to them.`),
+  ];
 }

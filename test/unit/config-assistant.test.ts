@@ -79,3 +79,43 @@ describe("the assistant's variables (issue 33)", () => {
     expect(config.assistant?.apiKey).toBeUndefined();
   });
 });
+
+describe("who sees what, who may propose what (issue 36)", () => {
+  const on = {
+    ...base,
+    ASSISTANT_PROVIDER: "openai",
+    ASSISTANT_MODEL: "gpt-4.1-mini",
+    ASSISTANT_API_KEY: "sk-very-secret-value",
+  };
+
+  it("offers no delete or upgrade, redacts nothing extra and hides e-mails by default", () => {
+    expect(loadConfig(on).assistant).toMatchObject({
+      proposeDangerous: false,
+      redact: [],
+      showEmail: false,
+    });
+  });
+
+  it("reads ASSISTANT_PROPOSE_DANGEROUS, ASSISTANT_REDACT and WHY_SHOW_EMAIL", () => {
+    const config = loadConfig({
+      ...on,
+      ASSISTANT_PROPOSE_DANGEROUS: "true",
+      ASSISTANT_REDACT: " emails , Names",
+      WHY_SHOW_EMAIL: "true",
+    });
+    expect(config.assistant).toMatchObject({
+      proposeDangerous: true,
+      redact: ["emails", "names"],
+      showEmail: true,
+    });
+  });
+
+  it("refuses an unknown redaction with the variable's name", () => {
+    expect(errorOf({ ...on, ASSISTANT_REDACT: "emails,phones" }).message).toContain(
+      "ASSISTANT_REDACT",
+    );
+    expect(errorOf({ ...on, ASSISTANT_PROPOSE_DANGEROUS: "yes" }).message).toContain(
+      "ASSISTANT_PROPOSE_DANGEROUS",
+    );
+  });
+});

@@ -392,6 +392,10 @@ describe.skipIf(noHelm)("the Helm chart, rendered by Helm", () => {
       timeoutMs: 60_000,
       historyDays: 7,
       auditText: true,
+      // issue 36: not set by the chart, so their safe defaults
+      proposeDangerous: false,
+      redact: [],
+      showEmail: false,
     });
     // the operator's own Secret carries the key: the chart sets the rest
     const own = render(

@@ -26,13 +26,38 @@ describe("AssistantTurnStore", () => {
       answer: "x",
       readText: "",
     });
-    const history = await turns.history("C1:1.1");
+    const history = await turns.history("C1:1.1", "U1");
     expect(history.map((turn) => turn.question)).toEqual(
       Array.from({ length: HISTORY_TURNS }, (_, i) => `q${i + 2}`),
     );
     clock.advance(8 * DAY);
-    expect(await turns.history("C1:1.1")).toEqual([]);
+    expect(await turns.history("C1:1.1", "U1")).toEqual([]);
     expect(await turns.prune()).toBe(HISTORY_TURNS + 3);
+    await db.close();
+  });
+
+  it("gives each person only their own turns, and starts anew after a quiet pause", async () => {
+    const db = await openSqlite(":memory:");
+    const clock = new ManualClock();
+    const turns = new AssistantTurnStore(db, clock, 7 * DAY);
+    const add = (userId: string, question: string) =>
+      turns.add({ conversation: "D1:dm", userId, question, answer: "a", readText: "r" });
+    await add("U1", "first");
+    await add("U2", "someone else's");
+    clock.advance(2 * 3_600_000);
+    await add("U1", "second");
+    clock.advance(30 * 60_000);
+    await add("U1", "third");
+    const mine = await turns.history("D1:dm", "U1");
+    expect(mine.map((turn) => turn.question)).toEqual(["first", "second", "third"]);
+    // an hour's pause before "second": the conversation starts there
+    const recent = await turns.history("D1:dm", "U1", { quietMs: 3_600_000 });
+    expect(recent.map((turn) => turn.question)).toEqual(["second", "third"]);
+    clock.advance(61 * 60_000);
+    expect(await turns.history("D1:dm", "U1", { quietMs: 3_600_000 })).toEqual([]);
+    expect((await turns.history("D1:dm", "U2")).map((turn) => turn.question)).toEqual([
+      "someone else's",
+    ]);
     await db.close();
   });
 

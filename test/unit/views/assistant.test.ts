@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   assistantAnswerBlocks,
   assistantAnswerText,
+  shareValueText,
   streamedText,
 } from "../../../src/views/assistant.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
@@ -56,5 +57,18 @@ describe("assistantAnswerBlocks", () => {
       text: Array.from({ length: 400 }, (_, i) => `line ${i} ${"x".repeat(60)}`).join("\n"),
     };
     expect(checkSlackLimits(assistantAnswerBlocks(long))).toEqual([]);
+  });
+});
+
+describe("shareValueText", () => {
+  it("stays within Slack's 2,000 characters and valid JSON, leaving sources off the end", () => {
+    const long = Array.from({ length: 8 }, (_, i) => `why ${"x".repeat(280)}-${i}`);
+    const text = shareValueText({ turnId: 7, channel: "C1", threadTs: "1.2", sources: long });
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    const parsed = JSON.parse(text) as { turnId: number; sources: string[] };
+    expect(parsed.turnId).toBe(7);
+    expect(parsed.sources.length).toBeGreaterThan(0);
+    expect(parsed.sources.length).toBeLessThan(8);
+    expect(parsed.sources).toEqual(long.slice(0, parsed.sources.length));
   });
 });

@@ -2,6 +2,7 @@ import type { App } from "@slack/bolt";
 import type { SlackEdge } from "../../types.ts";
 import { registerAcknowledgeAction } from "./acknowledge.ts";
 import { registerAssistantFeedback } from "./assistant-feedback.ts";
+import { registerAssistantShare } from "./assistant-share.ts";
 import { registerCardHoldActions } from "./card-holds.ts";
 import { registerChangeApprovalActions } from "./change-approval.ts";
 import { registerIdentityHomeActions } from "./identity-home.ts";
@@ -19,4 +20,5 @@ export function register(app: App, edge: SlackEdge): void {
   registerIdentityHomeActions(app, edge);
   registerChangeApprovalActions(app, edge);
   registerAssistantFeedback(app, edge);
+  registerAssistantShare(app, edge);
 }

@@ -1,9 +1,13 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
+import type { Assistant } from "../../../assistant/ask.ts";
+import { commandFromMessage } from "../../../conversation/message-text.ts";
 import { planMessage } from "../../../conversation/plan.ts";
+import { typedRunMissed } from "../../../conversation/typed-run.ts";
 import { findVerb } from "../../../registry/dispatch.ts";
 import { CardStore } from "../../../store/cards.ts";
 import { EventClaimStore } from "../../../store/event-claims.ts";
+import type { Reply } from "../../../verb-kit/types.ts";
 import { answerInSlack } from "../../assistant-answer.ts";
 import { deliverReply } from "../../deliver.ts";
 import { describeSlackError } from "../../slack-errors.ts";
@@ -29,7 +33,12 @@ const notFromAPerson = z
   .partial()
   .refine((m) => m.bot_id !== undefined || m.subtype !== undefined || m.edited !== undefined);
 
-const delivery = z.object({ event_id: z.string().min(1) });
+const delivery = z.object({
+  event_id: z.string().min(1),
+  /** the workspace the app is installed in: a stream's recipient_team_id when the event has none */
+  team_id: z.string().optional(),
+  authorizations: z.array(z.object({ team_id: z.string().optional() })).optional(),
+});
 
 /**
  * Answers a message written to the bot: claimed once by its event_id across replicas (Slack
@@ -99,25 +108,32 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
     // a DM answers in the DM itself; a mention in its thread, or starts one under itself
     threadTs: args.direct ? message.thread_ts : (message.thread_ts ?? message.ts),
   };
+  // Slack wants recipient_team_id on a stream; an event without `team` (a DM, the assistant
+  // view) still names the workspace in its authorization or envelope
+  const teamId =
+    message.team ?? envelope.data.authorizations?.[0]?.team_id ?? envelope.data.team_id;
   const target = {
-    requester: { userId: message.user, channelId: message.channel, teamId: message.team },
+    requester: { userId: message.user, channelId: message.channel, teamId },
     client: args.client,
     conversation,
   };
   if (plan.kind === "quiet") return "ignored";
-  if (plan.kind === "ask" && edge.assistant) {
+  const assistant = edge.assistant;
+  const ask = async (question: string, assistant: Assistant) => {
     const view = args.assistantView;
-    if (view) {
+    // the thread's first question is its title; a follow-up does not overwrite it (one claim
+    // per thread, shared by the replicas)
+    if (view && (await claims.claim(`title:${message.channel}:${conversation.threadTs ?? "dm"}`))) {
       await view
-        .setTitle(plan.question.slice(0, 80))
+        .setTitle(question.slice(0, 80))
         .catch((error: unknown) =>
           edge.logger.warn({ slackError: describeSlackError(error).code }, "title not set"),
         );
     }
     await answerInSlack(
-      edge.assistant,
+      assistant,
       {
-        text: plan.question,
+        text: question,
         requester: target.requester,
         client: args.client,
         channel: message.channel,
@@ -127,9 +143,12 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
       },
       edge.logger,
     );
+  };
+  if (plan.kind === "ask") {
+    if (!assistant) return "ignored";
+    await ask(plan.question, assistant);
     return "answered";
   }
-  if (plan.kind === "ask") return "ignored";
   if (plan.kind === "help") {
     await deliverReply(plan.reply, target, {
       logger: edge.logger,
@@ -138,7 +157,17 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
     });
     return "answered";
   }
-  await edge.runCommand(plan.text, target);
+  // with the assistant on, words that start with a verb but do not run as one ("why is web-prod
+  // unhealthy?": usage, or no cluster named `is`) are a question for it; a verb that runs stays
+  // a verb, answered as typed
+  const handOff = assistant
+    ? async (reply: Reply) => {
+        if (!typedRunMissed(reply)) return false;
+        await ask(commandFromMessage(message.text, args.botUserId), assistant);
+        return true;
+      }
+    : undefined;
+  await edge.runCommand(plan.text, target, handOff);
   return "answered";
 }
 

@@ -1,0 +1,67 @@
+import type { AssistantConfig } from "../config.ts";
+import type { TimelineEntry, Who } from "../model/why.ts";
+import type { Reply } from "../verb-kit/types.ts";
+
+/**
+ * What is taken out of a read before the model sees it (issue 36 item 2). E-mail addresses never
+ * reach the model, nor so an answer, unless WHY_SHOW_EMAIL=true says they may be shown (the rule
+ * of the channel cards); ASSISTANT_REDACT=emails takes them out even then. ASSISTANT_REDACT=names
+ * takes the people out of `why`: each actor becomes "a Palette user", for a team whose model is
+ * outside its network. Pure: a reply or a text in, the same with those taken out.
+ */
+
+export interface Redaction {
+  emails: boolean;
+  names: boolean;
+}
+
+export function redactionOf(config: Pick<AssistantConfig, "redact" | "showEmail">): Redaction {
+  const redact = config.redact ?? [];
+  return {
+    emails: config.showEmail !== true || redact.includes("emails"),
+    names: redact.includes("names"),
+  };
+}
+
+/** an address as RFC 5322 mostly writes one: enough to find them in Palette's texts */
+const EMAIL = /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+/g;
+export const EMAIL_HIDDEN = "[e-mail hidden]";
+
+export function redactText(text: string, redaction: Redaction): string {
+  return redaction.emails ? text.replace(EMAIL, EMAIL_HIDDEN) : text;
+}
+
+const PERSON: Who = { kind: "palette", name: "a Palette user" };
+
+function withoutPerson(entry: TimelineEntry): TimelineEntry {
+  const who = entry.who && !(entry.who.kind === "palette" && entry.who.name === "Palette");
+  const { approver: _approver, ...rest } = entry;
+  return { ...rest, ...(who ? { who: PERSON } : entry.who ? { who: entry.who } : {}) };
+}
+
+/** The reply with its people taken out (ASSISTANT_REDACT=names); other replies as they were. */
+export function redactReply(reply: Reply, redaction: Redaction): Reply {
+  if (!redaction.names || reply.kind !== "message" || reply.view.screen !== "why") return reply;
+  const data = reply.view.data;
+  const cause = data.cause;
+  return {
+    ...reply,
+    view: {
+      screen: "why",
+      data: {
+        ...data,
+        entries: data.entries.map(withoutPerson),
+        cause:
+          cause.kind === "write"
+            ? {
+                ...cause,
+                entry: withoutPerson(cause.entry),
+                ...(cause.trouble ? { trouble: withoutPerson(cause.trouble) } : {}),
+              }
+            : cause.kind === "event"
+              ? { ...cause, entry: withoutPerson(cause.entry) }
+              : cause,
+      },
+    },
+  };
+}
