@@ -550,6 +550,14 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 88,
+    name: "radar_rollups_version",
+    // src/store/migrations/023_radar_rollup_version.ts: edits applied at the version read
+    up: `
+      ALTER TABLE radar_rollups ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted
