@@ -136,7 +136,8 @@ export class ChangeFollower {
       await this.follow((await this.store.get(accepted.id)) ?? accepted);
       return;
     }
-    const waited = now - record.updatedAt;
+    // from when it became unconfirmed: a card recorded since moves updatedAt, not the window
+    const waited = now - (record.unconfirmedAt ?? record.updatedAt);
     if (waited < unconfirmedCheckMs(record.plan.verb)) return;
     const line =
       effect === false

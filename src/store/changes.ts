@@ -41,6 +41,8 @@ export interface ChangeRecord {
   paletteRef?: string;
   /** while `executing`: the last time its sender said it is still at work (src/changes/claim.ts) */
   heartbeatAt?: number;
+  /** when it became `unconfirmed`: its "not applied" window runs from here (migration 89) */
+  unconfirmedAt?: number;
   /** the change card as it should read now, until Slack takes it (src/changes/card-delivery.ts) */
   cardOwed?: Owed<OwedCard>;
   /** the approval request card's edit, until Slack takes it */
@@ -96,6 +98,7 @@ interface ChangeRow {
   updated_at: number;
   palette_ref: string | null;
   heartbeat_at: number | null;
+  unconfirmed_at?: number | null;
   card_owed: string | null;
   card_owed_tries: number | null;
   request_owed: string | null;
@@ -133,6 +136,7 @@ function toRecord(row: ChangeRow): ChangeRecord {
     updatedAt: Number(row.updated_at),
     paletteRef: optional(row.palette_ref ?? null),
     heartbeatAt: optionalNumber(row.heartbeat_at ?? null),
+    unconfirmedAt: optionalNumber(row.unconfirmed_at ?? null),
     cardOwed: owed<OwedCard>(row.card_owed, row.card_owed_tries),
     requestOwed: owed<OwedRequest>(row.request_owed, row.request_owed_tries),
   };
@@ -270,6 +274,7 @@ export class ChangeStore {
       `UPDATE changes SET status = ?, reason = COALESCE(?, reason),
          palette_ref = COALESCE(?, palette_ref),
          accepted_at = COALESCE(?, accepted_at), ended_at = COALESCE(?, ended_at), updated_at = ?,
+         unconfirmed_at = COALESCE(?, unconfirmed_at),
          card_owed = COALESCE(?, card_owed),
          card_owed_at = CASE WHEN CAST(? AS TEXT) IS NULL THEN card_owed_at
            WHEN card_owed_at IS NOT NULL AND card_owed_at > ? THEN card_owed_at ELSE ? END
@@ -281,6 +286,7 @@ export class ChangeStore {
         accepted,
         ended,
         now,
+        to === "unconfirmed" ? now : null,
         card,
         card,
         now,
@@ -422,10 +428,10 @@ export class ChangeStore {
   async takeOver(id: number, before: number, reason: string): Promise<ChangeRecord | undefined> {
     assertMove("executing", "unconfirmed");
     const row = await this.db.get<ChangeRow>(
-      `UPDATE changes SET status = 'unconfirmed', reason = ?, updated_at = ?
+      `UPDATE changes SET status = 'unconfirmed', reason = ?, updated_at = ?, unconfirmed_at = ?
        WHERE id = ? AND status = 'executing' AND COALESCE(heartbeat_at, updated_at) < ?
        RETURNING *`,
-      [reason, this.clock.now(), id, before],
+      [reason, this.clock.now(), this.clock.now(), id, before],
     );
     return row ? toRecord(row) : undefined;
   }

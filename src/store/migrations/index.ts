@@ -21,6 +21,7 @@ import { changesClusterUid } from "./020_changes_cluster_uid.ts";
 import { assistant } from "./021_assistant.ts";
 import { radarRollups } from "./022_radar_rollups.ts";
 import { radarRollupVersion } from "./023_radar_rollup_version.ts";
+import { changeUnconfirmedAt } from "./024_change_unconfirmed_at.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -47,4 +48,5 @@ export const MIGRATIONS: Migration[] = [
   assistant,
   radarRollups,
   radarRollupVersion,
+  changeUnconfirmedAt,
 ];

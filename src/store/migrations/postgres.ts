@@ -558,6 +558,14 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 89,
+    name: "change_unconfirmed_at",
+    // src/store/migrations/024_change_unconfirmed_at.ts: the "not applied" window's start
+    up: `
+      ALTER TABLE changes ADD COLUMN unconfirmed_at BIGINT;
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted
