@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { HEARTBEAT_EVERY_MS } from "../../src/changes/claim.ts";
+import { ManualClock } from "../../src/clock.ts";
+import { createLogger } from "../../src/log.ts";
+import { STUCK_EXECUTING_MS } from "../../src/model/change.ts";
 import { type ChangeRecord, ChangeStore } from "../../src/store/changes.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
+import { openSqlite } from "../../src/store/sqlite.ts";
 import {
   awsCluster,
   type ChangesHarness,
@@ -10,6 +15,8 @@ import {
   startChangesHarness,
   waitForCall,
 } from "../support/changes-harness.ts";
+import { ManualTimers } from "../support/manual-timers.ts";
+import { apiKeyClient } from "../support/palette-client-helpers.ts";
 
 /**
  * Issue 37 item 4: the change sender's fence. The claim is checked before every attempt of the
@@ -49,7 +56,7 @@ async function until(what: string, done: () => boolean | Promise<boolean>): Prom
  * A store whose heartbeat statements fail while `refusing()` (the sender looks dead to the lease
  * holder, as when its replica lost the database for a while); everything else goes through.
  */
-function _beatsRefusedWhile(inner: SqlDb, refusing: () => boolean): SqlDb {
+function beatsRefusedWhile(inner: SqlDb, refusing: () => boolean): SqlDb {
   return new Proxy(inner, {
     get(target, property, receiver) {
       if (property === "get") {
@@ -67,6 +74,108 @@ function _beatsRefusedWhile(inner: SqlDb, refusing: () => boolean): SqlDb {
 }
 
 describe("the change sender's fence", () => {
+  it("a 429's re-send after Retry-After is fenced again: a claim taken over during the wait sends nothing more", async () => {
+    const inner = await openSqlite(":memory:");
+    closers.push(() => inner.close());
+    let refuseBeats = false;
+    const db = beatsRefusedWhile(inner, () => refuseBeats);
+    const timers = new ManualTimers(new ManualClock(Date.UTC(2026, 10, 25, 12)));
+    let harness: ChangesHarness | undefined;
+    let patient: ReturnType<typeof apiKeyClient> | undefined;
+    const logged: string[] = [];
+    const h = await startChangesHarness({
+      clock: timers.clock,
+      access: { allowChanges: { scale: [ALICE] } },
+      bot: (sim, _palette, clock) => {
+        // the bot's client re-sends a 429 after its Retry-After, waited on the test's clock;
+        // meanwhile the sender's beats fail and the lease holder takes its claim over
+        patient = apiKeyClient(sim, {
+          clock,
+          rateLimit: false,
+          retries: 3,
+          sleep: async (ms: number) => {
+            refuseBeats = true;
+            await timers.advance(Math.max(ms, STUCK_EXECUTING_MS + HEARTBEAT_EVERY_MS));
+            await harness!.bot.bot.edge.changeFollower.tick();
+            refuseBeats = false;
+          },
+        });
+        return {
+          timers,
+          palette: patient,
+          db,
+          logger: createLogger("warn", { write: (line: string) => logged.push(line) }),
+        };
+      },
+    });
+    harness = h;
+    sims.push(h.sim);
+    awsCluster(h, "retried-put");
+    const view = await openConfirmation(h, "scale retried-put worker-pool 5", { userId: ALICE });
+    h.sim.control.clearRequests();
+    h.sim.control.addFault({
+      pathPrefix: POOL_WRITES,
+      method: "PUT",
+      kind: "status",
+      status: 429,
+      retryAfterSec: 60,
+      times: 1,
+    });
+    await confirmOk(h, view, { userId: ALICE });
+    await until(
+      "the lease holder's take-over",
+      async () => ![undefined, "executing"].includes((await only(h))?.status),
+    );
+    await waitForCall(h, "chat.postMessage", "unconfirmed");
+    await until("the sender to stop", () =>
+      logged.some((line) => line.includes("taken over by the lease holder")),
+    );
+    const puts = h.sim.control.requests().filter((request) => request.method === "PUT");
+    // the first try, refused with a 429; no re-send once the claim was the lease holder's
+    expect(puts.map((put) => put.status)).toEqual([429]);
+    await patient!.close();
+  });
+
+  it("a heartbeat that took 100 s to land is too old to send on (the stuck bound is 120 s): nothing sent, the change ends 'Not sent'", async () => {
+    const inner = await openSqlite(":memory:");
+    closers.push(() => inner.close());
+    const timers = new ManualTimers(new ManualClock(Date.UTC(2026, 10, 25, 12)));
+    let stallNextBeat = false;
+    // the database answers the sender's next heartbeat 100 s late (a stalled store): it lands,
+    // but from when it was sent the lease holder may take the claim over in 20 s
+    const db = new Proxy(inner, {
+      get(target, property, receiver) {
+        if (property === "get") {
+          return async (sql: string, params?: unknown[]) => {
+            if (stallNextBeat && /^UPDATE changes SET heartbeat_at/.test(sql.trim())) {
+              stallNextBeat = false;
+              const answer = await target.get(sql, params as never);
+              timers.clock.advance(100_000);
+              return answer;
+            }
+            return target.get(sql, params as never);
+          };
+        }
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const h = await startChangesHarness({
+      clock: timers.clock,
+      access: { allowChanges: { scale: [ALICE] } },
+      bot: () => ({ timers, db }),
+    });
+    sims.push(h.sim);
+    awsCluster(h, "slow-beat");
+    const view = await openConfirmation(h, "scale slow-beat worker-pool 5", { userId: ALICE });
+    stallNextBeat = true;
+    await confirmOk(h, view, { userId: ALICE });
+    await until("the change's end", async () => (await only(h))?.status === "failed");
+    expect((await only(h))?.reason).toContain("Not sent");
+    expect(h.writes).toEqual([]);
+    await waitForCall(h, "chat.postMessage", "Not sent");
+  });
+
   it("the 'not applied' window runs from when it became unconfirmed: a card recorded late does not restart it", async () => {
     const h = await startChangesHarness({
       answerTimeoutMs: 400,
