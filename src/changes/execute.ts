@@ -35,19 +35,29 @@ export const UNCONFIRMED_LINE =
  * the requester's linked Palette user when IDENTITY=linked. The row moves to `accepted` or
  * `failed` with Palette's reason, and the audit names requester, approver and Palette user.
  */
-export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Promise<Execution> {
+export async function executeChange(
+  record: ChangeRecord,
+  deps: ChangeDeps,
+  /** the claim's heartbeat, when the caller started it at the claim (an approval's re-read) */
+  held?: HeldClaim,
+): Promise<Execution> {
   const store = new ChangeStore(deps.db, deps.clock);
   // the row says this sender is at work for as long as it is (src/changes/claim.ts)
-  const claim = holdClaim(store, record.id, {
-    timers: deps.timers,
-    logger: deps.logger,
-    clock: deps.clock,
-  });
+  const claim = held ?? claimHeld(store, record.id, deps);
   try {
     return await sendClaimed(record, store, claim, deps);
   } finally {
     claim.release();
   }
+}
+
+/** starts the heartbeat of a claim just taken (status `executing`, stamped in the store) */
+export function claimHeld(store: ChangeStore, changeId: number, deps: ChangeDeps): HeldClaim {
+  return holdClaim(store, changeId, {
+    timers: deps.timers,
+    logger: deps.logger,
+    clock: deps.clock,
+  });
 }
 
 /** a move of this sender's claim that found the row taken over: the lease holder tells it */

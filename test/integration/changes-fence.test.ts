@@ -6,6 +6,7 @@ import { STUCK_EXECUTING_MS } from "../../src/model/change.ts";
 import { type ChangeRecord, ChangeStore } from "../../src/store/changes.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
+import { APPROVE_ACTION_ID } from "../../src/views/change.ts";
 import {
   awsCluster,
   type ChangesHarness,
@@ -28,6 +29,7 @@ import { apiKeyClient } from "../support/palette-client-helpers.ts";
  */
 
 const ALICE = "W111";
+const BOB = "W222";
 /** the scale's write: PUT …/cloudconfigs/aws/{uid}/machinePools/{pool} */
 const POOL_WRITES = "/v1/cloudconfigs/aws/";
 
@@ -71,6 +73,15 @@ function beatsRefusedWhile(inner: SqlDb, refusing: () => boolean): SqlDb {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/** a one-shot signal: `fired` resolves once `fire()` is called */
+function signal(): { fired: Promise<void>; fire: () => void } {
+  let fire!: () => void;
+  const fired = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return { fired, fire };
 }
 
 describe("the change sender's fence", () => {
@@ -174,6 +185,47 @@ describe("the change sender's fence", () => {
     expect((await only(h))?.reason).toContain("Not sent");
     expect(h.writes).toEqual([]);
     await waitForCall(h, "chat.postMessage", "Not sent");
+  });
+
+  it("an approval's re-read of Palette beats from the claim: held past the stuck bound, the lease holder leaves it alone; sent once", async () => {
+    const timers = new ManualTimers(new ManualClock(Date.UTC(2026, 10, 25, 12)));
+    const h = await startChangesHarness({
+      clock: timers.clock,
+      access: { allowChanges: { scale: [ALICE, BOB] } },
+      approvals: { verbs: ["scale"] },
+      bot: () => ({ timers }),
+    });
+    sims.push(h.sim);
+    awsCluster(h, "slow-reread");
+    const view = await openConfirmation(h, "scale slow-reread worker-pool 5", { userId: ALICE });
+    await confirmOk(h, view, { userId: ALICE });
+    await until("the request", async () => (await only(h))?.status === "awaiting_approval");
+    const id = (await only(h))!.id;
+    // the approval's re-read of the pool waits until the test lets it go (Palette slow)
+    const letGo = signal();
+    let gated = false;
+    h.beforeRead = async (request) => {
+      if (gated || !request.path.startsWith(POOL_WRITES)) return;
+      if ((await only(h))?.status !== "executing") return;
+      gated = true;
+      await letGo.fired;
+    };
+    await h.bot.click(APPROVE_ACTION_ID, String(id), { userId: BOB });
+    await until("the approval's re-read", () => gated);
+
+    // three minutes of re-reading; the lease holder's round meanwhile
+    await timers.advance(STUCK_EXECUTING_MS + 60_000, async () => {
+      await until("the heartbeat", async () => {
+        const record = await only(h);
+        return record?.status !== "executing" || record.heartbeatAt === h.clock.now();
+      });
+    });
+    await h.bot.bot.edge.changeFollower.tick();
+    expect((await only(h))?.status).toBe("executing");
+
+    letGo.fire();
+    await until("Palette's answer recorded", async () => (await only(h))?.status === "accepted");
+    expect(h.writes.filter((write) => write.method === "PUT")).toHaveLength(1);
   });
 
   it("the 'not applied' window runs from when it became unconfirmed: a card recorded late does not restart it", async () => {
