@@ -7,6 +7,7 @@ import { type ChangeRecord, ChangeStore } from "../../src/store/changes.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import { openSqlite } from "../../src/store/sqlite.ts";
 import { APPROVE_ACTION_ID } from "../../src/views/change.ts";
+import { BACKENDS, closeOpened } from "../support/backends.ts";
 import {
   awsCluster,
   type ChangesHarness,
@@ -18,6 +19,7 @@ import {
 } from "../support/changes-harness.ts";
 import { ManualTimers } from "../support/manual-timers.ts";
 import { apiKeyClient } from "../support/palette-client-helpers.ts";
+import { POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
 
 /**
  * Issue 37 item 4: the change sender's fence. The claim is checked before every attempt of the
@@ -39,6 +41,7 @@ afterEach(async () => {
   for (const sim of sims.splice(0)) sim.control.release();
   await closeChangesHarnesses();
   for (const close of closers.splice(0).reverse()) await close();
+  await closeOpened();
 });
 
 async function only(h: ChangesHarness): Promise<ChangeRecord | undefined> {
@@ -258,5 +261,41 @@ describe("the change sender's fence", () => {
     const ended = await waitForCall(h, "chat.update", "not applied");
     expect(ended).toContain("was not sent again");
     expect(h.writes.filter((write) => write.method === "PUT")).toHaveLength(1);
+  });
+});
+
+describe("heartbeats judged by the database's clock, on PostgreSQL", () => {
+  it("a sender whose clock is 5 minutes behind the lease holder's: its live claim is not taken for stuck", {
+    timeout: POSTGRES_SETUP_TIMEOUT_MS,
+  }, async () => {
+    const db = await BACKENDS.find((backend) => backend.name === "postgres")!.open();
+    // two replicas' clocks, 5 minutes apart; the database keeps its own (PostgreSQL's)
+    const sender = new ChangeStore(db, new ManualClock(Date.now() - 5 * 60_000));
+    const leader = new ChangeStore(db, new ManualClock(Date.now()));
+    const { record } = await sender.create({
+      requestKey: "skewed",
+      plan: {
+        verb: "delete",
+        cluster: { uid: "c1", name: "web", projectUid: "p1", cloudType: "aws", state: "Running" },
+      },
+      requester: "U1",
+      channel: "C1",
+      status: "executing",
+    });
+    expect(await sender.beat(record.id)).toBe(true);
+    // the lease holder's round: nothing stuck, nothing taken over
+    expect(await leader.stuckExecuting(STUCK_EXECUTING_MS)).toEqual([]);
+    expect(await leader.takeOver(record.id, STUCK_EXECUTING_MS, "reading")).toBeUndefined();
+    // the heartbeat is the database's time, not the sender's
+    const beat = (await leader.get(record.id))!.heartbeatAt!;
+    expect(Math.abs(beat - Date.now())).toBeLessThan(60_000);
+    // a claim whose heartbeat stopped is still found: here one 3 minutes old by the database
+    await db.run("UPDATE changes SET heartbeat_at = heartbeat_at - 180000 WHERE id = ?", [
+      record.id,
+    ]);
+    expect((await leader.stuckExecuting(STUCK_EXECUTING_MS)).map((r) => r.id)).toEqual([record.id]);
+    expect((await leader.takeOver(record.id, STUCK_EXECUTING_MS, "reading"))?.status).toBe(
+      "unconfirmed",
+    );
   });
 });
