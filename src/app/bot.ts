@@ -310,6 +310,8 @@ export async function startBot(
       slack: notifyPoster,
       clock,
       logger: logger.child({ component: "radar" }),
+      // its claims, posts and edits are the lease holder's only (issue 37 item 3)
+      fence,
     }),
     fence,
   });

@@ -2,8 +2,9 @@ import { CHANGE_PERMISSION } from "../model/change.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import { requesterNotAllowed, requesterTold } from "../views/change-drift.ts";
 import { auditExpired, auditStep, subjectOf } from "./audit-trail.ts";
+import type { HeldClaim } from "./claim.ts";
 import { staleness, unreadRefusal } from "./confirm.ts";
-import { type Execution, executeChange } from "./execute.ts";
+import { claimHeld, type Execution, executeChange } from "./execute.ts";
 import { guardPlan } from "./guard.ts";
 import type { ChangeDeps } from "./types.ts";
 
@@ -93,6 +94,27 @@ export async function decideChange(
   }
   const claimed = await store.decide(id, approver.userId, "approve");
   if (!claimed) return { kind: "settled", record: (await store.get(id)) ?? record };
+  // claimed: its heartbeat starts now, so the re-read of Palette below (which may wait out a
+  // Retry-After) does not look like a dead sender to the lease holder
+  const claim = claimHeld(store, id, deps);
+  try {
+    return await sendApproved(id, record, claimed, claim, approver, deps);
+  } finally {
+    claim.release();
+  }
+}
+
+/** an approved change, claimed: the requester's permission and the plan checked again, then sent */
+async function sendApproved(
+  id: number,
+  record: ChangeRecord,
+  claimed: ChangeRecord,
+  claim: HeldClaim,
+  approver: { userId: string; channelId: string },
+  deps: ChangeDeps,
+): Promise<Decision> {
+  const store = new ChangeStore(deps.db, deps.clock);
+  const { plan } = record;
   await auditStep(deps.audit, subjectOf(claimed), { step: "approved", by: approver.userId });
   let stale: Awaited<ReturnType<typeof staleness>>;
   // the requester's ALLOW_* again: an admin may have taken them off it since they asked
@@ -147,5 +169,5 @@ export async function decideChange(
       ),
     };
   }
-  return { approved: true, ...(await executeChange(claimed, deps)) };
+  return { approved: true, ...(await executeChange(claimed, deps, claim)) };
 }

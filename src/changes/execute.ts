@@ -3,11 +3,12 @@ import type { ChangePlan } from "../model/change.ts";
 import type { PaletteApi } from "../palette/api.ts";
 import { describeForUser, PaletteError } from "../palette/errors.ts";
 import { machinePoolUpdateBody } from "../palette/machine-pool-body.ts";
+import { withRequestChecks } from "../palette/priority.ts";
 import type { Provider } from "../palette/providers-list.ts";
 import { type ChangeRecord, ChangeStore } from "../store/changes.ts";
 import { freezeRefusal } from "../views/change.ts";
 import { auditNotSent, auditStep, subjectOf } from "./audit-trail.ts";
-import { ClaimLost, type HeldClaim, holdClaim } from "./claim.ts";
+import { ClaimLost, ClaimStale, type HeldClaim, holdClaim } from "./claim.ts";
 import { frozen } from "./guard.ts";
 import { planScope } from "./progress.ts";
 import { CHANGE_ACTION } from "./reads-as.ts";
@@ -34,15 +35,29 @@ export const UNCONFIRMED_LINE =
  * the requester's linked Palette user when IDENTITY=linked. The row moves to `accepted` or
  * `failed` with Palette's reason, and the audit names requester, approver and Palette user.
  */
-export async function executeChange(record: ChangeRecord, deps: ChangeDeps): Promise<Execution> {
+export async function executeChange(
+  record: ChangeRecord,
+  deps: ChangeDeps,
+  /** the claim's heartbeat, when the caller started it at the claim (an approval's re-read) */
+  held?: HeldClaim,
+): Promise<Execution> {
   const store = new ChangeStore(deps.db, deps.clock);
   // the row says this sender is at work for as long as it is (src/changes/claim.ts)
-  const claim = holdClaim(store, record.id, { timers: deps.timers, logger: deps.logger });
+  const claim = held ?? claimHeld(store, record.id, deps);
   try {
     return await sendClaimed(record, store, claim, deps);
   } finally {
     claim.release();
   }
+}
+
+/** starts the heartbeat of a claim just taken (status `executing`, stamped in the store) */
+export function claimHeld(store: ChangeStore, changeId: number, deps: ChangeDeps): HeldClaim {
+  return holdClaim(store, changeId, {
+    timers: deps.timers,
+    logger: deps.logger,
+    clock: deps.clock,
+  });
 }
 
 /** a move of this sender's claim that found the row taken over: the lease holder tells it */
@@ -103,17 +118,29 @@ async function sendClaimed(
   let paletteRef: string | undefined;
   const wire: Wire = {
     sent: false,
-    // the claim checked (and its heartbeat refreshed) in the store just before the write
-    async go() {
-      await claim.fence();
-      wire.sent = true;
-    },
+    write: (request) =>
+      withRequestChecks(
+        {
+          // before every attempt (a re-login's or a Retry-After's re-send too): the claim is
+          // checked, and its heartbeat refreshed, in the store
+          gate: () => claim.fence(),
+          // right before the bytes go, after the client's pacing: the last good beat is recent
+          // enough that the lease holder cannot have taken the claim over
+          lastCheck: async () => {
+            claim.assertFresh();
+            wire.sent = true;
+          },
+        },
+        request,
+      ),
   };
   try {
     paletteRef = await send(record.plan, palette, wire);
   } catch (error) {
-    // taken over before the write: nothing was sent from here, and nothing is
+    // taken over before the write (or before a re-send of a refused one): nothing was taken
+    // by Palette from here, and nothing more is sent
     if (error instanceof ClaimLost) return takenOver(record, deps, "before the write");
+    if (error instanceof ClaimStale) return notSentStale(record, store, deps, error);
     if (wire.sent && answerMissing(error)) {
       // it may have happened: never "failed", never sent again; the follower reads Palette
       const reason = UNCONFIRMED_LINE;
@@ -165,6 +192,29 @@ async function sendClaimed(
 }
 
 /**
+ * The sender's heartbeat is too old to send (ClaimStale): nothing Palette took went out from
+ * here (a request refused before it, a 429, a 503 or a 401, was not taken). The change ends
+ * "not sent" if the store takes the move; if not, the heartbeat has stopped (the claim is
+ * released) and the lease holder takes it over and tells its end.
+ */
+async function notSentStale(
+  record: ChangeRecord,
+  store: ChangeStore,
+  deps: ChangeDeps,
+  stale: ClaimStale,
+): Promise<Execution> {
+  deps.logger.warn({ changeId: record.id, err: stale.message }, "change not sent: heartbeat stale");
+  const reason =
+    "Not sent: the bot could not keep its claim on this change fresh in its store (the store was slow or out of reach), so it did not send it and nothing was changed. Ask again.";
+  const failed = await store
+    .move(record.id, "executing", "failed", { reason, card: { status: "failed", line: reason } })
+    .catch(() => undefined);
+  if (!failed) return takenOver(record, deps, "while its heartbeat was stale");
+  await auditNotSent(deps.audit, failed, "heartbeat stale", reason);
+  return { kind: "failed", record: failed, reason };
+}
+
+/**
  * The last freeze check, before anything is asked of Palette for this change (a linked
  * person's key included): a freeze set after the confirmation's or the approval's checks (the
  * re-read of Palette takes a while) still stops it. The change ends where the requester sees
@@ -211,16 +261,20 @@ const NOT_CONNECTED = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
-/** the write's way out: `go` just before it, which checks the claim; `sent` once it went */
+/**
+ * the write's way out: `write` runs the write's request with the claim checked before each of
+ * its attempts and its freshness right before each goes out; `sent` once one went
+ */
 interface Wire {
   sent: boolean;
-  go(): Promise<void>;
+  write<T>(request: () => Promise<T>): Promise<T>;
 }
 
 /**
- * one Palette request; returns what Palette named the change when it names one. `wire.go()`
- * runs as the write itself goes out (reads before it, like the pool's body, may fail without
- * anything having been asked of Palette) and throws ClaimLost when the claim was taken over.
+ * one Palette request; returns what Palette named the change when it names one. Only the write
+ * goes through `wire.write` (reads before it, like the pool's body, may fail without anything
+ * having been asked of Palette); it throws ClaimLost when the claim was taken over, ClaimStale
+ * when the heartbeat is too old to send.
  */
 async function send(
   plan: ChangePlan,
@@ -238,71 +292,66 @@ async function send(
       );
       if (!pool) throw new Error(`pool ${plan.pool} is gone`);
       const body = machinePoolUpdateBody(plan.cluster.cloudType as Provider, pool, plan.to);
-      await wire.go();
-      await palette.updateMachinePool(
-        plan.cluster.cloudType,
-        plan.configUid,
-        plan.pool,
-        body,
-        scope,
+      await wire.write(() =>
+        palette.updateMachinePool(plan.cluster.cloudType, plan.configUid, plan.pool, body, scope),
       );
       return;
     }
     case "delete":
-      await wire.go();
-      await palette.deleteCluster(plan.cluster.uid, scope);
+      await wire.write(() => palette.deleteCluster(plan.cluster.uid, scope));
       return;
     case "cordon":
     case "uncordon":
-      await wire.go();
-      await palette.setMachineMaintenance(
-        plan.cluster.cloudType,
-        plan.configUid,
-        plan.pool,
-        plan.machine.uid,
-        plan.verb,
-        scope,
+      await wire.write(() =>
+        palette.setMachineMaintenance(
+          plan.cluster.cloudType,
+          plan.configUid,
+          plan.pool,
+          plan.machine.uid,
+          plan.verb,
+          scope,
+        ),
       );
       return;
     case "repave":
-      await wire.go();
-      await palette.approveRepave(plan.cluster.uid, scope);
+      await wire.write(() => palette.approveRepave(plan.cluster.uid, scope));
       return;
     case "renew":
-      await wire.go();
-      await palette.renewCertificates(plan.cluster.uid, scope);
+      await wire.write(() => palette.renewCertificates(plan.cluster.uid, scope));
       return;
     case "pause":
     case "resume":
-      await wire.go();
-      await palette.setLifecyclePause(plan.cluster.uid, plan.verb === "pause", scope);
+      await wire.write(() =>
+        palette.setLifecyclePause(plan.cluster.uid, plan.verb === "pause", scope),
+      );
       return;
     case "logs":
-      await wire.go();
-      return palette.requestLogs(plan.cluster.uid, plan.lines, scope);
+      return wire.write(() => palette.requestLogs(plan.cluster.uid, plan.lines, scope));
     case "upgrade":
-      await wire.go();
-      await palette.updateClusterProfiles(
-        plan.cluster.uid,
-        [{ uid: plan.profile.toUid, replaceWithProfile: plan.profile.fromUid }],
-        scope,
+      await wire.write(() =>
+        palette.updateClusterProfiles(
+          plan.cluster.uid,
+          [{ uid: plan.profile.toUid, replaceWithProfile: plan.profile.fromUid }],
+          scope,
+        ),
       );
       return;
     case "backup":
       // v1ClusterBackupConfig, with the location and settings of the cluster's own policy
-      await wire.go();
-      return palette.backupNow(
-        plan.cluster.uid,
-        {
-          backupLocationUid: plan.location.uid,
-          backupLocationName: plan.location.name,
-          backupName: plan.backupName,
-          durationInHours: plan.ttlHours,
-          includeAllDisks: plan.includeAllDisks,
-          includeClusterResources: plan.includeClusterResources,
-          ...(plan.namespaces.length > 0 ? { namespaces: plan.namespaces } : {}),
-        },
-        scope,
+      return wire.write(() =>
+        palette.backupNow(
+          plan.cluster.uid,
+          {
+            backupLocationUid: plan.location.uid,
+            backupLocationName: plan.location.name,
+            backupName: plan.backupName,
+            durationInHours: plan.ttlHours,
+            includeAllDisks: plan.includeAllDisks,
+            includeClusterResources: plan.includeClusterResources,
+            ...(plan.namespaces.length > 0 ? { namespaces: plan.namespaces } : {}),
+          },
+          scope,
+        ),
       );
   }
 }

@@ -73,9 +73,9 @@ export class ChangeFollower {
     }
     // a claim whose sender's heartbeat stopped (its replica died, or stopped between sending
     // and recording): read, never sent again. A sender still at work keeps beating.
-    const stuckBefore = this.deps.clock.now() - STUCK_EXECUTING_MS;
-    for (const stuck of await this.store.stuckExecuting(stuckBefore)) {
-      await this.reconcile(stuck, stuckBefore).catch((error: unknown) =>
+    // judged by the database's clock, as the heartbeats are stamped (src/store/changes.ts)
+    for (const stuck of await this.store.stuckExecuting(STUCK_EXECUTING_MS)) {
+      await this.reconcile(stuck).catch((error: unknown) =>
         this.warn(error, "stuck change not reconciled"),
       );
     }
@@ -90,9 +90,9 @@ export class ChangeFollower {
   }
 
   /** a stuck `executing` row becomes unconfirmed; its cards say Palette is being checked */
-  private async reconcile(record: ChangeRecord, stuckBefore: number): Promise<void> {
+  private async reconcile(record: ChangeRecord): Promise<void> {
     // taken only if the heartbeat is still stopped as the statement runs
-    const moved = await this.store.takeOver(record.id, stuckBefore, UNCONFIRMED_LINE);
+    const moved = await this.store.takeOver(record.id, STUCK_EXECUTING_MS, UNCONFIRMED_LINE);
     if (!moved) return;
     this.deps.logger.warn({ changeId: record.id }, "change stuck executing: reading Palette");
     await this.record(moved, {
@@ -136,7 +136,8 @@ export class ChangeFollower {
       await this.follow((await this.store.get(accepted.id)) ?? accepted);
       return;
     }
-    const waited = now - record.updatedAt;
+    // from when it became unconfirmed: a card recorded since moves updatedAt, not the window
+    const waited = now - (record.unconfirmedAt ?? record.updatedAt);
     if (waited < unconfirmedCheckMs(record.plan.verb)) return;
     const line =
       effect === false

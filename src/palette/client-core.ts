@@ -16,7 +16,7 @@ import {
 import { RequestPacer, realSleep, type Sleep } from "./limiter.ts";
 import { nextPageToken } from "./paging.ts";
 import { parseBody, parseJson } from "./parse.ts";
-import { requestGate, requestPriority } from "./priority.ts";
+import { requestGate, requestLastCheck, requestPriority } from "./priority.ts";
 import { prefixLabel, ruleFor } from "./rate-limits.ts";
 import {
   type BackoffOptions,
@@ -131,6 +131,13 @@ function withQuery(path: string, query: CallSpec["query"]): string {
   return text ? `${path}?${text}` : path;
 }
 
+/** a request's last check (requestLastCheck) refused it: its reason, passed to the caller as is */
+class CallerRefused extends Error {
+  constructor(readonly reason: unknown) {
+    super("the caller's last check refused the request");
+  }
+}
+
 export function createClientCore(options: PaletteClientOptions): ClientCore {
   const clock = options.clock ?? systemClock;
   const sleep = options.sleep ?? realSleep;
@@ -174,6 +181,15 @@ export function createClientCore(options: PaletteClientOptions): ClientCore {
     const prefix = prefixLabel(rule);
     const waitedMs = limiter ? await limiter.acquire(request.path, requestPriority()) : 0;
     counters.throttledMs += waitedMs;
+    // the caller's last word after the pacer's wait (a change's claim still fresh enough to send)
+    const lastCheck = requestLastCheck();
+    if (lastCheck) {
+      try {
+        await lastCheck();
+      } catch (error) {
+        throw new CallerRefused(error);
+      }
+    }
     counters.calls[prefix] = (counters.calls[prefix] ?? 0) + 1;
     const started = performance.now();
     let status = 0;
@@ -248,6 +264,8 @@ export function createClientCore(options: PaletteClientOptions): ClientCore {
         retryAfterMs = parseRetryAfter(response.headers["retry-after"], clock.now());
       } catch (error) {
         if (error instanceof PaletteSchemaError) throw error;
+        // the caller's own refusal: nothing went out, and it is the caller's error to handle
+        if (error instanceof CallerRefused) throw error.reason;
         failure = errorFromException(error, endpoint);
       }
       sentBefore = true;

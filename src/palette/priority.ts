@@ -20,6 +20,8 @@ export type RequestGate = () => Promise<void>;
 interface Mark {
   priority: RequestPriority;
   gate?: RequestGate;
+  /** awaited right before the request goes out, after the pacer's wait and the credentials */
+  lastCheck?: RequestGate;
 }
 
 const current = new AsyncLocalStorage<Mark>();
@@ -38,10 +40,14 @@ async function runMarked<T>(
   priority: RequestPriority,
   work: () => Promise<T>,
   gate?: RequestGate,
+  lastCheck?: RequestGate,
 ): Promise<T> {
   runs += 1;
   try {
-    return await current.run(gate ? { priority, gate } : { priority }, work);
+    return await current.run(
+      { priority, ...(gate ? { gate } : {}), ...(lastCheck ? { lastCheck } : {}) },
+      work,
+    );
   } finally {
     runs -= 1;
     if (runs === 0) current.disable();
@@ -61,6 +67,20 @@ export function inBulk<T>(work: () => Promise<T>, gate?: RequestGate): Promise<T
   return runMarked("bulk", work, gate);
 }
 
+/**
+ * Runs `work` (a change's write) with its priority unchanged and two checks on each of its HTTP
+ * requests, a re-login's or a Retry-After's re-send included: `gate` before each attempt, as
+ * inBulk's, and `lastCheck` right before the request goes out, after the pacer's wait and the
+ * credentials. Either one throwing sends nothing more (src/changes/execute.ts fences its claim
+ * there, so a claim the lease holder took over during a Retry-After is not sent again).
+ */
+export function withRequestChecks<T>(
+  checks: { gate: RequestGate; lastCheck?: RequestGate },
+  work: () => Promise<T>,
+): Promise<T> {
+  return runMarked(requestPriority(), work, checks.gate, checks.lastCheck);
+}
+
 export function requestPriority(): RequestPriority {
   return current.getStore()?.priority ?? "interactive";
 }
@@ -68,4 +88,9 @@ export function requestPriority(): RequestPriority {
 /** the gate of the marked run this request belongs to, if it has one */
 export function requestGate(): RequestGate | undefined {
   return current.getStore()?.gate;
+}
+
+/** the last check of the marked run this request belongs to, if it has one */
+export function requestLastCheck(): RequestGate | undefined {
+  return current.getStore()?.lastCheck;
 }

@@ -5,8 +5,9 @@ import { planNotices, ROLLUP_OVER, rollupKey, rollupLabel } from "../model/risk-
 import { matchesFilter } from "../model/subscription.ts";
 import { ChannelPacing } from "../notify/delivery/channel-pacing.ts";
 import { type SlackPoster, SlackSendError } from "../notify/delivery/slack-port.ts";
-import { type Notice, type RadarCluster, RadarStore } from "../store/radar.ts";
-import type { SqlDb } from "../store/sql.ts";
+import { FencedOut } from "../store/lease.ts";
+import { type Notice, type RadarCluster, RadarStore, unpostedKey } from "../store/radar.ts";
+import type { SqlDb, SqlExecutor } from "../store/sql.ts";
 import { SubscriptionStore } from "../store/subscriptions.ts";
 import { riskGoneBlocks, riskGoneText, riskNoticeBlocks, riskNoticeText } from "../views/risk.ts";
 import { ROLLUP_LINES, riskRollupBlocks, riskRollupText } from "../views/risk-rollup.ts";
@@ -22,6 +23,12 @@ import { ROLLUP_LINES, riskRollupBlocks, riskRollupText } from "../views/risk-ro
  * for one channel, more than ROLLUP_OVER of them, are one roll-up message (issue 31 item 3), as
  * a storm of cluster cards is one digest; newcomers of a group with an open roll-up join it, and
  * the roll-up is edited in place as its members change or end.
+ *
+ * Only the lease holder tells (issue 37 item 3): every write runs in a transaction the lease
+ * fences, and the fence is checked again right before each post or edit goes out, so a replica
+ * deposed while it waited (a GC pause, a stalled node) neither claims nor posts beside the new
+ * leader. A roll-up's edit is recorded only at the version of its members it read, so a change
+ * made while the edit was in flight is edited in its turn.
  */
 export interface RiskNotifier {
   sync(
@@ -72,6 +79,8 @@ export function createRiskNotifier(deps: {
   logger: Logger;
   /** waits for a channel's pace; default setTimeout (tests advance a ManualClock) */
   sleep?: (ms: number) => Promise<void>;
+  /** throws FencedOut when this replica no longer leads (src/store/lease.ts) */
+  fence?: (tx: SqlExecutor) => Promise<void>;
 }): RiskNotifier {
   const { db, slack, clock, logger } = deps;
   const sleep =
@@ -79,6 +88,18 @@ export function createRiskNotifier(deps: {
   const store = new RadarStore(db);
   const subscriptions = new SubscriptionStore(db, clock);
   const pacing = new ChannelPacing(NOTICE_GAP_MS, NOTICE_BURST);
+
+  /** a write, in a transaction the lease fences: a deposed replica writes nothing */
+  const fenced = <T>(work: (inTx: RadarStore) => Promise<T>): Promise<T> =>
+    db.transaction(async (tx) => {
+      await deps.fence?.(tx);
+      return work(new RadarStore(tx));
+    });
+  /** right before a post: still the leader, and the channel's claims not posted yet */
+  const stillClaimed = (channel: string): Promise<Set<string>> =>
+    fenced((inTx) => inTx.unposted(channel));
+  /** right before an edit: still the leader */
+  const stillLeading = (): Promise<void> => fenced(async () => undefined);
 
   /** waits for the channel's next slot, then books it */
   const paced = async (channel: string): Promise<void> => {
@@ -95,18 +116,19 @@ export function createRiskNotifier(deps: {
     if (!(error instanceof SlackSendError) || error.kind !== "ratelimited") return false;
     const until = clock.now() + (error.retryAfterMs ?? NOTICE_GAP_MS);
     pacing.slowDown(notice.channel, until);
-    await store.noticeRetryAt(notice, until);
+    await fenced((inTx) => inTx.noticeRetryAt(notice, until));
     return true;
   };
 
+  /** the channels risks are told in now (subscribed, not paused), of one cluster or of any */
   const channelsFor = async (
-    cluster: Pick<RadarCluster, "uid" | "name" | "project" | "tags">,
+    cluster?: Pick<RadarCluster, "uid" | "name" | "project" | "tags">,
   ): Promise<string[]> => {
-    const snap = { ...cluster, state: "", health: "" };
+    const snap = cluster && { ...cluster, state: "", health: "" };
     const channels = new Set<string>();
     for (const sub of await subscriptions.all()) {
       if (sub.kind !== "risks" || sub.pausedReason) continue;
-      if (matchesFilter(sub, snap)) channels.add(sub.channel);
+      if (!snap || matchesFilter(sub, snap)) channels.add(sub.channel);
     }
     return [...channels];
   };
@@ -132,10 +154,10 @@ export function createRiskNotifier(deps: {
   ): Promise<void> => {
     const now = clock.now();
     const shown = riskFingerprint(risk);
-    if (
-      !(await store.claimNotice(channel, cluster.uid, risk.kind, shown, now, now - NOTICE_RETRY_MS))
-    )
-      return;
+    const claimed = await fenced((inTx) =>
+      inTx.claimNotice(channel, cluster.uid, risk.kind, shown, now, now - NOTICE_RETRY_MS),
+    );
+    if (!claimed) return;
     pending.push({ channel, cluster, risk, since, readAt });
   };
 
@@ -151,13 +173,16 @@ export function createRiskNotifier(deps: {
     };
     try {
       await paced(channel);
+      // forgotten meanwhile (its channel unsubscribed) or taken over: not posted
+      if (!(await stillClaimed(channel)).has(unpostedKey(cluster.uid, risk.kind))) return;
       const { ts } = await slack.postMessage({
         channel,
         text: riskNoticeText(row),
         blocks: riskNoticeBlocks(row),
       });
-      await store.noticePosted(channel, cluster.uid, risk.kind, ts, clock.now());
+      await fenced((inTx) => inTx.noticePosted(channel, cluster.uid, risk.kind, ts, clock.now()));
     } catch (error) {
+      if (error instanceof FencedOut) throw error;
       logger.warn(
         { channel, cluster: cluster.uid, kind: risk.kind, err: String(error) },
         "risk notice not posted",
@@ -165,7 +190,9 @@ export function createRiskNotifier(deps: {
       // a 429: the claim is kept and tried again once Slack's Retry-After has passed
       if (await limited({ channel, clusterUid: cluster.uid, kind: risk.kind }, error)) return;
       if (surelyNotPosted(error))
-        await store.forgetNotice({ channel, clusterUid: cluster.uid, kind: risk.kind });
+        await fenced((inTx) =>
+          inTx.forgetNotice({ channel, clusterUid: cluster.uid, kind: risk.kind }),
+        );
     }
   };
 
@@ -174,8 +201,14 @@ export function createRiskNotifier(deps: {
     channel: string,
     group: string,
     kind: RiskKind,
-    members: readonly Due[],
+    claimedMembers: readonly Due[],
   ): Promise<void> => {
+    await paced(channel);
+    // the members forgotten or taken over meanwhile are not told
+    const claimed = await stillClaimed(channel);
+    const members = claimedMembers.filter((m) =>
+      claimed.has(unpostedKey(m.cluster.uid, m.risk.kind)),
+    );
     const first = members[0];
     if (!first) return;
     const label = rollupLabel(first.risk);
@@ -196,19 +229,18 @@ export function createRiskNotifier(deps: {
     };
     const keys = members.map((m) => ({ channel, clusterUid: m.cluster.uid, kind: m.risk.kind }));
     try {
-      await paced(channel);
       const { ts } = await slack.postMessage({
         channel,
         text: riskRollupText(view),
         blocks: riskRollupBlocks(view),
       });
       const at = clock.now();
-      await db.transaction(async (tx) => {
-        const inTx = new RadarStore(tx);
+      await fenced(async (inTx) => {
         await inTx.rollupPosted({ channel, group, kind, ts }, at);
         await inTx.joinRollup(keys, group, ts, at);
       });
     } catch (error) {
+      if (error instanceof FencedOut) throw error;
       logger.warn(
         { channel, kind, members: members.length, err: String(error) },
         "risk roll-up not posted",
@@ -217,14 +249,23 @@ export function createRiskNotifier(deps: {
       if (error instanceof SlackSendError && error.kind === "ratelimited") {
         const until = clock.now() + (error.retryAfterMs ?? NOTICE_GAP_MS);
         pacing.slowDown(channel, until);
-        for (const key of keys) await store.noticeRetryAt(key, until);
+        await fenced(async (inTx) => {
+          for (const key of keys) await inTx.noticeRetryAt(key, until);
+        });
         return;
       }
-      if (surelyNotPosted(error)) for (const key of keys) await store.forgetNotice(key);
+      if (surelyNotPosted(error))
+        await fenced(async (inTx) => {
+          for (const key of keys) await inTx.forgetNotice(key);
+        });
     }
   };
 
-  /** edits the roll-ups whose members changed; one whose members all ended says so, then goes */
+  /**
+   * Edits the roll-ups whose members changed; one whose members all ended says so, then goes.
+   * Shown (or dropped) only at the version read: a member that changed or ended while the edit
+   * was in flight leaves the roll-up stale, and it is edited again at the next look.
+   */
   const editRollups = async (): Promise<void> => {
     for (const rollup of await store.staleRollups(clock.now(), ROLLUP_EDITS)) {
       const { members, count } = await store.rollupMembers(
@@ -250,19 +291,25 @@ export function createRiskNotifier(deps: {
       };
       try {
         await paced(rollup.channel);
+        await stillLeading();
         await slack.update({
           channel: rollup.channel,
           ts: rollup.ts,
           text: riskRollupText(view),
           blocks: riskRollupBlocks(view),
         });
-        if (count === 0) await store.dropRollup(rollup.channel, rollup.group);
-        else await store.rollupShown(rollup.channel, rollup.group, clock.now());
+        const at = clock.now();
+        await fenced((inTx) =>
+          count === 0
+            ? inTx.dropRollup(rollup.channel, rollup.group, rollup.version)
+            : inTx.rollupShown(rollup.channel, rollup.group, rollup.version, at),
+        );
       } catch (error) {
+        if (error instanceof FencedOut) throw error;
         if (error instanceof SlackSendError && error.kind === "ratelimited") {
           const until = clock.now() + (error.retryAfterMs ?? NOTICE_GAP_MS);
           pacing.slowDown(rollup.channel, until);
-          await store.rollupRetryAt(rollup.channel, rollup.group, until);
+          await fenced((inTx) => inTx.rollupRetryAt(rollup.channel, rollup.group, until));
           continue;
         }
         logger.warn(
@@ -271,7 +318,7 @@ export function createRiskNotifier(deps: {
         );
         // the message is gone: its members still holding are noticed afresh at their next read
         if (error instanceof SlackSendError && error.kind === "gone") {
-          await store.dropRollup(rollup.channel, rollup.group);
+          await fenced((inTx) => inTx.dropRollup(rollup.channel, rollup.group));
         }
       }
     }
@@ -287,9 +334,11 @@ export function createRiskNotifier(deps: {
     if (!notice.ts) return;
     try {
       await paced(notice.channel);
+      await stillLeading();
       await slack.update({ channel: notice.channel, ts: notice.ts, text, blocks });
-      await store.noticeShown(notice, shown, gone, clock.now());
+      await fenced((inTx) => inTx.noticeShown(notice, shown, gone, clock.now()));
     } catch (error) {
+      if (error instanceof FencedOut) throw error;
       // a 429: the edit is made once Slack's Retry-After has passed (retryDue)
       if (await limited(notice, error)) return;
       logger.warn(
@@ -303,7 +352,7 @@ export function createRiskNotifier(deps: {
       );
       // the message is gone or can no longer be edited: a gone risk needs no more words
       if (error instanceof SlackSendError && error.kind === "gone" && gone) {
-        await store.noticeShown(notice, shown, gone, clock.now());
+        await fenced((inTx) => inTx.noticeShown(notice, shown, gone, clock.now()));
       }
     }
   };
@@ -327,7 +376,7 @@ export function createRiskNotifier(deps: {
           }
           if (notice.gone) {
             // it holds again: a new notice, the old one stays as it was ("no longer holds")
-            await store.forgetNotice(notice);
+            await fenced((inTx) => inTx.forgetNotice(notice));
             await post(channel, cluster, risk, since, readAt);
             continue;
           }
@@ -335,8 +384,11 @@ export function createRiskNotifier(deps: {
           if (notice.shown === shown) continue;
           if (notice.rollup !== null) {
             // told in a roll-up: its line changes there
-            await store.noticeShown(notice, shown, false, clock.now());
-            await store.rollupStale(channel, notice.rollup, 0, clock.now());
+            const group = notice.rollup;
+            await fenced(async (inTx) => {
+              await inTx.noticeShown(notice, shown, false, clock.now());
+              await inTx.rollupStale(channel, group, 0, clock.now());
+            });
             continue;
           }
           const row = {
@@ -355,13 +407,16 @@ export function createRiskNotifier(deps: {
         if (notice.gone || holding.has(notice.kind)) continue;
         // a post that never recorded its ts, of a risk gone meanwhile: nothing to edit
         if (notice.ts === null) {
-          await store.forgetNotice(notice);
+          await fenced((inTx) => inTx.forgetNotice(notice));
           continue;
         }
         if (notice.rollup !== null) {
           // told in a roll-up: it leaves it, counted there as no longer holding
-          await store.forgetNotice(notice);
-          await store.rollupStale(notice.channel, notice.rollup, 1, clock.now());
+          const group = notice.rollup;
+          await fenced(async (inTx) => {
+            await inTx.forgetNotice(notice);
+            await inTx.rollupStale(notice.channel, group, 1, clock.now());
+          });
           continue;
         }
         await edit(
@@ -378,6 +433,9 @@ export function createRiskNotifier(deps: {
     },
     async retryDue() {
       const now = clock.now();
+      // notices due in channels no longer subscribed would fill the batch below for good
+      const told = await channelsFor();
+      await fenced((inTx) => inTx.forgetDueOutside(told));
       for (const uid of await store.noticesDue(now, now - NOTICE_RETRY_MS, RETRY_BATCH)) {
         const stored = await store.risksOf(uid);
         const cluster = (await store.cluster(uid)) ?? {
@@ -414,17 +472,15 @@ export function createRiskNotifier(deps: {
       if (rollUp.open && ts !== undefined) {
         // joins the roll-up already in the channel: its message is edited, nothing posted
         const at = clock.now();
-        await store.joinRollup(
-          rollUp.members.map((m) => ({
-            channel: m.channel,
-            clusterUid: m.cluster.uid,
-            kind: m.risk.kind,
-          })),
-          rollUp.group,
-          ts,
-          at,
-        );
-        await store.rollupStale(rollUp.channel, rollUp.group, 0, at);
+        const keys = rollUp.members.map((m) => ({
+          channel: m.channel,
+          clusterUid: m.cluster.uid,
+          kind: m.risk.kind,
+        }));
+        await fenced(async (inTx) => {
+          await inTx.joinRollup(keys, rollUp.group, ts, at);
+          await inTx.rollupStale(rollUp.channel, rollUp.group, 0, at);
+        });
       } else await postRollup(rollUp.channel, rollUp.group, rollUp.kind, rollUp.members);
     }
     for (const single of plan.singles) await postSingle(single);

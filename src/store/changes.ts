@@ -6,7 +6,7 @@ import {
   type ChangeStatus,
   type ChangeVerb,
 } from "../model/change.ts";
-import type { SqlExecutor } from "./sql.ts";
+import type { SqlExecutor, SqlValue } from "./sql.ts";
 
 /**
  * The changes table: one row per confirmed day-2 change. Every step that must happen once is
@@ -41,6 +41,8 @@ export interface ChangeRecord {
   paletteRef?: string;
   /** while `executing`: the last time its sender said it is still at work (src/changes/claim.ts) */
   heartbeatAt?: number;
+  /** when it became `unconfirmed`: its "not applied" window runs from here (migration 89) */
+  unconfirmedAt?: number;
   /** the change card as it should read now, until Slack takes it (src/changes/card-delivery.ts) */
   cardOwed?: Owed<OwedCard>;
   /** the approval request card's edit, until Slack takes it */
@@ -96,6 +98,7 @@ interface ChangeRow {
   updated_at: number;
   palette_ref: string | null;
   heartbeat_at: number | null;
+  unconfirmed_at?: number | null;
   card_owed: string | null;
   card_owed_tries: number | null;
   request_owed: string | null;
@@ -133,6 +136,7 @@ function toRecord(row: ChangeRow): ChangeRecord {
     updatedAt: Number(row.updated_at),
     paletteRef: optional(row.palette_ref ?? null),
     heartbeatAt: optionalNumber(row.heartbeat_at ?? null),
+    unconfirmedAt: optionalNumber(row.unconfirmed_at ?? null),
     cardOwed: owed<OwedCard>(row.card_owed, row.card_owed_tries),
     requestOwed: owed<OwedRequest>(row.request_owed, row.request_owed_tries),
   };
@@ -148,11 +152,41 @@ const ENDED_STATUSES = (Object.keys(CHANGE_STATES) as ChangeStatus[]).filter(
   (status) => CHANGE_STATES[status].moves.length === 0,
 );
 
+/** PostgreSQL's own clock, epoch ms: the time of the statement's run, not of its transaction */
+const POSTGRES_NOW_MS = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+
+/** where a test's clock standing in for the database's is kept on the store (seen through proxies) */
+const STAND_IN = Symbol("database clock stand-in");
+
+/**
+ * For tests that move time by hand on PostgreSQL: `clock` stands in for the database's own
+ * clock in the heartbeats and the take-over of `db` (production never calls it).
+ */
+export function standInDatabaseClock(db: SqlExecutor, clock: Clock): void {
+  (db as { [STAND_IN]?: Clock })[STAND_IN] = clock;
+}
+
 export class ChangeStore {
   constructor(
     private readonly db: SqlExecutor,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * "Now" for a claim's heartbeat and its take-over (issue 37 item 4), as SQL: the database's
+   * clock on PostgreSQL, so a sender and a lease holder on replicas whose clocks disagree judge a
+   * heartbeat's age alike; on SQLite, one process is both (one replica), so its clock is the
+   * database's.
+   */
+  #now(): { sql: string; params: SqlValue[] } {
+    const standIn = (this.db as { [STAND_IN]?: Clock })[STAND_IN];
+    // typed, so PostgreSQL takes the parameter as a number wherever it stands
+    const given = "CAST(? AS BIGINT)";
+    if (standIn) return { sql: given, params: [standIn.now()] };
+    const dialect = (this.db as { dialect?: string }).dialect;
+    if (dialect === "postgres") return { sql: POSTGRES_NOW_MS, params: [] };
+    return { sql: given, params: [this.clock.now()] };
+  }
 
   async create(input: {
     requestKey: string;
@@ -164,11 +198,13 @@ export class ChangeStore {
     expiresAt?: number;
   }): Promise<ChangeClaim> {
     const now = this.clock.now();
+    const clockNow = this.#now();
     const { plan } = input;
     const inserted = await this.db.get<ChangeRow>(
       `INSERT INTO changes (request_key, verb, cluster_uid, cluster_name, project_uid, plan,
          requester, channel, status, expires_at, created_at, updated_at, heartbeat_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+         CASE WHEN ? = 'executing' THEN ${clockNow.sql} END)
        ON CONFLICT (request_key) DO NOTHING RETURNING *`,
       [
         input.requestKey.slice(0, 200),
@@ -183,8 +219,9 @@ export class ChangeStore {
         input.expiresAt ?? null,
         now,
         now,
-        // claimed here: the caller sends it, and its heartbeat starts now
-        input.status === "executing" ? now : null,
+        // claimed here: the caller sends it, and its heartbeat starts now (the database's clock)
+        input.status,
+        ...clockNow.params,
       ],
     );
     if (inserted) return { kind: "created", record: toRecord(inserted) };
@@ -215,11 +252,13 @@ export class ChangeStore {
     const to = decision === "approve" ? "executing" : "rejected";
     assertMove("awaiting_approval", to);
     const now = this.clock.now();
+    const clockNow = this.#now();
     const row = await this.db.get<ChangeRow>(
-      `UPDATE changes SET status = ?, approver = ?, updated_at = ?, heartbeat_at = ?
+      `UPDATE changes SET status = ?, approver = ?, updated_at = ?,
+         heartbeat_at = CASE WHEN ? = 'executing' THEN ${clockNow.sql} END
        WHERE id = ? AND status = 'awaiting_approval' AND expires_at > ? RETURNING *`,
       // approved: claimed by this approval, whose sender's heartbeat starts now
-      [to, approver, now, to === "executing" ? now : null, id, now],
+      [to, approver, now, to, ...clockNow.params, id, now],
     );
     return row ? toRecord(row) : undefined;
   }
@@ -270,6 +309,7 @@ export class ChangeStore {
       `UPDATE changes SET status = ?, reason = COALESCE(?, reason),
          palette_ref = COALESCE(?, palette_ref),
          accepted_at = COALESCE(?, accepted_at), ended_at = COALESCE(?, ended_at), updated_at = ?,
+         unconfirmed_at = COALESCE(?, unconfirmed_at),
          card_owed = COALESCE(?, card_owed),
          card_owed_at = CASE WHEN CAST(? AS TEXT) IS NULL THEN card_owed_at
            WHEN card_owed_at IS NOT NULL AND card_owed_at > ? THEN card_owed_at ELSE ? END
@@ -281,6 +321,7 @@ export class ChangeStore {
         accepted,
         ended,
         now,
+        to === "unconfirmed" ? now : null,
         card,
         card,
         now,
@@ -394,38 +435,43 @@ export class ChangeStore {
    * so a takeover and a heartbeat never both land.
    */
   async beat(id: number): Promise<boolean> {
+    const clockNow = this.#now();
     const row = await this.db.get<{ id: number }>(
-      "UPDATE changes SET heartbeat_at = ? WHERE id = ? AND status = 'executing' RETURNING id",
-      [this.clock.now(), id],
+      `UPDATE changes SET heartbeat_at = ${clockNow.sql} WHERE id = ? AND status = 'executing' RETURNING id`,
+      [...clockNow.params, id],
     );
     return row !== undefined;
   }
 
   /**
-   * claimed changes whose sender's heartbeat stopped before `before` (rows from before the
-   * heartbeat: not moved since): the replica sending them is gone, or stopped between Palette's
-   * answer and the store. Reconciled by reading, never sent again.
+   * claimed changes whose sender's heartbeat stopped more than `stuckMs` ago by the database's
+   * clock (rows from before the heartbeat: not moved since): the replica sending them is gone, or
+   * stopped between Palette's answer and the store. Reconciled by reading, never sent again.
    */
-  async stuckExecuting(before: number): Promise<ChangeRecord[]> {
+  async stuckExecuting(stuckMs: number): Promise<ChangeRecord[]> {
+    const clockNow = this.#now();
     const rows = await this.db.all<ChangeRow>(
       `SELECT * FROM changes WHERE status = 'executing'
-         AND COALESCE(heartbeat_at, updated_at) < ? ORDER BY id`,
-      [before],
+         AND COALESCE(heartbeat_at, updated_at) < ${clockNow.sql} - ? ORDER BY id`,
+      [...clockNow.params, stuckMs],
     );
     return rows.map(toRecord);
   }
 
   /**
-   * A stuck claim taken over as `unconfirmed`, only if its heartbeat is still older than
-   * `before` when the statement runs (a sender that beat since keeps it); undefined otherwise.
+   * A stuck claim taken over as `unconfirmed`, only if its heartbeat is still more than
+   * `stuckMs` old by the database's clock when the statement runs (a sender that beat since keeps
+   * it); undefined otherwise.
    */
-  async takeOver(id: number, before: number, reason: string): Promise<ChangeRecord | undefined> {
+  async takeOver(id: number, stuckMs: number, reason: string): Promise<ChangeRecord | undefined> {
     assertMove("executing", "unconfirmed");
+    const clockNow = this.#now();
     const row = await this.db.get<ChangeRow>(
-      `UPDATE changes SET status = 'unconfirmed', reason = ?, updated_at = ?
-       WHERE id = ? AND status = 'executing' AND COALESCE(heartbeat_at, updated_at) < ?
+      `UPDATE changes SET status = 'unconfirmed', reason = ?, updated_at = ?, unconfirmed_at = ?
+       WHERE id = ? AND status = 'executing'
+         AND COALESCE(heartbeat_at, updated_at) < ${clockNow.sql} - ?
        RETURNING *`,
-      [reason, this.clock.now(), id, before],
+      [reason, this.clock.now(), this.clock.now(), id, ...clockNow.params, stuckMs],
     );
     return row ? toRecord(row) : undefined;
   }

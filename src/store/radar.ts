@@ -67,6 +67,11 @@ export interface Rollup {
   kind: RiskKind;
   ts: string;
   ended: number;
+  /**
+   * raised by every change of its members (migration 88): "shown" and "dropped" are recorded
+   * only at the version read before the edit, so a change made meanwhile is edited in its turn
+   */
+  version: number;
 }
 
 const IN_CHUNK = 400;
@@ -570,6 +575,34 @@ export class RadarStore {
     return rows.map((row) => row.cluster_uid);
   }
 
+  /**
+   * The notices of a channel claimed and not posted yet (ts NULL), as `${clusterUid} ${kind}`:
+   * checked before a post goes out, so a claim forgotten or taken over meanwhile is not posted.
+   */
+  async unposted(channel: string): Promise<Set<string>> {
+    const rows = await this.db.all<{ cluster_uid: string; kind: string }>(
+      "SELECT cluster_uid, kind FROM radar_notices WHERE channel = ? AND ts IS NULL",
+      [channel],
+    );
+    return new Set(rows.map((row) => unpostedKey(row.cluster_uid, row.kind)));
+  }
+
+  /**
+   * Forgets the notices waiting to be tried again (a claim never posted, or a post or edit Slack
+   * said "not now" to) in channels no longer subscribed to risks (`channels` are those that
+   * are): nothing more is said there, and they no longer fill the retries' batch.
+   */
+  async forgetDueOutside(channels: readonly string[]): Promise<number> {
+    const due = "(ts IS NULL OR retry_at IS NOT NULL)";
+    const result = await this.db.run(
+      channels.length === 0
+        ? `DELETE FROM radar_notices WHERE ${due}`
+        : `DELETE FROM radar_notices WHERE ${due} AND channel NOT IN (${channels.map(() => "?").join(",")})`,
+      [...channels],
+    );
+    return result.changes;
+  }
+
   /** A risk that was gone holds again: its old notice is forgotten, so a new one is posted. */
   async forgetNotice(notice: Pick<Notice, "channel" | "clusterUid" | "kind">): Promise<void> {
     await this.db.run(
@@ -585,11 +618,12 @@ export class RadarStore {
       kind: RiskKind;
       ts: string;
       ended: number | string;
-    }>("SELECT channel, group_key, kind, ts, ended FROM radar_rollups");
+      version: number | string;
+    }>("SELECT channel, group_key, kind, ts, ended, version FROM radar_rollups");
     return rows.map(toRollup);
   }
 
-  /** A roll-up was posted: it is open, its message behind nobody yet. */
+  /** A roll-up was posted: it is open, its message behind nobody yet (a new version). */
   async rollupPosted(
     rollup: Pick<Rollup, "channel" | "group" | "kind" | "ts">,
     at: number,
@@ -598,7 +632,8 @@ export class RadarStore {
       `INSERT INTO radar_rollups (channel, group_key, kind, ts, ended, stale, retry_at, updated_at)
        VALUES (?, ?, ?, ?, 0, 0, NULL, ?)
        ON CONFLICT (channel, group_key) DO UPDATE SET kind = excluded.kind, ts = excluded.ts,
-         ended = 0, stale = 0, retry_at = NULL, updated_at = excluded.updated_at`,
+         ended = 0, stale = 0, retry_at = NULL, updated_at = excluded.updated_at,
+         version = radar_rollups.version + 1`,
       [rollup.channel, rollup.group, rollup.kind, rollup.ts, at],
     );
   }
@@ -619,10 +654,13 @@ export class RadarStore {
     }
   }
 
-  /** Its members changed (`ended` more no longer hold): its message is edited at the next look. */
+  /**
+   * Its members changed (`ended` more no longer hold): its message is edited at the next look,
+   * and the version moves on, so an edit in flight that read the one before does not clear it.
+   */
   async rollupStale(channel: string, group: string, ended: number, at: number): Promise<void> {
     await this.db.run(
-      `UPDATE radar_rollups SET stale = 1, ended = ended + ?, updated_at = ?
+      `UPDATE radar_rollups SET stale = 1, ended = ended + ?, updated_at = ?, version = version + 1
         WHERE channel = ? AND group_key = ?`,
       [ended, at, channel, group],
     );
@@ -636,8 +674,9 @@ export class RadarStore {
       kind: RiskKind;
       ts: string;
       ended: number | string;
+      version: number | string;
     }>(
-      `SELECT channel, group_key, kind, ts, ended FROM radar_rollups
+      `SELECT channel, group_key, kind, ts, ended, version FROM radar_rollups
         WHERE stale = 1 AND (retry_at IS NULL OR retry_at <= ?)
         ORDER BY channel, group_key LIMIT ?`,
       [now, limit],
@@ -679,13 +718,17 @@ export class RadarStore {
     };
   }
 
-  /** The roll-up's message shows its members as they are now. */
-  async rollupShown(channel: string, group: string, at: number): Promise<void> {
-    await this.db.run(
+  /**
+   * The roll-up's message shows its members as they were at `version`; false (it stays stale)
+   * when a member changed since, so that change is edited at the next look.
+   */
+  async rollupShown(channel: string, group: string, version: number, at: number): Promise<boolean> {
+    const result = await this.db.run(
       `UPDATE radar_rollups SET stale = 0, retry_at = NULL, updated_at = ?
-        WHERE channel = ? AND group_key = ?`,
-      [at, channel, group],
+        WHERE channel = ? AND group_key = ? AND version = ?`,
+      [at, channel, group, version],
     );
+    return result.changes > 0;
   }
 
   /** Slack said "not now" to the roll-up's edit: tried again at `at`. */
@@ -699,19 +742,28 @@ export class RadarStore {
 
   /**
    * The roll-up is over (every member ended and said so) or its message is gone: the roll-up
-   * and any notice still in it are forgotten (one that still holds is noticed afresh).
+   * and any notice still in it are forgotten (one that still holds is noticed afresh). With
+   * `version`, only at that version (false: a member joined or changed since, it stays); run it
+   * in a transaction.
    */
-  async dropRollup(channel: string, group: string): Promise<void> {
+  async dropRollup(channel: string, group: string, version?: number): Promise<boolean> {
+    const dropped = await this.db.run(
+      `DELETE FROM radar_rollups WHERE channel = ? AND group_key = ?${
+        version === undefined ? "" : " AND version = ?"
+      }`,
+      version === undefined ? [channel, group] : [channel, group, version],
+    );
+    if (dropped.changes === 0) return false;
     await this.db.run("DELETE FROM radar_notices WHERE channel = ? AND rollup = ?", [
       channel,
       group,
     ]);
-    await this.db.run("DELETE FROM radar_rollups WHERE channel = ? AND group_key = ?", [
-      channel,
-      group,
-    ]);
+    return true;
   }
 }
+
+/** a notice's key in `unposted` */
+export const unpostedKey = (clusterUid: string, kind: string): string => `${clusterUid} ${kind}`;
 
 const toRollup = (row: {
   channel: string;
@@ -719,10 +771,12 @@ const toRollup = (row: {
   kind: RiskKind;
   ts: string;
   ended: number | string;
+  version: number | string;
 }): Rollup => ({
   channel: row.channel,
   group: row.group_key,
   kind: row.kind,
   ts: row.ts,
   ended: Number(row.ended),
+  version: Number(row.version),
 });

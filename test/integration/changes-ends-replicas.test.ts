@@ -7,7 +7,7 @@ import { STUCK_EXECUTING_MS } from "../../src/model/change.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { ChangeStore } from "../../src/store/changes.ts";
+import { ChangeStore, standInDatabaseClock } from "../../src/store/changes.ts";
 import type { SqlDb } from "../../src/store/sql.ts";
 import { BACKENDS, closeOpened } from "../support/backends.ts";
 import { awsCluster, type OpenedView, submitConfirmation } from "../support/changes-harness.ts";
@@ -64,6 +64,8 @@ beforeAll(async () => {
   palette = apiKeyClient(sim, { retries: 0, rateLimit: false });
   fake = await startFakeSlack();
   db = await BACKENDS.find((backend) => backend.name === "postgres")!.open();
+  // heartbeats are stamped and judged by the database's clock: here, the test's, moved by hand
+  standInDatabaseClock(db, clock);
 }, POSTGRES_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {

@@ -20,6 +20,8 @@ import { radarNoticeRetry } from "./019_radar_notice_retry.ts";
 import { changesClusterUid } from "./020_changes_cluster_uid.ts";
 import { assistant } from "./021_assistant.ts";
 import { radarRollups } from "./022_radar_rollups.ts";
+import { radarRollupVersion } from "./023_radar_rollup_version.ts";
+import { changeUnconfirmedAt } from "./024_change_unconfirmed_at.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -45,4 +47,6 @@ export const MIGRATIONS: Migration[] = [
   changesClusterUid,
   assistant,
   radarRollups,
+  radarRollupVersion,
+  changeUnconfirmedAt,
 ];

@@ -550,6 +550,22 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
     `,
   },
   {
+    id: 88,
+    name: "radar_rollups_version",
+    // src/store/migrations/023_radar_rollup_version.ts: edits applied at the version read
+    up: `
+      ALTER TABLE radar_rollups ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  {
+    id: 89,
+    name: "change_unconfirmed_at",
+    // src/store/migrations/024_change_unconfirmed_at.ts: the "not applied" window's start
+    up: `
+      ALTER TABLE changes ADD COLUMN unconfirmed_at BIGINT;
+    `,
+  },
+  {
     id: 90,
     name: "leader_leases",
     // src/store/lease.ts: one row per lease; the token only grows, so the row is never deleted
