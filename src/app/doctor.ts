@@ -4,6 +4,7 @@ import { inspectStore, type StoreInspection } from "../store/inspect.ts";
 import { assistantCheck } from "./doctor-assistant.ts";
 import { paletteChecks } from "./doctor-palette.ts";
 import { type Answer, bounded, type Probe, skewLine } from "./doctor-probe.ts";
+import { quotedValueLines, unquoted } from "./doctor-quotes.ts";
 import { type CheckLine, renderDoctor, verdictOf } from "./doctor-report.ts";
 import { skipped, slackChecks } from "./doctor-slack.ts";
 
@@ -50,6 +51,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
             : "the environment does not parse",
         fix: "set the variable as docs/configuration.md says (.env.example lists every one); nothing else was checked",
       },
+      // a quoted URL or number is often why it does not parse
+      ...quotedValueLines(options.env),
     ];
     return { lines, exitCode: 1 };
   }
@@ -106,9 +109,11 @@ export function configLines(config: Config, env: Record<string, string | undefin
       status: "pass",
       result: `parsed: ${slack.mode === "socket" ? "Socket Mode" : "HTTP mode"}, store ${store}, ${projects}, IDENTITY=${config.identity.mode}`,
     },
+    ...quotedValueLines(env),
   ];
+  // the prefix of the token inside any quotes: the quotes have their own line above
   const tokenShape = (variable: string, prefix: string, value: string | undefined) => {
-    if (value !== undefined && !value.startsWith(prefix)) {
+    if (value !== undefined && !unquoted(value).startsWith(prefix)) {
       lines.push({
         check: "config",
         status: "warn",
