@@ -13,6 +13,7 @@ import { DIGEST_THRESHOLD } from "../notify/digest.ts";
 import { createSender } from "../notify/outbox-sender.ts";
 import { createPoller } from "../notify/poll.ts";
 import { createPaletteClient } from "../palette/client.ts";
+import { NO_PROXY_CONFIG, routeProcessThroughProxy } from "../proxy.ts";
 import { createRiskNotifier } from "../radar/notices.ts";
 import { createRadar } from "../radar/sweep.ts";
 import { VERBS } from "../registry/dispatch.ts";
@@ -92,6 +93,9 @@ export async function startBot(
   const slack = config.slack;
   if (!slack) throw new Error("SLACK_BOT_TOKEN: required for start");
 
+  // Slack's WebClients, file uploads and the model use Node's fetch: through the proxy from here
+  // on (HTTPS_PROXY; Palette and Socket Mode are given it below); put back at stop
+  const restoreDispatcher = routeProcessThroughProxy(config.proxy ?? NO_PROXY_CONFIG);
   const metrics = new Metrics({ knownVerbs: VERBS.map((verb) => verb.name) });
   const db = await openStore(config.stateDb, {
     onError: (error) => logger.warn({ err: error.message }, "a pooled database connection failed"),
@@ -145,6 +149,7 @@ export async function startBot(
     logger: logger.child({ component: "palette" }),
     clock,
     tokenRefreshSchedule: config.tokenRefreshSchedule,
+    dispatcherOptions: { proxy: config.proxy },
     onEvent: (event) => {
       countPaletteEvent(event);
       paletteHealth.observe(event);
@@ -335,6 +340,7 @@ export async function startBot(
   });
   const slackApp = createSlackApp({
     slack,
+    proxy: config.proxy,
     commandDeps,
     assistant,
     logger,
@@ -447,6 +453,7 @@ export async function startBot(
       await palette.close();
       await opsServer?.close();
       await db.close();
+      restoreDispatcher();
       logger.info("palette-chatops stopped");
     },
   };

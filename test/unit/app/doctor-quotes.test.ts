@@ -41,8 +41,7 @@ describe("the doctor and quoted values", () => {
 
   it("still blames the prefix of a token that is the wrong one inside its quotes", () => {
     const lines = linesFor({ ...BASE, SLACK_BOT_TOKEN: '"xapp-wrong"' });
-    expect(lines.map((line) => line.result)).toEqual([
-      expect.stringMatching(/^parsed/),
+    expect(lines.filter((line) => line.status !== "pass").map((line) => line.result)).toEqual([
       expect.stringMatching(/^SLACK_BOT_TOKEN has its value inside quotes/),
       "SLACK_BOT_TOKEN does not start with xoxb-",
     ]);
