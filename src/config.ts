@@ -517,7 +517,29 @@ function identityConfig(raw: z.infer<typeof rawEnvSchema>): IdentityConfig {
   };
 }
 
-function stateStore(raw: z.infer<typeof rawEnvSchema>): StateStore {
+const storeEnvSchema = rawEnvSchema.pick({
+  STATE_DB: true,
+  DATABASE_URL: true,
+  SQLITE_DEFAULT_PATH: true,
+});
+
+/**
+ * Only the store's variables (STATE_DB, DATABASE_URL, SQLITE_DEFAULT_PATH), for the verbs that
+ * need nothing else: `backup` and `restore` run without Slack or Palette credentials.
+ */
+export function loadStoreConfig(env: Record<string, string | undefined>): StateStore {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""),
+  );
+  const parsed = storeEnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(String(issue.path[0] ?? "environment"), issue.message);
+  }
+  return stateStore(parsed.data);
+}
+
+function stateStore(raw: z.infer<typeof storeEnvSchema>): StateStore {
   const { STATE_DB: stateDb, DATABASE_URL: databaseUrl } = raw;
   // Both set and naming different stores: whichever won, the operator meant the other one half
   // the time (an image's or a chart's leftover beside their own), so nothing starts.
