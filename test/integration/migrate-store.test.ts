@@ -13,7 +13,6 @@ import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { AuditLog } from "../../src/store/audit.ts";
 import { CardStore } from "../../src/store/cards.ts";
 import { ChangeStore } from "../../src/store/changes.ts";
-import { NOT_COPIED, tablesOf } from "../../src/store/copy.ts";
 import { DigestStore } from "../../src/store/digests.ts";
 import { IdentityStore } from "../../src/store/identities.ts";
 import { IdentityCipher } from "../../src/store/identity-cipher.ts";
@@ -25,6 +24,7 @@ import { SubscriptionStore } from "../../src/store/subscriptions.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { freshDatabase, POSTGRES_SETUP_TIMEOUT_MS } from "../support/postgres.ts";
 import { until } from "../support/start-process-harness.ts";
+import { dumpStore, pendingDelete } from "../support/store-dump.ts";
 
 /**
  * `palette-chatops migrate-store --from <SQLite file> --to <postgres URL>` (issue 38 item 5): a
@@ -88,7 +88,6 @@ async function weekOfState(): Promise<void> {
   try {
     const subscriptions = new SubscriptionStore(db, clock);
     const audit = new AuditLog(db, clock);
-    const changes = new ChangeStore(db, clock);
     for (let day = 0; day < 7; day++) {
       clock.set(NOW - (7 - day) * DAY);
       await subscriptions.add({
@@ -106,16 +105,7 @@ async function weekOfState(): Promise<void> {
       }
     }
     clock.set(NOW - DAY);
-    await changes.create({
-      requestKey: "pending scale",
-      plan: {
-        verb: "delete",
-        cluster: { uid: "c1", name: "web", projectUid: "p1", cloudType: "aws", state: "Running" },
-      },
-      requester: "W1",
-      channel: "C0WEEK0",
-      status: "awaiting_approval",
-    });
+    await pendingDelete(db, clock, "pending scale", "C0WEEK0");
     await new IdentityStore(db, new IdentityCipher(new Secret(IDENTITY_KEY)), clock).put({
       slackUserId: "W7",
       paletteUserUid: "u7",
@@ -147,33 +137,6 @@ async function weekOfState(): Promise<void> {
   }
 }
 
-/** every row of every copied table, in one order, numbers as numbers (pg gives BIGINT as text) */
-async function dump(db: SqlDb): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const table of await tablesOf(db)) {
-    if (NOT_COPIED.has(table)) continue;
-    const rows = await db.all<Record<string, unknown>>(`SELECT * FROM "${table}"`);
-    out[table] = rows
-      .map((row) =>
-        JSON.stringify(
-          Object.fromEntries(
-            Object.keys(row)
-              .sort()
-              .map((key) => {
-                const value = row[key];
-                return [
-                  key,
-                  typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value,
-                ];
-              }),
-          ),
-        ),
-      )
-      .sort();
-  }
-  return out;
-}
-
 beforeAll(async () => {
   sim = await startSimulator({ clusters: 8, projects: 1, seed: 38 });
   fake = await startFakeSlack();
@@ -197,7 +160,7 @@ describe("migrate-store: from one replica on SQLite to two on PostgreSQL", () =>
       await weekOfState();
       const source = await openSqlite(file);
       opened.push(source);
-      const before = await dump(source);
+      const before = await dumpStore(source);
       const filled = Object.entries(before).filter(([, rows]) => rows.length > 0);
       // a week of state: the tables the move must keep have rows
       for (const table of [
@@ -225,7 +188,7 @@ describe("migrate-store: from one replica on SQLite to two on PostgreSQL", () =>
 
       const target = await openPostgres(url, { max: 2 });
       opened.push(target);
-      expect(await dump(target)).toEqual(before);
+      expect(await dumpStore(target)).toEqual(before);
       // the linked key stays sealed: the same ciphertext, no key in the clear
       const sealed = await target.all<{ key_sealed: string }>(
         "SELECT key_sealed FROM identity_links",
@@ -238,7 +201,7 @@ describe("migrate-store: from one replica on SQLite to two on PostgreSQL", () =>
         1,
       );
       expect(again.join("\n")).toMatch(/^refused: the target store is not empty \(/);
-      expect(await dump(target)).toEqual(before);
+      expect(await dumpStore(target)).toEqual(before);
 
       // two replicas on the database carry on
       const clock = new ManualClock(NOW);
@@ -276,9 +239,7 @@ describe("migrate-store: from one replica on SQLite to two on PostgreSQL", () =>
       expect(link?.apiKey.reveal()).toBe(LINKED_KEY);
       // new rows take ids past the copied ones (the identity sequences were moved)
       const audit = new AuditLog(target, clock);
-      const maxBefore = Math.max(
-        ...before.audit!.map((row) => (JSON.parse(row) as { id: number }).id),
-      );
+      const maxBefore = (await source.get<{ id: number }>("SELECT MAX(id) AS id FROM audit"))!.id;
       await audit.record({
         userId: "W1",
         action: "ack",
