@@ -16,7 +16,7 @@ const USAGE = `usage: palette-chatops <command>
   rotate-identity-key  re-seal linked Palette keys under IDENTITY_KEY (the old key in IDENTITY_KEY_PREVIOUS)
   backup <file>        copy the store (STATE_DB / DATABASE_URL) into a new SQLite file, while the bot runs
   restore <file>       copy a backup into the store, which must be new or empty
-  migrate-store --from <SQLite file> --to <postgres URL>  copy a SQLite store into an empty PostgreSQL`;
+  migrate-store --from <SQLite file> [--to <postgres URL>]  copy a SQLite store into an empty PostgreSQL (DATABASE_URL without --to)`;
 
 async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
@@ -70,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
       const write = (line: string) => process.stdout.write(`${line}\n`);
       if (verb === "backup") return copy.backupCli(rest, process.env, write);
       if (verb === "restore") return copy.restoreCli(rest, process.env, write);
-      return copy.migrateStoreCli(rest, write);
+      return copy.migrateStoreCli(rest, process.env, write);
     }
     case "simulator": {
       const { runSimulatorCli } = await import("./simulator/cli.ts");

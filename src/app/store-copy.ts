@@ -15,7 +15,7 @@ import { openSqlite } from "../store/sqlite.ts";
 type Write = (line: string) => void;
 
 const MIGRATE_USAGE =
-  "usage: palette-chatops migrate-store --from <SQLite file> --to <postgres://… URL>";
+  "usage: palette-chatops migrate-store --from <SQLite file> [--to <postgres://… URL>]   (DATABASE_URL when --to is left out)";
 
 /** `--name value` or `--name=value` */
 function option(args: string[], name: string): string | undefined {
@@ -75,11 +75,14 @@ function fileVerb(
     }, write);
 }
 
-/** SQLite to PostgreSQL: the way from one replica to two. */
-export function migrateStoreCli(args: string[], write: Write): Promise<number> {
+/**
+ * SQLite to PostgreSQL: the way from one replica to two. The URL may come from DATABASE_URL
+ * instead of `--to`, so a pod given the database's Secret keeps the password off its command line.
+ */
+export function migrateStoreCli(args: string[], env: Env, write: Write): Promise<number> {
   return refusing(async () => {
     const fromPath = option(args, "from");
-    const toUrl = option(args, "to");
+    const toUrl = option(args, "to") ?? env.DATABASE_URL;
     if (!fromPath || !toUrl) {
       write(MIGRATE_USAGE);
       return 2;

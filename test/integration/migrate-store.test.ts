@@ -177,9 +177,9 @@ describe("migrate-store: from one replica on SQLite to two on PostgreSQL", () =>
       }
 
       const out: string[] = [];
-      expect(await migrateStoreCli(["--from", file, "--to", url], (line) => out.push(line))).toBe(
-        0,
-      );
+      expect(
+        await migrateStoreCli(["--from", file, "--to", url], {}, (line) => out.push(line)),
+      ).toBe(0);
       const total = filled.reduce((sum, [, rows]) => sum + rows.length, 0);
       expect(out.at(-1)).toBe(
         `copied ${file} into PostgreSQL: ${total} rows in ${Object.keys(before).length} tables`,
@@ -195,11 +195,12 @@ describe("migrate-store: from one replica on SQLite to two on PostgreSQL", () =>
       );
       expect(JSON.stringify(sealed)).not.toContain(LINKED_KEY);
 
-      // a second copy into the same database is refused, and changes nothing
+      // a second copy into the same database (named by DATABASE_URL this time) is refused, and
+      // changes nothing
       const again: string[] = [];
-      expect(await migrateStoreCli(["--from", file, "--to", url], (line) => again.push(line))).toBe(
-        1,
-      );
+      expect(
+        await migrateStoreCli(["--from", file], { DATABASE_URL: url }, (line) => again.push(line)),
+      ).toBe(1);
       expect(again.join("\n")).toMatch(/^refused: the target store is not empty \(/);
       expect(await dumpStore(target)).toEqual(before);
 
