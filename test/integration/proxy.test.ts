@@ -23,7 +23,7 @@ import {
 } from "../support/counting-proxy.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
 import { readFixtureJson } from "../support/fixtures.ts";
-import { until } from "../support/start-process-harness.ts";
+import { freePort, until } from "../support/start-process-harness.ts";
 
 /**
  * HTTPS_PROXY, HTTP_PROXY and NO_PROXY (issue 38 item 3), on a real run of `start`: Socket Mode
@@ -219,5 +219,23 @@ describe("an outbound proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)", () => {
       expect(gates[name].peers.length, name).toBeGreaterThan(0);
     }
     expect(report.lines.filter((l) => l.status === "fail")).toEqual([]);
+  });
+
+  it("the doctor fails through a proxy that does not answer, and its fix names HTTPS_PROXY", async () => {
+    await openGates();
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const report = await runDoctor({
+      env: {
+        ...env({ HTTPS_PROXY: dead, HTTP_PROXY: dead }),
+        STATE_DB: join(tmpdir(), `proxy-doctor-dead-${process.pid}`, "state.sqlite"),
+      },
+      clock: systemClock,
+    });
+    expect(report.exitCode).toBe(1);
+    const auth = report.lines.find((l) => l.check === "slack.auth");
+    expect(auth?.status).toBe("fail");
+    expect(auth?.fix).toContain("HTTPS_PROXY");
+    // nothing reached the servers behind the proxy, nor went round it
+    for (const gate of Object.values(gates)) expect(gate.peers).toEqual([]);
   });
 });
