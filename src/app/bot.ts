@@ -93,9 +93,6 @@ export async function startBot(
   const slack = config.slack;
   if (!slack) throw new Error("SLACK_BOT_TOKEN: required for start");
 
-  // Slack's WebClients, file uploads and the model use Node's fetch: through the proxy from here
-  // on (HTTPS_PROXY; Palette and Socket Mode are given it below); put back at stop
-  const restoreDispatcher = routeProcessThroughProxy(config.proxy ?? NO_PROXY_CONFIG);
   const metrics = new Metrics({ knownVerbs: VERBS.map((verb) => verb.name) });
   const db = await openStore(config.stateDb, {
     onError: (error) => logger.warn({ err: error.message }, "a pooled database connection failed"),
@@ -419,13 +416,23 @@ export async function startBot(
     config.metricsPort === undefined
       ? undefined
       : await startHttpServer(config.metricsPort, health.routes);
+  // Slack's WebClients, file uploads and the model use Node's fetch: through the proxy from here
+  // on, the first of their calls (HTTPS_PROXY; Palette and Socket Mode are given it above); put
+  // back at stop, or at once when the start fails
+  const restoreDispatcher = routeProcessThroughProxy(config.proxy ?? NO_PROXY_CONFIG);
+  let port: number | undefined;
   // elected: the singletons start (at once on SQLite); else this replica serves commands and
   // keeps trying to take the lease. Before Slack's auth.test: while Slack refuses or is down at
   // start (waited out below), the poll goes on reading Palette and queues what changed, and the
   // sender, paused on Slack's refusal, delivers it once Slack takes it; a change that comes and
   // goes meanwhile is not missed. A start-up that fails exits the process, singletons and all.
-  await leadership.start();
-  const { port } = await slackApp.start(config.port);
+  try {
+    await leadership.start();
+    ({ port } = await slackApp.start(config.port));
+  } catch (error) {
+    restoreDispatcher();
+    throw error;
+  }
   slackReady = true;
   logger.info(
     {

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getGlobalDispatcher } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type WebSocket, WebSocketServer } from "ws";
 import { type RunningBot, startBot } from "../../src/app/bot.ts";
@@ -237,5 +238,25 @@ describe("an outbound proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)", () => {
     expect(auth?.fix).toContain("HTTPS_PROXY");
     // nothing reached the servers behind the proxy, nor went round it
     for (const gate of Object.values(gates)) expect(gate.peers).toEqual([]);
+  });
+
+  // last: it leaves the fake Slack refusing the token
+  it("puts the process's dispatcher back when the start fails", async () => {
+    await openGates();
+    const before = getGlobalDispatcher();
+    fake.on("auth.test", () => ({ body: { ok: false, error: "account_inactive" } }));
+    await expect(
+      startBot(
+        loadConfig(env({ HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url })),
+        silentLogger,
+        new ManualClock(),
+        {
+          replicaId: "proxy-refused",
+        },
+      ),
+    ).rejects.toThrow(/account_inactive/);
+    // it went through the proxy, then let go of it
+    expect(routes(gates.slack).proxied).toBeGreaterThan(0);
+    expect(getGlobalDispatcher()).toBe(before);
   });
 });
