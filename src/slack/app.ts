@@ -6,6 +6,7 @@ import type { SlackConfig } from "../config.ts";
 import { type RunningHttpServer, startHttpServer } from "../http/server.ts";
 import { intervalScheduler } from "../launch/watch.ts";
 import type { Logger } from "../log.ts";
+import { proxyDispatcher, proxyInUse } from "../proxy.ts";
 import { dispatch as defaultDispatch } from "../registry/dispatch.ts";
 import { ChangePlanStore } from "../store/change-plans.ts";
 import { section } from "../views/blocks.ts";
@@ -153,6 +154,8 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
   if (socketMode) {
     receiver = new SocketModeReceiver({
       appToken: slack.appToken!.reveal(),
+      // the WebSocket builds its own connection, not through Node's default dispatcher
+      ...(proxyInUse(deps.proxy) ? { dispatcher: proxyDispatcher(deps.proxy) } : {}),
       logger: adapter,
       logLevel: adapter.getLevel(),
       // the Socket Mode client opens its connection through apps.connections.open on this base
