@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { loadConfig } from "../../../src/config.ts";
 import {
   at,
@@ -16,6 +18,7 @@ import {
   operatorSecrets,
   parseManifests,
   RELEASE,
+  ROOT,
   render,
   renderCi,
   secretObject,
@@ -493,5 +496,28 @@ describe.skipIf(noHelm)("the Secret's checksum", () => {
     expect(effectiveEnv(render("existing-secret"), operatorSecrets()).SLACK_BOT_TOKEN).toBe(
       "xoxb-fixture-bot-token",
     );
+  });
+});
+
+describe("one repository URL, everywhere a platform team looks", () => {
+  it("package.json, Chart.yaml, the README and the image's default name agree", () => {
+    const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
+    const pkg = JSON.parse(read("package.json")) as {
+      homepage?: string;
+      repository?: { url?: string };
+      bugs?: { url?: string };
+    };
+    const repository = "https://github.com/palette-chatops/palette-chatops";
+    expect(pkg.repository?.url).toBe(`git+${repository}.git`);
+    expect(pkg.homepage).toBe(`${repository}#readme`);
+    expect(pkg.bugs?.url).toBe(`${repository}/issues`);
+    const chart = parse(read("deploy/helm/palette-chatops/Chart.yaml")) as Json;
+    expect(chart.home).toBe(repository);
+    expect(chart.sources).toContain(repository);
+    expect(chart.maintainers).toEqual([{ name: expect.any(String), url: repository }]);
+    expect(read("README.md")).toContain(repository);
+    const owner = new URL(repository).pathname.split("/")[1];
+    const values = parse(read("deploy/helm/palette-chatops/values.yaml")) as Json;
+    expect(at(values, "image.repository")).toBe(`ghcr.io/${owner}/palette-chatops`);
   });
 });
