@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -519,5 +521,49 @@ describe("one repository URL, everywhere a platform team looks", () => {
     const owner = new URL(repository).pathname.split("/")[1];
     const values = parse(read("deploy/helm/palette-chatops/values.yaml")) as Json;
     expect(at(values, "image.repository")).toBe(`ghcr.io/${owner}/palette-chatops`);
+  });
+});
+
+describe("the chart's README, generated from values.yaml", () => {
+  const generator = join(ROOT, "scripts", "chart-readme.mjs");
+  const check = (path?: string) =>
+    spawnSync(process.execPath, [generator, "--check", ...(path ? [path] : [])], {
+      encoding: "utf8",
+    });
+
+  it("is up to date, with a row for every value", () => {
+    const run = check();
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    const readme = readFileSync(join(CHART, "README.md"), "utf8");
+    for (const key of [
+      "extraEnv",
+      "caBundle.configMap",
+      "openshift",
+      "serviceAccount.create",
+      "networkPolicy.dns.ports",
+      "networkPolicy.extraEgress",
+      "startupProbe.enabled",
+      "topologySpreadConstraints",
+    ]) {
+      expect(readme, key).toContain(`| \`${key}\` |`);
+    }
+  });
+
+  it("fails the check, naming the command that fixes it, when it is stale", () => {
+    const dir = mkdtempSync(join(tmpdir(), "chart-readme-"));
+    try {
+      const stale = join(dir, "README.md");
+      writeFileSync(
+        stale,
+        readFileSync(join(CHART, "README.md"), "utf8").replace("| `openshift` |", "| `openshft` |"),
+      );
+      const run = check(stale);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain("is stale");
+      expect(run.stderr).toContain("node scripts/chart-readme.mjs");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
