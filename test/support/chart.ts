@@ -34,24 +34,22 @@ export function render(
   sets: string[] = [],
   typedSets: string[] = [],
 ): Json[] {
-  const args = ["template", RELEASE, CHART, "--namespace", "bots"];
-  if (install) args.push("--values", join(FIXTURES, `${install}.yaml`));
+  const args = templateArgs(install && join(FIXTURES, `${install}.yaml`));
   for (const set of sets) args.push("--set-string", set);
   for (const set of typedSets) args.push("--set", set);
   return parseManifests(helm(args));
 }
 
+/** `helm template`'s arguments for the release in namespace bots, with a values file or none */
+export function templateArgs(valuesFile?: string): string[] {
+  const args = ["template", RELEASE, CHART, "--namespace", "bots"];
+  if (valuesFile) args.push("--values", valuesFile);
+  return args;
+}
+
 /** `helm template` with one of the chart's ci/ values files. */
 export function renderCi(file: string, typedSets: string[] = []): Json[] {
-  const args = [
-    "template",
-    RELEASE,
-    CHART,
-    "--namespace",
-    "bots",
-    "--values",
-    join(CI_VALUES, file),
-  ];
+  const args = templateArgs(join(CI_VALUES, file));
   for (const set of typedSets) args.push("--set", set);
   return parseManifests(helm(args));
 }

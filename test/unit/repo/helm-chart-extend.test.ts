@@ -24,9 +24,11 @@ import {
   render,
   renderCi,
   secretObject,
+  templateArgs,
   theDeployment,
 } from "../../support/chart.ts";
-import { HELM_UNAVAILABLE, helm } from "../../support/helm.ts";
+import { startFakeKubeApi } from "../../support/fake-kube-api.ts";
+import { HELM_UNAVAILABLE, helm, helmAsync } from "../../support/helm.ts";
 
 /**
  * The chart bends without a fork (issue 38): its extension points, one values file per real
@@ -477,6 +479,48 @@ describe.skipIf(noHelm)("a refusal per mistake, from the template that knows", (
     ];
     for (const [list, reason] of cases) {
       expect(helmRefusal(withDefault(list)), list.join(" ")).toMatch(reason);
+    }
+  });
+});
+
+describe.skipIf(noHelm)("the Secret's checksum, with a cluster to look the Secret up in", () => {
+  it("moves when the operator's Secret changes: Helm's lookup reads it at install and upgrade", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kube-api-"));
+    const api = await startFakeKubeApi(dir);
+    try {
+      const checksum = async () =>
+        at<string>(
+          theDeployment(
+            parseManifests(
+              await helmAsync([
+                ...templateArgs(join(FIXTURES, "existing-secret.yaml")),
+                "--dry-run=server",
+                "--disable-openapi-validation",
+                "--kubeconfig",
+                api.kubeconfig,
+              ]),
+            ),
+          ),
+          "spec.template.metadata.annotations.checksum/secret",
+        );
+      const offline = at<string>(
+        theDeployment(render("existing-secret")),
+        "spec.template.metadata.annotations.checksum/secret",
+      );
+      api.setSecret("bots", "chatops-env", { SLACK_BOT_TOKEN: "xoxb-before-rotation" });
+      const before = await checksum();
+      expect(api.requests).toContain("/api/v1/namespaces/bots/secrets/chatops-env");
+      api.setSecret("bots", "chatops-env", { SLACK_BOT_TOKEN: "xoxb-after-rotation" });
+      const after = await checksum();
+      expect(before).toMatch(/^[0-9a-f]{64}$/);
+      expect(after).not.toBe(before);
+      // without a cluster (helm template, Argo CD) the lookup is empty: docs/install.md says
+      // kubectl rollout restart there
+      expect(offline).not.toBe(before);
+      expect(await checksum()).toBe(after);
+    } finally {
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
