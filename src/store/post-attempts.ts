@@ -9,6 +9,8 @@ export interface PostAttempt {
   token: string;
   /** epoch ms by the database's clock when the marker was committed, just before the post */
   atMs: number;
+  /** how long ago that was, by the database's clock, when it was read */
+  ageMs: number;
 }
 
 interface Raw {
@@ -17,6 +19,7 @@ interface Raw {
   thread_ts: string | null;
   token: string;
   at_ms: number | string;
+  age_ms: number | string;
 }
 
 /**
@@ -41,7 +44,10 @@ export class PostAttemptStore {
   ) {}
 
   async get(key: string): Promise<PostAttempt | undefined> {
-    const raw = await this.db.get<Raw>("SELECT * FROM post_attempts WHERE key = ?", [key]);
+    const raw = await this.db.get<Raw>(
+      `SELECT *, ${databaseNowMs(this.dialect)} - at_ms AS age_ms FROM post_attempts WHERE key = ?`,
+      [key],
+    );
     if (!raw) return undefined;
     return {
       key: raw.key,
@@ -49,11 +55,12 @@ export class PostAttemptStore {
       threadTs: raw.thread_ts ?? undefined,
       token: raw.token,
       atMs: Number(raw.at_ms),
+      ageMs: Number(raw.age_ms),
     };
   }
 
   /** Records a new attempt (replacing any earlier one); returns its time by the database's clock. */
-  async mark(attempt: Omit<PostAttempt, "atMs">): Promise<number> {
+  async mark(attempt: Omit<PostAttempt, "atMs" | "ageMs">): Promise<number> {
     const row = await this.db.get<{ at_ms: number | string }>(
       `INSERT INTO post_attempts (key, channel, thread_ts, token, at_ms)
        VALUES (?, ?, ?, ?, ${databaseNowMs(this.dialect)})

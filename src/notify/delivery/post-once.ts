@@ -11,6 +11,13 @@ export const POST_ONCE_EVENT_TYPE = "palette_chatops_outbox";
  * so Slack's ts is later by its clock; the margin covers a database clock behind Slack's.
  */
 export const LOOKUP_MARGIN_MS = 5 * 60_000;
+/**
+ * An earlier attempt younger than this (by the database's clock) may still be on its way: Slack
+ * has not shown it yet, so a look-up would miss it and a re-post would make two. The poster's
+ * call time-out (10 s) and a margin: another sender (a replica whose lease clock ran ahead, a
+ * follower's round) waits until the earlier call has surely ended.
+ */
+export const EARLIER_ATTEMPT_SETTLES_MS = 15_000;
 /** after Slack refused the look-up itself (no history scope), how long before asking again */
 const LOOKUP_REFUSED_RETRY_MS = 10 * 60_000;
 
@@ -35,6 +42,8 @@ export interface PostOnceOptions {
   fence?: (tx: SqlExecutor) => Promise<void>;
   /** the process's clock, only to space out look-ups Slack refused (markers use the database's) */
   now?: () => number;
+  /** see EARLIER_ATTEMPT_SETTLES_MS; tests of a sender in one process may shorten it */
+  settlesMs?: number;
 }
 
 export interface PostOnce {
@@ -63,6 +72,7 @@ export interface PostOnce {
 export function createPostOnce(options: PostOnceOptions): PostOnce {
   const { db, slack, logger } = options;
   const now = options.now ?? Date.now;
+  const settlesMs = options.settlesMs ?? EARLIER_ATTEMPT_SETTLES_MS;
   const attempts = (tx: SqlExecutor) => new PostAttemptStore(tx, db.dialect);
   let refusedUntil = Number.NEGATIVE_INFINITY;
   let warned = false;
@@ -78,6 +88,10 @@ export function createPostOnce(options: PostOnceOptions): PostOnce {
     // no earlier attempt, or one at another message of the row (a thread line of a card since gone)
     if (!earlier || earlier.channel !== message.channel) return undefined;
     if ((earlier.threadTs ?? "") !== (message.thread_ts ?? "")) return undefined;
+    if (earlier.ageMs < settlesMs) {
+      // not now: the earlier call may still land; the caller retries as after any passing refusal
+      throw new SlackSendError("transient", "earlier_attempt_in_flight");
+    }
     try {
       const found = await slack.findPost({
         channel: message.channel,
