@@ -32,6 +32,11 @@ const LOOKUP_REFUSALS = new Set([
   "thread_not_found",
 ]);
 
+/** what a call that got no answer from Slack ends with: it may still land */
+const UNANSWERED = new Set(["timeout", "network", "unknown", "AbortError", "TimeoutError"]);
+/** keys remembered as answered, at most (the oldest forgotten first) */
+const ANSWERED_KEPT = 10_000;
+
 export type PostMessage = Omit<Parameters<SlackPoster["postMessage"]>[0], "metadata">;
 
 export interface PostOnceOptions {
@@ -75,6 +80,11 @@ export function createPostOnce(options: PostOnceOptions): PostOnce {
   const settlesMs = options.settlesMs ?? EARLIER_ATTEMPT_SETTLES_MS;
   const attempts = (tx: SqlExecutor) => new PostAttemptStore(tx, db.dialect);
   let refusedUntil = Number.NEGATIVE_INFINITY;
+  /**
+   * keys whose last call from this process got Slack's answer (an error it chose): that call is
+   * over, so the next attempt may look at once. A time-out or a lost connection is not an answer.
+   */
+  const answered = new Set<string>();
   let warned = false;
 
   const metadataOf = (key: string, token: string): PostMetadata => ({
@@ -88,7 +98,7 @@ export function createPostOnce(options: PostOnceOptions): PostOnce {
     // no earlier attempt, or one at another message of the row (a thread line of a card since gone)
     if (!earlier || earlier.channel !== message.channel) return undefined;
     if ((earlier.threadTs ?? "") !== (message.thread_ts ?? "")) return undefined;
-    if (earlier.ageMs < settlesMs) {
+    if (earlier.ageMs < settlesMs && !answered.has(key)) {
       // not now: the earlier call may still land; the caller retries as after any passing refusal
       throw new SlackSendError("transient", "earlier_attempt_in_flight");
     }
@@ -136,8 +146,20 @@ export function createPostOnce(options: PostOnceOptions): PostOnce {
           token,
         });
       });
-      const result = await slack.postMessage({ ...message, metadata: metadataOf(key, token) });
-      return { ts: result.ts, found: false };
+      try {
+        const result = await slack.postMessage({ ...message, metadata: metadataOf(key, token) });
+        answered.delete(key);
+        return { ts: result.ts, found: false };
+      } catch (error) {
+        if (error instanceof SlackSendError && !UNANSWERED.has(error.code)) {
+          // Slack answered: a refusal (nothing posted) or its own failure (the call is over)
+          answered.add(key);
+          if (answered.size > ANSWERED_KEPT) answered.delete(answered.values().next().value!);
+        } else {
+          answered.delete(key);
+        }
+        throw error;
+      }
     },
     settled: (tx, key) => attempts(tx).clear(key),
   };
