@@ -30,7 +30,16 @@ export interface RecordedCall {
 }
 
 export type FakeAnswer =
-  | { status?: number; headers?: Record<string, string>; body: unknown }
+  | {
+      status?: number;
+      headers?: Record<string, string>;
+      body: unknown;
+      /**
+       * chat.postMessage only: Slack posted the message, then this answer came instead of its
+       * own (a gateway's 504 after Slack committed, an answer lost on the way)
+       */
+      posted?: true;
+    }
   | { status: number; headers?: Record<string, string>; text: string }
   | undefined;
 
@@ -412,6 +421,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
           body: { ok: false, error: "ratelimited" },
         };
       }
+    }
+    if (answer && "posted" in answer && answer.posted && method === "chat.postMessage") {
+      keep(call.body, nextTs());
     }
     answer ??= { body: defaults(call) };
     if (method === "auth.test" && scopes && !("text" in answer)) {
