@@ -21,7 +21,7 @@ import {
 import { cardStatus } from "../oncall/card-status.ts";
 import { ackOutlived, endsIncident } from "../oncall/incident.ts";
 import { ChannelPacing } from "./channel-pacing.ts";
-import { createPostOnce, type PostMessage } from "./post-once.ts";
+import { createPostOnce, EARLIER_ATTEMPT_IN_FLIGHT, type PostMessage } from "./post-once.ts";
 import { type SlackPoster, SlackSendError } from "./slack-port.ts";
 
 export interface SenderOptions {
@@ -399,6 +399,12 @@ export function createSender(options: SenderOptions): Sender {
     if (sendError.kind === "workspace") {
       // the row did nothing wrong: it waits as it is, its retry budget untouched
       pauseFor(sendError.code, probe);
+      return;
+    }
+    if (sendError.code === EARLIER_ATTEMPT_IN_FLIGHT) {
+      // nobody failed: the row waits for its earlier call to end, its retry budget untouched
+      const retryAt = now + Math.max(1, sendError.retryAfterMs ?? backoffBaseMs);
+      await fenced((tx) => new OutboxStore(tx).deferTo(row.id, retryAt));
       return;
     }
     if (probe && pause && (sendError.kind === "transient" || sendError.kind === "ratelimited")) {

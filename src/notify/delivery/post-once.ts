@@ -18,6 +18,8 @@ export const LOOKUP_MARGIN_MS = 5 * 60_000;
  * follower's round) waits until the earlier call has surely ended.
  */
 export const EARLIER_ATTEMPT_SETTLES_MS = 15_000;
+/** the code of "wait `retryAfterMs`: an earlier attempt may still land"; no failed attempt */
+export const EARLIER_ATTEMPT_IN_FLIGHT = "earlier_attempt_in_flight";
 /** after Slack refused the look-up itself (no history scope), how long before asking again */
 const LOOKUP_REFUSED_RETRY_MS = 10 * 60_000;
 
@@ -99,8 +101,8 @@ export function createPostOnce(options: PostOnceOptions): PostOnce {
     if (!earlier || earlier.channel !== message.channel) return undefined;
     if ((earlier.threadTs ?? "") !== (message.thread_ts ?? "")) return undefined;
     if (earlier.ageMs < settlesMs && !answered.has(key)) {
-      // not now: the earlier call may still land; the caller retries as after any passing refusal
-      throw new SlackSendError("transient", "earlier_attempt_in_flight");
+      // not now: the earlier call may still land; the caller waits until it surely has ended
+      throw new SlackSendError("transient", EARLIER_ATTEMPT_IN_FLIGHT, settlesMs - earlier.ageMs);
     }
     try {
       const found = await slack.findPost({
