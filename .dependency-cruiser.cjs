@@ -123,7 +123,7 @@ module.exports = {
       from: { path: "^src/simulator/" },
       to: {
         path: "^src/",
-        pathNot: `^src/simulator/|${GROUND}|^src/palette/(constants|providers-list|search-body|schemas|tags|rate-limits)\\.ts$`,
+        pathNot: `^src/simulator/|${GROUND}|^src/palette/(constants|providers-list|search-body|edge-search-body|schemas|tags|rate-limits)\\.ts$`,
       },
     },
     {

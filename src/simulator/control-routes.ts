@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { PROVIDERS } from "../palette/providers-list.ts";
+import type { EdgeBook } from "./edge/book.ts";
+import { addEdgeControlRoutes } from "./edge/control-routes.ts";
 import type { FaultBook } from "./faults.ts";
 import { ApiError, type Reply } from "./http-util.ts";
 import type { UserDirectory } from "./identity.ts";
@@ -21,6 +23,8 @@ export interface ControlDeps {
   requests: RecordedRequest[];
   users: UserDirectory;
   addAudit: SimulatorControl["addAudit"];
+  /** the edge fleet: its routes under /__sim/edge (src/simulator/edge/control-routes.ts) */
+  edge?: EdgeBook;
 }
 
 const faultSchema = z.object({
@@ -149,6 +153,7 @@ export function buildControlRouter(deps: ControlDeps): Router<ControlHandler> {
     if (!user) throw new ApiError(404, "ResourceNotFound", `User '${input.email}' not found`);
     return { status: 201, body: deps.users.issueKey(user.uid, input.expiresAt) };
   });
+  if (deps.edge) addEdgeControlRoutes(router, deps.edge);
   router.add("GET", "/__sim/requests", () => ({ status: 200, body: { requests } }));
   router.add("DELETE", "/__sim/requests", () => {
     requests.length = 0;
