@@ -594,4 +594,36 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 110,
+    name: "edge_hosts",
+    // src/store/migrations/023_edge_hosts.ts; a CHECK changes in place here
+    up: `
+      ALTER TABLE notify_subscriptions DROP CONSTRAINT notify_subscriptions_kind_check;
+      ALTER TABLE notify_subscriptions ADD CONSTRAINT notify_subscriptions_kind_check
+        CHECK (kind IN ('clusters', 'alerts', 'all', 'risks', 'edge'));
+      CREATE TABLE edge_hosts (
+        host_uid TEXT PRIMARY KEY,
+        scope TEXT NOT NULL,
+        project_uid TEXT NOT NULL,
+        name TEXT NOT NULL,
+        site TEXT,
+        tags TEXT NOT NULL,
+        cluster_uid TEXT,
+        cluster_name TEXT,
+        state TEXT NOT NULL,
+        health TEXT NOT NULL,
+        message TEXT,
+        agent_version TEXT,
+        modified_at BIGINT,
+        first_seen_at BIGINT NOT NULL,
+        seen_at BIGINT NOT NULL,
+        unhealthy_since BIGINT,
+        last_seen_healthy BIGINT,
+        told TEXT NOT NULL DEFAULT '' CHECK (told IN ('', 'unhealthy', 'unpaired'))
+      );
+      CREATE INDEX edge_hosts_scope ON edge_hosts (scope, health);
+      CREATE INDEX edge_hosts_site ON edge_hosts (project_uid, site);
+    `,
+  },
 ];
