@@ -179,6 +179,24 @@ const rawEnvSchema = z.object({
     .min(0, { message: "wants 0 (off) or more" })
     .max(600, { message: "wants at most 600 (10 a second; it runs behind the poll anyway)" })
     .default(600),
+  /**
+   * the edge fleet (issue 39): a host read unhealthy is told once dark this many minutes, so a
+   * flaky store link that comes back within it pages nobody
+   */
+  EDGE_UNHEALTHY_GRACE: z.coerce
+    .number({ message: "wants a number of minutes" })
+    .int({ message: "wants a whole number of minutes" })
+    .min(0, { message: "wants 0 (tell at once) or more minutes" })
+    .max(1_440, { message: "wants at most 1440 minutes (a day)" })
+    .default(2),
+  /** the tag key naming an edge host's site (`site:store-0142`): a site's hosts roll up together */
+  EDGE_SITE_TAG: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/, {
+      message: "wants a tag key: letters, digits, '.', '_', '/', '-' (no ':')",
+    })
+    .default("site"),
   APPROVAL_REQUIRED: csv.pipe(
     z.array(
       z.enum(CHANGE_VERB_NAMES, {
@@ -285,6 +303,8 @@ export interface Config {
   radar: { certWarnDays: number; repaveWarnHours: number; callsPerMinute: number };
   /** CHANGES_RETENTION_DAYS: how long an ended day-2 change is kept */
   changesRetentionDays: number;
+  /** the edge fleet (EDGE_UNHEALTHY_GRACE, EDGE_SITE_TAG; issue 39) */
+  edge: { unhealthyGraceMs: number; siteTag: string };
   /** AUDIT_EXPORT_MAX: Palette's entries in one `/palette audit` export at most */
   auditExportMax: number;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -436,6 +456,7 @@ export function loadConfig(
       repaveWarnHours: raw.REPAVE_WARN_HOURS,
       callsPerMinute: raw.RADAR_CALLS_PER_MINUTE,
     },
+    edge: { unhealthyGraceMs: raw.EDGE_UNHEALTHY_GRACE * 60_000, siteTag: raw.EDGE_SITE_TAG },
     auditExportMax: raw.AUDIT_EXPORT_MAX,
     changesRetentionDays: raw.CHANGES_RETENTION_DAYS,
     logLevel: raw.LOG_LEVEL,
