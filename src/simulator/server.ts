@@ -5,6 +5,7 @@ import { type ApiContext, buildApiRouter } from "./api-routes.ts";
 import { AuditBook, addAuditEntry, addAuditRoutes, auditWrite } from "./audit.ts";
 import { authenticate, TokenStore } from "./auth.ts";
 import { buildControlRouter } from "./control-routes.ts";
+import { addEdgeHostAudit, type EdgeAuditInput } from "./edge/audits.ts";
 import { EdgeBook } from "./edge/book.ts";
 import { FaultBook, RateLimitEnforcer } from "./faults.ts";
 import { generateFleet } from "./fleet.ts";
@@ -90,7 +91,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const addAudit: SimulatorControl["addAudit"] = (input) => {
     addAuditEntry(audits, state, (email) => users.byEmail(email), input);
   };
-  const controlRouter = buildControlRouter({ state, faults, requests, users, addAudit, edge });
+  const addEdgeAudit = (hostUid: string, input: EdgeAuditInput) => {
+    addEdgeHostAudit(audits, edge, (email) => users.byEmail(email), hostUid, input);
+  };
+  const controlRouter = buildControlRouter({
+    state,
+    faults,
+    requests,
+    users,
+    addAudit,
+    edge,
+    addEdgeAudit,
+  });
   let refCounter = 0;
 
   const handleApi = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
