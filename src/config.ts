@@ -197,6 +197,27 @@ const rawEnvSchema = z.object({
       message: "wants a tag key: letters, digits, '.', '_', '/', '-' (no ':')",
     })
     .default("site"),
+  /** the radar (issue 39): an edge registration token expiring within this many days is a risk */
+  EDGE_TOKEN_WARN_DAYS: z.coerce
+    .number({ message: "wants a number of days" })
+    .int({ message: "wants a whole number of days" })
+    .min(1, { message: "wants at least 1 day" })
+    .max(365, { message: "wants at most 365 days" })
+    .default(14),
+  /** an edge host's remote shell open longer than this many hours is a risk */
+  EDGE_SHELL_WARN_HOURS: z.coerce
+    .number({ message: "wants a number of hours" })
+    .int({ message: "wants a whole number of hours" })
+    .min(1, { message: "wants at least 1 hour" })
+    .max(720, { message: "wants at most 720 hours (30 days)" })
+    .default(8),
+  /** an edge host `ready` and running no cluster for longer than this many days is a risk */
+  EDGE_UNUSED_DAYS: z.coerce
+    .number({ message: "wants a number of days" })
+    .int({ message: "wants a whole number of days" })
+    .min(1, { message: "wants at least 1 day" })
+    .max(365, { message: "wants at most 365 days" })
+    .default(30),
   APPROVAL_REQUIRED: csv.pipe(
     z.array(
       z.enum(CHANGE_VERB_NAMES, {
@@ -305,6 +326,8 @@ export interface Config {
   changesRetentionDays: number;
   /** the edge fleet (EDGE_UNHEALTHY_GRACE, EDGE_SITE_TAG; issue 39) */
   edge: { unhealthyGraceMs: number; siteTag: string };
+  /** the radar's edge risks (EDGE_TOKEN_WARN_DAYS, EDGE_SHELL_WARN_HOURS, EDGE_UNUSED_DAYS) */
+  edgeRisks: { tokenWarnDays: number; shellWarnHours: number; unusedDays: number };
   /** AUDIT_EXPORT_MAX: Palette's entries in one `/palette audit` export at most */
   auditExportMax: number;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -457,6 +480,11 @@ export function loadConfig(
       callsPerMinute: raw.RADAR_CALLS_PER_MINUTE,
     },
     edge: { unhealthyGraceMs: raw.EDGE_UNHEALTHY_GRACE * 60_000, siteTag: raw.EDGE_SITE_TAG },
+    edgeRisks: {
+      tokenWarnDays: raw.EDGE_TOKEN_WARN_DAYS,
+      shellWarnHours: raw.EDGE_SHELL_WARN_HOURS,
+      unusedDays: raw.EDGE_UNUSED_DAYS,
+    },
     auditExportMax: raw.AUDIT_EXPORT_MAX,
     changesRetentionDays: raw.CHANGES_RETENTION_DAYS,
     logLevel: raw.LOG_LEVEL,

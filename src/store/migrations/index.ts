@@ -21,6 +21,7 @@ import { changesClusterUid } from "./020_changes_cluster_uid.ts";
 import { assistant } from "./021_assistant.ts";
 import { radarRollups } from "./022_radar_rollups.ts";
 import { edgeHosts } from "./023_edge_hosts.ts";
+import { edgeRadarMarks } from "./024_edge_radar_marks.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -47,4 +48,5 @@ export const MIGRATIONS: Migration[] = [
   assistant,
   radarRollups,
   edgeHosts,
+  edgeRadarMarks,
 ];

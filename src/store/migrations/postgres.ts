@@ -626,4 +626,17 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       CREATE INDEX edge_hosts_site ON edge_hosts (project_uid, site);
     `,
   },
+  {
+    id: 111,
+    name: "edge_radar_marks",
+    // src/store/migrations/024_edge_radar_marks.ts
+    up: `
+      CREATE TABLE edge_radar_marks (
+        host_uid TEXT NOT NULL,
+        mark TEXT NOT NULL CHECK (mark IN ('shell-open', 'ready-unused')),
+        since BIGINT NOT NULL,
+        PRIMARY KEY (host_uid, mark)
+      );
+    `,
+  },
 ];
