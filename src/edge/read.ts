@@ -27,9 +27,13 @@ export interface EdgeScopeRead {
 
 type EdgeReads = Pick<PaletteEdgeApi, "searchEdgeHosts" | "getEdgeHost">;
 
+/**
+ * A host without a lastModifiedTimestamp counts as old: the sorted pass then stops at its page
+ * rather than walking the whole fleet every cycle (the reconciliation still reads it).
+ */
 const modified = (host: EdgeHostSummary): number => {
   const at = Date.parse(host.lastModifiedAt ?? "");
-  return Number.isNaN(at) ? Number.POSITIVE_INFINITY : at;
+  return Number.isNaN(at) ? Number.NEGATIVE_INFINITY : at;
 };
 
 /** The scope's project, as the search wants it: "" is the tenant. */
