@@ -25,6 +25,8 @@ export const BOT_SCOPES = [
   "users:read",
   "app_mentions:read",
   "im:history",
+  "channels:history",
+  "groups:history",
   "reactions:write",
   "links:read",
   "links:write",

@@ -4,6 +4,7 @@ import { type Risk, type RiskKind, riskFingerprint } from "../model/risk.ts";
 import { planNotices, ROLLUP_OVER, rollupKey, rollupLabel } from "../model/risk-rollup.ts";
 import { matchesFilter } from "../model/subscription.ts";
 import { ChannelPacing } from "../notify/delivery/channel-pacing.ts";
+import { createPostOnce } from "../notify/delivery/post-once.ts";
 import { type SlackPoster, SlackSendError } from "../notify/delivery/slack-port.ts";
 import { type Notice, type RadarCluster, RadarStore } from "../store/radar.ts";
 import type { SqlDb } from "../store/sql.ts";
@@ -79,6 +80,11 @@ export function createRiskNotifier(deps: {
   const store = new RadarStore(db);
   const subscriptions = new SubscriptionStore(db, clock);
   const pacing = new ChannelPacing(NOTICE_GAP_MS, NOTICE_BURST);
+  // notices and roll-ups are posted once: a claim retried after a lost answer finds its post
+  const once = createPostOnce({ db, slack, logger });
+  const noticeKey = (channel: string, uid: string, kind: RiskKind) =>
+    `radar-notice:${channel}:${uid}:${kind}`;
+  const rollupPostKey = (channel: string, group: string) => `radar-rollup:${channel}:${group}`;
 
   /** waits for the channel's next slot, then books it */
   const paced = async (channel: string): Promise<void> => {
@@ -151,12 +157,17 @@ export function createRiskNotifier(deps: {
     };
     try {
       await paced(channel);
-      const { ts } = await slack.postMessage({
+      const key = noticeKey(channel, cluster.uid, risk.kind);
+      const { ts } = await once.post(key, {
         channel,
         text: riskNoticeText(row),
         blocks: riskNoticeBlocks(row),
       });
-      await store.noticePosted(channel, cluster.uid, risk.kind, ts, clock.now());
+      await db.transaction(async (tx) => {
+        await new RadarStore(tx).noticePosted(channel, cluster.uid, risk.kind, ts, clock.now());
+        // the next notice of this cluster and kind is another message: no marker carries over
+        await once.settled(tx, key);
+      });
     } catch (error) {
       logger.warn(
         { channel, cluster: cluster.uid, kind: risk.kind, err: String(error) },
@@ -197,13 +208,15 @@ export function createRiskNotifier(deps: {
     const keys = members.map((m) => ({ channel, clusterUid: m.cluster.uid, kind: m.risk.kind }));
     try {
       await paced(channel);
-      const { ts } = await slack.postMessage({
+      const key = rollupPostKey(channel, group);
+      const { ts } = await once.post(key, {
         channel,
         text: riskRollupText(view),
         blocks: riskRollupBlocks(view),
       });
       const at = clock.now();
       await db.transaction(async (tx) => {
+        await once.settled(tx, key);
         const inTx = new RadarStore(tx);
         await inTx.rollupPosted({ channel, group, kind, ts }, at);
         await inTx.joinRollup(keys, group, ts, at);

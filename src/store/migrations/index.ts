@@ -20,6 +20,7 @@ import { radarNoticeRetry } from "./019_radar_notice_retry.ts";
 import { changesClusterUid } from "./020_changes_cluster_uid.ts";
 import { assistant } from "./021_assistant.ts";
 import { radarRollups } from "./022_radar_rollups.ts";
+import { postAttempts } from "./023_post_attempts.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -45,4 +46,5 @@ export const MIGRATIONS: Migration[] = [
   changesClusterUid,
   assistant,
   radarRollups,
+  postAttempts,
 ];
