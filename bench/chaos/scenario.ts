@@ -13,8 +13,10 @@ import {
   until,
 } from "../../test/support/start-process-harness.ts";
 import { awayAndBack, spread } from "./changes.ts";
+import { committedInSqlite } from "./committed.ts";
 import { startPaletteFaults } from "./palette-faults.ts";
-import { type ChaosScore, type MadeChange, scoreChaos } from "./score.ts";
+import type { MadeChange } from "./score.ts";
+import { type CommittedScore, scoreCommitted } from "./score-committed.ts";
 import { installSlackWindows, type SlackWindow, type SlackWindowKind } from "./slack-windows.ts";
 
 /**
@@ -98,7 +100,8 @@ export interface CommandFigures {
 
 export interface ChaosReport {
   options: ChaosOptions;
-  score: ChaosScore;
+  /** against what the bots committed (notify_events), issue 37 item 8 */
+  score: CommittedScore;
   kills: number;
   /** exits the driver did not cause (a crash, or a start that failed in a Slack window) */
   unexpectedExits: number;
@@ -347,38 +350,32 @@ export async function runChaos(
     palette.setEnabled(false);
     progress(`chaos: ${made.length} changes made; draining`);
     const drainEnd = Date.now() + options.drainTimeoutMs;
-    let score = scoreChaos({
-      changes: made,
-      delivered: slack.delivered,
-      channels,
-      polls: polls(),
-      initial,
-    });
-    // A change whose state lasts to the end is owed once any poll that began after it commits.
-    // Until one has, the score counts it unobservable, not lost: the drain must wait for that
-    // poll too, or the run ends before the bot could have read the last changes (under load,
-    // the changes of the last slow cycle: CI saw 12 and 32 such "unobservable" of 100).
-    const awaitingPoll = (current: ChaosScore) =>
-      current.unobservableChanges.some((change) => change.until === null);
-    while ((score.lost > 0 || awaitingPoll(score)) && Date.now() < drainEnd) {
-      await sleep(500);
-      score = scoreChaos({
+    // scored against what the bots committed: their notify_events, read beside the running bot
+    const scoreNow = () =>
+      scoreCommitted({
         changes: made,
+        committed: committedInSqlite(env.STATE_DB),
         delivered: slack.delivered,
         channels,
         polls: polls(),
         initial,
+        now: Date.now(),
       });
+    let score = scoreNow();
+    // A change whose state lasts to the end is owed once a poll that began after it commits; until
+    // one has, no committed read explains its absence: the drain waits for that poll too (under
+    // load, the changes of the last slow cycle). A committed move not yet in Slack is still on its way.
+    const awaitingPoll = (current: CommittedScore) =>
+      current.unobservableChanges.some(
+        (change) => change.until === null && change.why !== "unchanged",
+      );
+    while ((score.lost > 0 || score.missed > 0 || awaitingPoll(score)) && Date.now() < drainEnd) {
+      await sleep(500);
+      score = scoreNow();
     }
     // a little longer: a duplicate or a false message can still be on its way
     await sleep(2_000);
-    score = scoreChaos({
-      changes: made,
-      delivered: slack.delivered,
-      channels,
-      polls: polls(),
-      initial,
-    });
+    score = scoreNow();
     commands.answerMs = { p50: percentile(answerTimes, 50), p99: percentile(answerTimes, 99) };
     return {
       options,
@@ -416,10 +413,11 @@ export async function runChaos(
 
 /**
  * The unobservable changes of a run in words, times in seconds from the first change: each with
- * its state's life, the committed polls' read windows around it, and the bots' uptime windows.
+ * its state's life and why no committed move carries it, the bots' uptime windows, and the
+ * measured time no committed poll was reading.
  */
 export function describeUnobservable(report: ChaosReport): string[] {
-  const changes = report.score.unobservableChanges;
+  const changes = report.score.unobservableChanges.filter((c) => c.why !== "unchanged");
   if (changes.length === 0) return [];
   const t0 = Math.min(...changes.map((c) => c.from), ...report.uptime.map(([from]) => from));
   const s = (ms: number | null) => (ms === null ? "end" : ((ms - t0) / 1000).toFixed(1));
@@ -427,9 +425,7 @@ export function describeUnobservable(report: ChaosReport): string[] {
     list.map(([from, to]) => `${s(from)}–${s(to)}`).join(", ") || "none";
   return [
     `bots up: ${windows(report.uptime)}`,
-    ...changes.map(
-      (c) =>
-        `unobservable: ${c.change}, lived ${s(c.from)}–${s(c.until)}; committed reads before ${windows(c.pollsBefore)}, after ${windows(c.pollsAfter)}`,
-    ),
+    `uncommitted: ${report.score.uncommittedMs.total} ms in all, longest ${report.score.uncommittedMs.longest} ms`,
+    ...changes.map((c) => `unobservable (${c.why}): ${c.change}, lived ${s(c.from)}–${s(c.until)}`),
   ];
 }

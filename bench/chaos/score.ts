@@ -62,7 +62,7 @@ export interface ChaosScore {
   }>;
 }
 
-interface Announcement {
+export interface Announcement {
   cluster: string;
   field: Field | "deleted" | "new" | "other";
   to: string;
@@ -104,6 +104,17 @@ function readDigest(sections: readonly string[]): Announcement[] {
     });
 }
 
+/** What one message announces: a digest's named clusters, or a notification's lines. */
+export function announcementsOf(message: Delivered): {
+  digest: boolean;
+  announcements: Announcement[];
+} {
+  if (isDigest(message.text)) {
+    return { digest: true, announcements: readDigest(message.sections ?? []) };
+  }
+  return { digest: false, announcements: readNotification(message.text) ?? [] };
+}
+
 /**
  * The changes some committed poll could see: one whose reads of Palette all fell inside the time
  * the change's state lasted (from the change to the cluster's next one). A state that came and
@@ -111,7 +122,7 @@ function readDigest(sections: readonly string[]): Announcement[] {
  * be seen by nobody; its absence from Slack is not a loss.
  */
 /** When each change's state ended: the same cluster's next change (none: it lasted). */
-function lifetimes(changes: readonly MadeChange[]): Map<MadeChange, number> {
+export function lifetimes(changes: readonly MadeChange[]): Map<MadeChange, number> {
   const until = new Map<MadeChange, number>();
   const last = new Map<string, MadeChange>();
   for (const change of [...changes].sort((a, b) => a.at - b.at)) {
@@ -171,7 +182,7 @@ function unchangedForTheBot(
   return unchanged;
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -221,14 +232,8 @@ export function scoreChaos(input: {
 
   const ordered = [...input.delivered].sort((a, b) => a.at - b.at);
   for (const message of ordered) {
-    let announcements: Announcement[] | undefined;
-    if (isDigest(message.text)) {
-      digests += 1;
-      announcements = readDigest(message.sections ?? []);
-    } else {
-      announcements = readNotification(message.text);
-    }
-    if (!announcements) continue;
+    const { digest, announcements } = announcementsOf(message);
+    if (digest) digests += 1;
     for (const announcement of announcements) {
       if (announcement.field === "deleted" || announcement.field === "new") {
         falseAnnouncements += 1;
