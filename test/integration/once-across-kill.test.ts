@@ -268,6 +268,45 @@ async function exactlyOnceAcrossKills(count: number, store: Record<string, strin
   }
 }
 
+/** Slack answering every post 5 s late, no kill: each message still shows once */
+async function onceWhenSlackIsLate(count: number, store: Record<string, string>) {
+  const run = await startRun(count, store);
+  for (const replica of run.replicas) {
+    await until("a replica answering /readyz", () => roleOf(replica), 60_000);
+  }
+  await until("a leader", () => findLeader(run.replicas), 30_000);
+  await subscribeAll(run);
+  let late = 0;
+  run.fake.on("chat.postMessage", async () => {
+    late += 1;
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    return undefined;
+  });
+  const clusters = run.sim.control.clusters();
+  const changed = clusters.slice(0, 2);
+  for (const cluster of changed) run.sim.control.setState(cluster.uid, "Upgrading");
+  await until(
+    "every card in every channel",
+    () => changed.every((c) => everywhere(run.fake, c.uid, false)),
+    90_000,
+  );
+  for (const cluster of changed) run.sim.control.setState(cluster.uid, "Running");
+  await until(
+    "every thread line in every channel",
+    () => changed.every((c) => everywhere(run.fake, c.name, true)),
+    90_000,
+  );
+  await drained(run, clusters[3]!);
+  expect(late).toBeGreaterThan(0);
+  expect(duplicates(run.fake)).toEqual([]);
+  for (const channel of CHANNELS) {
+    for (const cluster of changed) {
+      expect(naming(run.fake, channel, cluster.uid, false)).toHaveLength(1);
+      expect(naming(run.fake, channel, cluster.name, true)).toHaveLength(1);
+    }
+  }
+}
+
 const sqliteStore = () => ({
   STATE_DB: join(mkdtempSync(join(tmpdir(), "once-")), "state.sqlite"),
 });
@@ -276,6 +315,19 @@ describe("exactly once as Slack shows it, across a SIGKILL while Slack holds the
   it("one replica on SQLite, killed and restarted", async () => {
     await exactlyOnceAcrossKills(1, sqliteStore());
   }, 180_000);
+
+  it("Slack answering 5 s late, no kill: one replica on SQLite, still once", async () => {
+    await onceWhenSlackIsLate(1, sqliteStore());
+  }, 240_000);
+
+  it(
+    "Slack answering 5 s late, no kill: two replicas on PostgreSQL, still once",
+    async () => {
+      const { url } = await freshDatabase();
+      await onceWhenSlackIsLate(2, { DATABASE_URL: url });
+    },
+    240_000 + POSTGRES_SETUP_TIMEOUT_MS,
+  );
 
   it.each([2, 3])(
     "%i replicas on PostgreSQL, the leader killed",

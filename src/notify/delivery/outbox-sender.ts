@@ -60,6 +60,11 @@ export interface SenderOptions {
    * about the row: the new leader's sender sends it (src/store/lease.ts)
    */
   fence?: (tx: SqlExecutor) => Promise<void>;
+  /**
+   * how long an unanswered earlier post may still land (post-once.ts, 15 s by default): a test
+   * whose Slack holds calls past every time-out on purpose may say 0
+   */
+  earlierAttemptSettlesMs?: number;
 }
 
 export interface SenderMetrics {
@@ -149,7 +154,13 @@ export function createSender(options: SenderOptions): Sender {
   const maxInFlight = Math.max(1, options.maxInFlight ?? 8);
   const random = options.random ?? Math.random;
   const pacing = new ChannelPacing(minGapMs, options.burst ?? 1);
-  const once = createPostOnce({ db, slack, logger, fence: options.fence });
+  const once = createPostOnce({
+    db,
+    slack,
+    logger,
+    fence: options.fence,
+    settlesMs: options.earlierAttemptSettlesMs,
+  });
   /** the key a row's posts are marked and found under (post-once.ts) */
   const keyOf = (row: OutboxRow) => `outbox:${row.id}`;
   /** a transaction that first proves this replica still leads (when a fence is given) */
