@@ -35,6 +35,9 @@ export interface ChaosOptions {
   /** the changes are spread over this long */
   changePeriodMs: number;
   kills: number;
+  /** SIGSTOPs of the bot (a long GC pause, a frozen VM), each woken by SIGCONT `pauseMs` later */
+  pauses: number;
+  pauseMs: number;
   tokenExpiries: number;
   /** share of Palette requests that fail (429, 503, reset, 2 s latency in equal parts) */
   faultRate: number;
@@ -57,6 +60,9 @@ export const FULL_RUN: ChaosOptions = {
   changes: 500,
   changePeriodMs: 180_000,
   kills: 10,
+  // posts in flight when it stops are answered while it sleeps: woken, it must not send them again
+  pauses: 5,
+  pauseMs: 8_000,
   tokenExpiries: 10,
   faultRate: 0.2,
   gapRate: 0.05,
@@ -76,6 +82,8 @@ export const SHORT_RUN: ChaosOptions = {
   // restart (a second or two) never hides both from the poll
   changePeriodMs: 30_000,
   kills: 2,
+  pauses: 0,
+  pauseMs: 0,
   tokenExpiries: 3,
   faultRate: 0.2,
   gapRate: 0.05,
@@ -103,6 +111,7 @@ export interface ChaosReport {
   /** against what the bots committed (notify_events), issue 37 item 8 */
   score: CommittedScore;
   kills: number;
+  pauses: number;
   /** exits the driver did not cause (a crash, or a start that failed in a Slack window) */
   unexpectedExits: number;
   /** why each of those exits happened: the bot's last log line */
@@ -232,6 +241,17 @@ export async function runChaos(
     if (!stopping && bot === proc) launch();
   };
 
+  let pauses = 0;
+  const woken: Promise<void>[] = [];
+  const pauseBot = () => {
+    const proc = bot;
+    if (!proc || proc.child.exitCode !== null) return;
+    proc.child.kill("SIGSTOP");
+    pauses += 1;
+    // woken without holding up the plan; a kill meanwhile ends it stopped (SIGKILL still works)
+    woken.push(sleep(options.pauseMs).then(() => void proc.child.kill("SIGCONT")));
+  };
+
   const botUrl = `http://127.0.0.1:${port}`;
   const readyz = async () => (await fetch(`${botUrl}/readyz`)).status === 200;
   const commands: CommandFigures = {
@@ -287,6 +307,9 @@ export async function runChaos(
     });
     for (const at of spread(rng, options.kills, t0 + 2_000, end)) {
       plan.push({ at, run: killBot });
+    }
+    for (const at of spread(rng, options.pauses, t0 + 3_000, end - options.pauseMs)) {
+      plan.push({ at, run: pauseBot });
     }
     for (const at of spread(rng, options.tokenExpiries, t0, end)) {
       plan.push({ at, run: () => void sim.control.expireTokens() });
@@ -346,6 +369,7 @@ export async function runChaos(
       await step.run();
     }
     await Promise.all(pending);
+    await Promise.all(woken);
     // faults off: what is still missing now has the drain timeout to arrive
     palette.setEnabled(false);
     progress(`chaos: ${made.length} changes made; draining`);
@@ -381,6 +405,7 @@ export async function runChaos(
       options,
       score,
       kills,
+      pauses,
       unexpectedExits,
       exitNotes,
       uptime: uptime.map(([from, to]) => [from, to] as const),
