@@ -1,9 +1,10 @@
 import {
-  announcementsOf,
   type Delivered,
   type Field,
+  fieldAnnouncements,
   lifetimes,
   type MadeChange,
+  type MessageTally,
   percentile,
 } from "./score.ts";
 
@@ -193,51 +194,34 @@ export function scoreCommitted(input: {
 
   const lastMatched = new Map<string, number>();
   const delays: number[] = [];
-  let announced = 0;
   let repeated = 0;
   let untied = 0;
-  let falseAnnouncements = 0;
   let outOfOrder = 0;
-  let digests = 0;
-  let otherLines = 0;
-  for (const message of [...input.delivered].sort((a, b) => a.at - b.at)) {
-    const { digest, announcements } = announcementsOf(message);
-    if (digest) digests += 1;
-    for (const announcement of announcements) {
-      if (announcement.field === "deleted" || announcement.field === "new") {
-        falseAnnouncements += 1;
-        continue;
-      }
-      if (announcement.field === "other") {
-        otherLines += 1;
-        continue;
-      }
-      announced += 1;
-      const field = announcement.field;
-      const key = `${message.channel} ${announcement.cluster}`;
-      const list = owed.get(key) ?? [];
-      const same = (entry: { move: CommittedMove }) =>
-        entry.move.field === field && entry.move.to === announcement.to;
-      const last = lastMatched.get(key) ?? -1;
-      const next = list.findIndex((entry, index) => index > last && !entry.matched && same(entry));
-      const earlier = list.findIndex(
-        (entry, index) => index < last && !entry.matched && same(entry),
-      );
-      const hit = next >= 0 ? next : earlier;
-      if (hit >= 0) {
-        list[hit]!.matched = true;
-        if (next >= 0) lastMatched.set(key, next);
-        else outOfOrder += 1;
-        const change = carried.get(list[hit]!.move);
-        delays.push(message.at - (change?.at ?? list[hit]!.move.at));
-      } else if (list.some(same)) {
-        repeated += 1;
-      } else if (driverValues.has(keyOf(announcement.cluster, field) + announcement.to)) {
-        // a value the driver set, announced though the bot committed no such move here
-        untied += 1;
-      } else {
-        falseAnnouncements += 1;
-      }
+  const tally: MessageTally = { announced: 0, falseAnnouncements: 0, digests: 0, otherLines: 0 };
+  for (const announcement of fieldAnnouncements(input.delivered, tally)) {
+    const { message } = announcement;
+    const field = announcement.field;
+    const key = `${message.channel} ${announcement.cluster}`;
+    const list = owed.get(key) ?? [];
+    const same = (entry: { move: CommittedMove }) =>
+      entry.move.field === field && entry.move.to === announcement.to;
+    const last = lastMatched.get(key) ?? -1;
+    const next = list.findIndex((entry, index) => index > last && !entry.matched && same(entry));
+    const earlier = list.findIndex((entry, index) => index < last && !entry.matched && same(entry));
+    const hit = next >= 0 ? next : earlier;
+    if (hit >= 0) {
+      list[hit]!.matched = true;
+      if (next >= 0) lastMatched.set(key, next);
+      else outOfOrder += 1;
+      const change = carried.get(list[hit]!.move);
+      delays.push(message.at - (change?.at ?? list[hit]!.move.at));
+    } else if (list.some(same)) {
+      repeated += 1;
+    } else if (driverValues.has(keyOf(announcement.cluster, field) + announcement.to)) {
+      // a value the driver set, announced though the bot committed no such move here
+      untied += 1;
+    } else {
+      tally.falseAnnouncements += 1;
     }
   }
 
@@ -283,14 +267,14 @@ export function scoreCommitted(input: {
     committed: moves.length,
     committedUnmade: moves.filter((move) => !carried.has(move)).length,
     expected,
-    announced,
+    announced: tally.announced,
     lost: lostEntries.length,
     duplicated: repeated + untied,
     untied,
-    falseAnnouncements,
+    falseAnnouncements: tally.falseAnnouncements,
     outOfOrder,
-    digests,
-    otherLines,
+    digests: tally.digests,
+    otherLines: tally.otherLines,
     unobservable: uncommitted.length,
     unchangedForBot,
     missed: missed.length,

@@ -105,7 +105,7 @@ function readDigest(sections: readonly string[]): Announcement[] {
 }
 
 /** What one message announces: a digest's named clusters, or a notification's lines. */
-export function announcementsOf(message: Delivered): {
+function announcementsOf(message: Delivered): {
   digest: boolean;
   announcements: Announcement[];
 } {
@@ -113,6 +113,37 @@ export function announcementsOf(message: Delivered): {
     return { digest: true, announcements: readDigest(message.sections ?? []) };
   }
   return { digest: false, announcements: readNotification(message.text) ?? [] };
+}
+
+/** What a run's messages said besides the field moves a score matches. */
+export interface MessageTally {
+  announced: number;
+  /** "deleted"/"new" lines; a score adds values the driver never set */
+  falseAnnouncements: number;
+  digests: number;
+  otherLines: number;
+}
+
+/**
+ * The state and health moves the messages announce, oldest message first, each with its message;
+ * digests, "deleted"/"new" and other lines are counted in `tally` instead.
+ */
+export function* fieldAnnouncements(
+  delivered: readonly Delivered[],
+  tally: MessageTally,
+): Generator<{ message: Delivered; cluster: string; field: Field; to: string }> {
+  for (const message of [...delivered].sort((a, b) => a.at - b.at)) {
+    const { digest, announcements } = announcementsOf(message);
+    if (digest) tally.digests += 1;
+    for (const { cluster, field, to } of announcements) {
+      if (field === "deleted" || field === "new") tally.falseAnnouncements += 1;
+      else if (field === "other") tally.otherLines += 1;
+      else {
+        tally.announced += 1;
+        yield { message, cluster, field, to };
+      }
+    }
+  }
 }
 
 /**
@@ -223,52 +254,33 @@ export function scoreChaos(input: {
   }
   const lastMatched = new Map<string, number>();
   const delays: number[] = [];
-  let announced = 0;
   let duplicated = 0;
-  let falseAnnouncements = 0;
   let outOfOrder = 0;
-  let digests = 0;
-  let otherLines = 0;
-
-  const ordered = [...input.delivered].sort((a, b) => a.at - b.at);
-  for (const message of ordered) {
-    const { digest, announcements } = announcementsOf(message);
-    if (digest) digests += 1;
-    for (const announcement of announcements) {
-      if (announcement.field === "deleted" || announcement.field === "new") {
-        falseAnnouncements += 1;
-        continue;
-      }
-      if (announcement.field === "other") {
-        otherLines += 1;
-        continue;
-      }
-      announced += 1;
-      const key = `${message.channel} ${announcement.cluster}`;
-      const list = made.get(key) ?? [];
-      const same = (entry: { change: MadeChange }) =>
-        entry.change.field === announcement.field && entry.change.to === announcement.to;
-      const last = lastMatched.get(key) ?? -1;
-      const next = list.findIndex((entry, index) => index > last && !entry.matched && same(entry));
-      if (next >= 0) {
-        list[next]!.matched = true;
-        lastMatched.set(key, next);
-        delays.push(message.at - list[next]!.change.at);
-        continue;
-      }
-      // a change older than one already announced, arriving now: late, so out of order
-      const earlier = list.findIndex(
-        (entry, index) => index < last && !entry.matched && same(entry),
-      );
-      if (earlier >= 0) {
-        list[earlier]!.matched = true;
-        outOfOrder += 1;
-        delays.push(message.at - list[earlier]!.change.at);
-        continue;
-      }
-      if (list.some(same)) duplicated += 1;
-      else falseAnnouncements += 1;
+  const tally: MessageTally = { announced: 0, falseAnnouncements: 0, digests: 0, otherLines: 0 };
+  for (const announcement of fieldAnnouncements(input.delivered, tally)) {
+    const { message } = announcement;
+    const key = `${message.channel} ${announcement.cluster}`;
+    const list = made.get(key) ?? [];
+    const same = (entry: { change: MadeChange }) =>
+      entry.change.field === announcement.field && entry.change.to === announcement.to;
+    const last = lastMatched.get(key) ?? -1;
+    const next = list.findIndex((entry, index) => index > last && !entry.matched && same(entry));
+    if (next >= 0) {
+      list[next]!.matched = true;
+      lastMatched.set(key, next);
+      delays.push(message.at - list[next]!.change.at);
+      continue;
     }
+    // a change older than one already announced, arriving now: late, so out of order
+    const earlier = list.findIndex((entry, index) => index < last && !entry.matched && same(entry));
+    if (earlier >= 0) {
+      list[earlier]!.matched = true;
+      outOfOrder += 1;
+      delays.push(message.at - list[earlier]!.change.at);
+      continue;
+    }
+    if (list.some(same)) duplicated += 1;
+    else tally.falseAnnouncements += 1;
   }
 
   const lostEntries = [...made.entries()].flatMap(([key, list]) =>
@@ -280,13 +292,13 @@ export function scoreChaos(input: {
     unobservable: input.changes.length - observable.size,
     unchangedForBot: unchanged.size,
     expected,
-    announced,
+    announced: tally.announced,
     lost: lostEntries.length,
     duplicated,
-    falseAnnouncements,
+    falseAnnouncements: tally.falseAnnouncements,
     outOfOrder,
-    digests,
-    otherLines,
+    digests: tally.digests,
+    otherLines: tally.otherLines,
     delayMs: {
       p50: Math.round(percentile(delays, 50)),
       p99: Math.round(percentile(delays, 99)),

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Delivered, MadeChange } from "../../../bench/chaos/score.ts";
 import {
   type CommittedMove,
   committedMoves,
   scoreCommitted,
 } from "../../../bench/chaos/score-committed.ts";
+import { change, said } from "../../support/chaos-score-fixtures.ts";
 
 /**
  * The chaos run scored against what the bot committed (notify_events), not against which poll
@@ -13,18 +13,6 @@ import {
 
 const channels = new Map([["C1", "p1"]]);
 const initial = { state: "Running", health: "Healthy" };
-const change = (
-  at: number,
-  cluster: string,
-  field: "state" | "health",
-  to: string,
-): MadeChange => ({
-  at,
-  cluster,
-  project: "p1",
-  field,
-  to,
-});
 const moved = (
   at: number,
   cluster: string,
@@ -37,7 +25,6 @@ const moved = (
   field,
   to,
 });
-const said = (at: number, text: string, channel = "C1"): Delivered => ({ channel, at, text });
 
 describe("committed moves read from notify_events rows", () => {
   it("keeps state and health moves with the value moved to, drops the other facts", () => {
