@@ -149,6 +149,16 @@ async function refused(
     code: error instanceof Error ? error.message : String(error),
   };
   const log = { changeId: record.id, slot, code: refusal.code, tries };
+  if (refusal.deferral) {
+    // an earlier try may still land: wait for it, no failed try (issue 37 item 1)
+    const waitMs = refusal.retryAfterMs ?? backoffMs(1);
+    deps.logger.info(
+      { ...log, tries: tries - 1, retryInMs: waitMs },
+      "change card waits on an earlier try",
+    );
+    await store.owedLater(slot, record.id, deps.clock.now() + waitMs, { failedTry: false });
+    return;
+  }
   if (!refusal.lasting && tries < MAX_CARD_TRIES) {
     const waitMs = refusal.retryAfterMs ?? backoffMs(tries);
     deps.logger.warn({ ...log, retryInMs: waitMs }, "change card refused by Slack; kept to retry");

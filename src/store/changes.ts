@@ -378,13 +378,22 @@ export class ChangeStore {
     return !row || row.owed === null;
   }
 
-  /** Slack refused it: tried again at `at` (Retry-After, a back-off), one more failed try */
-  async owedLater(slot: CardSlot, id: number, at: number): Promise<void> {
+  /**
+   * Slack refused it: tried again at `at` (Retry-After, a back-off), one more failed try; with
+   * `failedTry: false` only later (an earlier try may still land, nothing failed)
+   */
+  async owedLater(
+    slot: CardSlot,
+    id: number,
+    at: number,
+    options: { failedTry?: boolean } = {},
+  ): Promise<void> {
     const c = SLOT_COLUMNS[slot];
+    const failed = options.failedTry ?? true;
     await this.db.run(
-      `UPDATE changes SET ${c.at} = ?, ${c.tries} = ${c.tries} + 1
+      `UPDATE changes SET ${c.at} = ?, ${c.tries} = ${c.tries} + ?
        WHERE id = ? AND ${c.owed} IS NOT NULL`,
-      [at, id],
+      [at, failed ? 1 : 0, id],
     );
   }
 
