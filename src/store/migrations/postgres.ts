@@ -625,4 +625,15 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       CREATE INDEX post_attempts_at ON post_attempts (at_ms);
     `,
   },
+  {
+    id: 111,
+    name: "change_card_leases",
+    // src/store/migrations/026_change_card_leases.ts: who holds an owed card, by the database's clock
+    up: `
+      ALTER TABLE changes ADD COLUMN card_lease_token TEXT;
+      ALTER TABLE changes ADD COLUMN card_lease_until BIGINT;
+      ALTER TABLE changes ADD COLUMN request_lease_token TEXT;
+      ALTER TABLE changes ADD COLUMN request_lease_until BIGINT;
+    `,
+  },
 ];
