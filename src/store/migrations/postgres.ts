@@ -670,4 +670,15 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 113,
+    name: "change_card_leases",
+    // src/store/migrations/028_change_card_leases.ts: who holds an owed card, by the database's clock
+    up: `
+      ALTER TABLE changes ADD COLUMN card_lease_token TEXT;
+      ALTER TABLE changes ADD COLUMN card_lease_until BIGINT;
+      ALTER TABLE changes ADD COLUMN request_lease_token TEXT;
+      ALTER TABLE changes ADD COLUMN request_lease_until BIGINT;
+    `,
+  },
 ];
