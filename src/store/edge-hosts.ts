@@ -153,6 +153,15 @@ export class EdgeHostStore {
     return rows.map(toRecord);
   }
 
+  /** Every host of one site of a project (a site's roll-up is drawn from them). */
+  async ofSite(projectUid: string, site: string): Promise<EdgeHostRecord[]> {
+    const rows = await this.db.all<EdgeHostRow>(
+      "SELECT * FROM edge_hosts WHERE project_uid = ? AND site = ? ORDER BY name, host_uid",
+      [projectUid, site],
+    );
+    return rows.map(toRecord);
+  }
+
   /** The hosts of the scope that are not healthy, or that a channel was told of. */
   async notHealthy(scope: string): Promise<EdgeHostRecord[]> {
     const rows = await this.db.all<EdgeHostRow>(

@@ -115,6 +115,8 @@ export function createPoller(options: PollerOptions): Poller {
       read,
       newer,
     );
+    // the edge hosts in the same turn: the clusters' news is committed whatever the edge's fate
+    const edge = (await options.edge?.(kind)) ?? { paletteCalls: 0, outboxRows: 0 };
     const at = iso(started);
 
     alertKinds.settled(kindsRead);
@@ -150,11 +152,12 @@ export function createPoller(options: PollerOptions): Poller {
     metrics.totalCycleMs += durationMs;
     metrics.clustersSeen = clusters;
     metrics.changesReported += changes.length;
-    metrics.outboxRows += drafts.length;
+    metrics.outboxRows += drafts.length + edge.outboxRows;
     metrics.lastSuccessAt = at;
     metrics.lastCycleOk = true;
     metrics.lastError = undefined;
-    if (drafts.length > 0) options.onCommitted?.(drafts.length);
+    const rows = drafts.length + edge.outboxRows;
+    if (rows > 0) options.onCommitted?.(rows);
     if (holdChanges.length > 0) options.onHoldsEnded?.(holdChanges);
     return {
       kind,
@@ -162,9 +165,9 @@ export function createPoller(options: PollerOptions): Poller {
       skipped: false,
       clusters,
       changes: changes.length,
-      outboxRows: drafts.length,
+      outboxRows: rows,
       eventCalls,
-      paletteCalls: read.counter.calls,
+      paletteCalls: read.counter.calls + edge.paletteCalls,
       durationMs,
     };
   }
