@@ -115,8 +115,11 @@ export function createPoller(options: PollerOptions): Poller {
       read,
       newer,
     );
-    // the edge hosts in the same turn: the clusters' news is committed whatever the edge's fate
+    // the clusters' news goes out now; the edge hosts follow in the same turn, their news
+    // committed (or not) on its own
+    if (drafts.length > 0) options.onCommitted?.(drafts.length);
     const edge = (await options.edge?.(kind)) ?? { paletteCalls: 0, outboxRows: 0 };
+    if (edge.outboxRows > 0) options.onCommitted?.(edge.outboxRows);
     const at = iso(started);
 
     alertKinds.settled(kindsRead);
@@ -157,7 +160,6 @@ export function createPoller(options: PollerOptions): Poller {
     metrics.lastCycleOk = true;
     metrics.lastError = undefined;
     const rows = drafts.length + edge.outboxRows;
-    if (rows > 0) options.onCommitted?.(rows);
     if (holdChanges.length > 0) options.onHoldsEnded?.(holdChanges);
     return {
       kind,
