@@ -50,7 +50,8 @@ export async function runEdgeCycle(input: EdgeCycleInput): Promise<EdgeCycleResu
     const notHealthy = await store.notHealthy(input.scope);
     read = await readEdgeIncremental(input.palette, input.scope, {
       watermark: await store.watermark(input.scope),
-      unhealthy: notHealthy.filter((record) => record.health === "unhealthy"),
+      // a flapping host is read each cycle too, so its settling is seen
+      unhealthy: notHealthy.filter((record) => record.health === "unhealthy" || record.flapping),
     });
   }
   const context: ObserveContext = {

@@ -1,6 +1,7 @@
 import type { EdgeHostRecord } from "../model/edge-host.ts";
 import type { EdgeNoticePayload, OutboxDraft } from "../model/notification.ts";
 import { hearsEdge, matchesFilter, type Subscription } from "../model/subscription.ts";
+import { FLAP_WINDOW_MS } from "../notify/poll/flapping.ts";
 import { CardStore } from "../store/cards.ts";
 import { EdgeHostStore } from "../store/edge-hosts.ts";
 import { OutboxStore } from "../store/outbox.ts";
@@ -36,6 +37,8 @@ function hostDraft(channel: string, news: EdgeNews, now: number): OutboxDraft {
     at: now,
     ...(news.kind === "recovered" || news.kind === "gone" ? { was: news.was } : {}),
     ...(news.kind === "recovered" && news.darkMs !== undefined ? { darkMs: news.darkMs } : {}),
+    ...(news.kind === "flapping" ? { changes: news.changes, windowMs: FLAP_WINDOW_MS } : {}),
+    ...(news.kind === "settled" ? { dark: news.dark } : {}),
   };
   const key = hostKey(news.host.uid);
   const payload: EdgeNoticePayload = {
@@ -43,7 +46,10 @@ function hostDraft(channel: string, news: EdgeNews, now: number): OutboxDraft {
     edge: {
       key,
       blocks: edgeHostNoticeBlocks(view),
-      closes: news.kind === "recovered" || news.kind === "gone",
+      closes:
+        news.kind === "recovered" ||
+        news.kind === "gone" ||
+        (news.kind === "settled" && !news.dark),
     },
   };
   return { channel, kind: "post", clusterUid: key, payload };
