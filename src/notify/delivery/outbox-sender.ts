@@ -279,7 +279,8 @@ export function createSender(options: SenderOptions): Sender {
     await fenced(async (tx) => {
       const stored = new CardStore(tx);
       if (closes) await stored.remove(row.channel, key);
-      else await stored.put({ channel: row.channel, clusterUid: key, ts }, now());
+      // owned by the edge: no cluster's card, so acknowledging and the console leave it alone
+      else await stored.put({ channel: row.channel, clusterUid: key, ts, owner: "edge" }, now());
       await new OutboxStore(tx).markSent(row.id, now());
     });
     return true;
