@@ -5,9 +5,9 @@
  * and a SQLite store. Measures Palette requests of a baseline and a steady cycle against the
  * edge part of the bar (2 per project + one page per 50 unhealthy hosts), how many cycles a
  * 200-host site outage takes to be told (grace 0: the cycle count is the read's, not the
- * grace's), and a person's `GET /v1/edgehosts/{uid}` while a cycle runs. Not yet: the bot as the
- * image runs it (the edge cycle is not wired into the poll), so RSS here is this process's,
- * simulator included. `npm run bench -- edge`.
+ * grace's), and a person's `GET /v1/edgehosts/{uid}` while a cycle runs; RSS there is this
+ * process's, simulator included. Then the bot as the image runs it (bench/edge-bot.ts): its own
+ * RSS and a site outage told through the real poll. `npm run bench -- edge`.
  */
 import { pathToFileURL } from "node:url";
 import { runEdgeCycle } from "../src/edge/cycle.ts";
@@ -17,6 +17,7 @@ import { inBackground } from "../src/palette/priority.ts";
 import { Secret } from "../src/secret.ts";
 import { startSimulator } from "../src/simulator/server.ts";
 import { openSqlite } from "../src/store/sqlite.ts";
+import { type EdgeBotRun, runEdgeBotBench } from "./edge-bot.ts";
 
 export interface EdgeBenchResult {
   bench: "edge";
@@ -40,6 +41,8 @@ export interface EdgeBenchResult {
   peakRssMb: number;
   rateLimited: number;
   note: string;
+  /** the compiled bot as a process (bench/edge-bot.ts) */
+  bot: EdgeBotRun;
 }
 
 const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
@@ -48,6 +51,14 @@ export async function runEdgeBench(
   clusters = 10_000,
   edgeHosts = 10_000,
 ): Promise<EdgeBenchResult> {
+  const read = await measureEdgeRead(clusters, edgeHosts);
+  return { ...read, bot: await runEdgeBotBench(clusters, edgeHosts) };
+}
+
+async function measureEdgeRead(
+  clusters: number,
+  edgeHosts: number,
+): Promise<Omit<EdgeBenchResult, "bot">> {
   const projects = 3;
   const sim = await startSimulator({
     clusters,
@@ -144,7 +155,7 @@ export async function runEdgeBench(
       rssMb: mb(process.memoryUsage().rss),
       peakRssMb: mb(peak),
       rateLimited: sim.control.requests().filter((r) => r.status === 429).length,
-      note: "edge read only (not yet wired into the poll); RSS is this process's, simulator included",
+      note: "edge read in this process (RSS includes the simulator); `bot`: the compiled bot's own process",
     };
   } finally {
     clearInterval(sample);

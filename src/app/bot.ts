@@ -2,6 +2,7 @@ import { createAccessPolicy } from "../access/policy.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { sweepStaleSpools } from "../commands/audit-spool.ts";
 import type { Config } from "../config.ts";
+import { createEdgeWatch } from "../edge/watch.ts";
 import { assistantMetrics } from "../http/assistant-metrics.ts";
 import { createHealth } from "../http/health.ts";
 import { Metrics } from "../http/metrics.ts";
@@ -299,6 +300,17 @@ export async function startBot(
     },
     onReconciling: (active) => metrics.pollReconciling(active),
     fence,
+    // the edge fleet (issue 39): read, judged and told in the same turn, through the same outbox
+    edge: createEdgeWatch({
+      palette,
+      db,
+      clock,
+      logger: logger.child({ component: "edge" }),
+      scopes: config.palette.projects.length > 0 ? config.palette.projects : [""],
+      siteTag: config.edge.siteTag,
+      graceMs: config.edge.unhealthyGraceMs,
+      fence,
+    }),
   });
   // the radar (issue 28): each cluster's certificates, profile updates and backups, read in
   // turn (one pass a day, at most RADAR_CALLS_PER_MINUTE requests) behind the poll and commands; notices to `risks` channels

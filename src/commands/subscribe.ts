@@ -14,16 +14,15 @@ import { escapeMrkdwn, mention } from "../views/mrkdwn.ts";
  * poll (src/notify/poll/poll.ts) reads the same table every cycle.
  */
 
-const KINDS: readonly SubscriptionKind[] = ["clusters", "alerts", "all", "risks"];
+const KINDS: readonly SubscriptionKind[] = ["clusters", "alerts", "all", "risks", "edge"];
 const PROJECT_UID = /^[A-Za-z0-9_-]{1,64}$/;
 const TAG = /^[A-Za-z0-9_.:/-]{1,128}$/;
 
 const KIND_TEXT: Record<SubscriptionKind, string> = {
   clusters: "cluster state and health changes",
   alerts: "alerts raised and resolved",
-  all: "cluster changes and alerts",
+  all: "cluster changes, alerts and edge hosts",
   risks: "the radar's risks (certificates, pending repaves, backups, newer profile versions)",
-  // not in KINDS yet: `subscribe edge` is offered once the poll posts edge notices (issue 39)
   edge: "edge hosts going dark, unpaired and back, a site's hosts in one message",
 };
 
@@ -152,24 +151,28 @@ function reopenedNote(reopened: { resumed: number; held: number }, resumedHere: 
 
 export const subscribeVerb: VerbSpec = {
   name: "subscribe",
-  usage: "subscribe [clusters|alerts|all|risks] [project:<uid>] [tag:<t>]",
+  usage: "subscribe [clusters|alerts|all|risks|edge] [project:<uid>] [tag:<t>]",
   summary: "this channel gets notifications",
   examples: [
     "/palette subscribe",
     "/palette subscribe alerts",
     "/palette subscribe clusters tag:env:prod",
     "/palette subscribe risks project:<uid>",
+    "/palette subscribe edge tag:site:store-0142",
   ],
   run: async (command, ctx) => {
     if (command.args.length > 1) {
-      return usageReply(subscribeVerb, "Give at most one kind: clusters, alerts, all or risks.");
+      return usageReply(
+        subscribeVerb,
+        "Give at most one kind: clusters, alerts, all, risks or edge.",
+      );
     }
     const kindWord = (command.args[0] ?? "all").toLowerCase();
     const kind = KINDS.find((k) => k === kindWord);
     if (!kind) {
       return usageReply(
         subscribeVerb,
-        `Unknown kind "${kindWord}": use clusters, alerts, all or risks.`,
+        `Unknown kind "${kindWord}": use clusters, alerts, all, risks or edge.`,
       );
     }
     if (command.tags.length > 1) {

@@ -1,6 +1,6 @@
 import type { EdgeHostRecord } from "../model/edge-host.ts";
 import { EdgeHostStore } from "../store/edge-hosts.ts";
-import type { SqlDb } from "../store/sql.ts";
+import type { SqlDb, SqlExecutor } from "../store/sql.ts";
 import { type EdgeNews, type ObserveContext, observe } from "./observe.ts";
 import { type EdgeScopeRead, readEdgeFull, readEdgeIncremental } from "./read.ts";
 import { type GroupedNews, groupBySite } from "./site-rollup.ts";
@@ -21,6 +21,13 @@ export interface EdgeCycleInput {
   graceMs: number;
   /** read everything (the reconciliation's schedule) */
   reconcile?: boolean;
+  /** run first inside the transaction; throws (FencedOut) when this replica no longer leads */
+  fence?: (tx: SqlExecutor) => Promise<void>;
+  /**
+   * Inside the same transaction, after the records are written: tells the news (outbox rows),
+   * so a cycle is told and remembered or neither; returns the rows written
+   */
+  tell?: (tx: SqlExecutor, grouped: GroupedNews) => Promise<number>;
 }
 
 export interface EdgeCycleResult {
@@ -29,6 +36,8 @@ export interface EdgeCycleResult {
   requests: number;
   /** the scope's first read: learnt, told nothing */
   baseline: boolean;
+  /** outbox rows `tell` wrote */
+  rows: number;
 }
 
 export async function runEdgeCycle(input: EdgeCycleInput): Promise<EdgeCycleResult> {
@@ -41,7 +50,8 @@ export async function runEdgeCycle(input: EdgeCycleInput): Promise<EdgeCycleResu
     const notHealthy = await store.notHealthy(input.scope);
     read = await readEdgeIncremental(input.palette, input.scope, {
       watermark: await store.watermark(input.scope),
-      unhealthy: notHealthy.filter((record) => record.health === "unhealthy"),
+      // a flapping host is read each cycle too, so its settling is seen
+      unhealthy: notHealthy.filter((record) => record.health === "unhealthy" || record.flapping),
     });
   }
   const context: ObserveContext = {
@@ -51,7 +61,10 @@ export async function runEdgeCycle(input: EdgeCycleInput): Promise<EdgeCycleResu
     graceMs: input.graceMs,
     baseline,
   };
+  let rows = 0;
+  let grouped: GroupedNews = { sites: [], single: [] };
   const news = await input.db.transaction(async (tx) => {
+    await input.fence?.(tx);
     const inTx = store.within(tx);
     const previous = await inTx.get([...read.seen.keys(), ...read.gone]);
     const save: EdgeHostRecord[] = [];
@@ -67,7 +80,9 @@ export async function runEdgeCycle(input: EdgeCycleInput): Promise<EdgeCycleResu
     }
     await inTx.save(save);
     await inTx.forget(read.gone);
+    grouped = groupBySite(told);
+    if (input.tell) rows = await input.tell(tx, grouped);
     return told;
   });
-  return { news, grouped: groupBySite(news), requests: read.requests, baseline };
+  return { news, grouped, requests: read.requests, baseline, rows };
 }

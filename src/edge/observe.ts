@@ -1,5 +1,7 @@
 import type { EdgeHostRecord } from "../model/edge-host.ts";
 import type { EdgeHostSummary } from "../palette/edge-reads.ts";
+import { dampFlapping } from "./flapping.ts";
+import type { Observation } from "./news.ts";
 
 /**
  * Pure: one edge host read (or found gone) against what the bot remembers of it, giving the new
@@ -17,11 +19,7 @@ import type { EdgeHostSummary } from "../palette/edge-reads.ts";
  *   is news later.
  */
 
-export type EdgeNews =
-  | { kind: "unhealthy"; host: EdgeHostRecord; since: number }
-  | { kind: "unpaired"; host: EdgeHostRecord }
-  | { kind: "recovered"; host: EdgeHostRecord; was: "unhealthy" | "unpaired"; darkMs?: number }
-  | { kind: "gone"; host: EdgeHostRecord; was: "unhealthy" | "unpaired" };
+export type { EdgeNews, Observation } from "./news.ts";
 
 export interface ObserveContext {
   now: number;
@@ -31,12 +29,6 @@ export interface ObserveContext {
   graceMs: number;
   /** the scope's first read: learn, tell nothing */
   baseline?: boolean;
-}
-
-export interface Observation {
-  /** undefined: forget the host */
-  record: EdgeHostRecord | undefined;
-  news?: EdgeNews;
 }
 
 /** The value of `key:value` among the tags for this key. */
@@ -86,6 +78,17 @@ function fromPalette(
 }
 
 export function observe(
+  previous: EdgeHostRecord | undefined,
+  seen: EdgeHostSummary | undefined,
+  context: ObserveContext,
+): Observation {
+  const observed = judge(previous, seen, context);
+  // flapping is damped on what would be told; the first read of a scope tells nothing anyway
+  if (!observed.record || context.baseline) return observed;
+  return dampFlapping(previous, { ...observed, record: observed.record }, context.now);
+}
+
+function judge(
   previous: EdgeHostRecord | undefined,
   seen: EdgeHostSummary | undefined,
   context: ObserveContext,

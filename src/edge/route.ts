@@ -18,7 +18,7 @@ export interface ChannelEdgeNews {
   single: EdgeNews[];
 }
 
-const hostFilter = (host: EdgeHostRecord) => ({ project: host.projectUid, tags: host.tags });
+export const hostFilter = (host: EdgeHostRecord) => ({ project: host.projectUid, tags: host.tags });
 
 export function routeEdgeNews(
   grouped: GroupedNews,

@@ -28,7 +28,10 @@ export interface GroupedNews {
 }
 
 export function directionOf(news: EdgeNews): EdgeDirection {
-  return news.kind === "unhealthy" || news.kind === "unpaired" ? "dark" : "back";
+  if (news.kind === "settled") return news.dark ? "dark" : "back";
+  return news.kind === "unhealthy" || news.kind === "unpaired" || news.kind === "flapping"
+    ? "dark"
+    : "back";
 }
 
 export function siteKey(projectUid: string, site: string): string {

@@ -34,4 +34,8 @@ export interface EdgeHostRecord {
   /** the last read that found it healthy */
   lastSeenHealthy?: number;
   told: EdgeTold;
+  /** when the host's recent news was (dark, back), within the flapping window; oldest first */
+  flaps?: number[];
+  /** a "flapping" notice went out: quiet until it holds steady for a whole window */
+  flapping?: boolean;
 }

@@ -81,11 +81,32 @@ export interface SummaryPayload {
 
 export type OutboxKind = "post" | "card" | "thread" | "digest" | "summary";
 
+/**
+ * An edge host's notice or a site's roll-up (issue 39), rendered when the poll commits (from the
+ * bot's record of the hosts as that cycle left them). It travels as a `post` row (the outbox's
+ * kinds are a CHECK of the table) carrying `edge` beside its text, as a channel digest does:
+ * posted the first time, then edited in place under its `key` (the row's `clusterUid` too:
+ * `edge-host:<uid>`, `edge-site:<project>:<site>`) until a row that `closes` it (the host back,
+ * every host of the site back, a host deleted); the next dark stretch is a new message.
+ */
+export interface EdgeNoticePayload {
+  text: string;
+  /** Block Kit, as src/views/edge-notice.ts renders it (the model knows no Slack types) */
+  edge: { key: string; blocks: object[]; closes: boolean };
+}
+
+export function isEdgeNotice(payload: unknown): payload is EdgeNoticePayload {
+  const edge = (payload as { edge?: unknown } | null)?.edge;
+  return (
+    typeof edge === "object" && edge !== null && typeof (edge as { key?: unknown }).key === "string"
+  );
+}
+
 export interface OutboxDraft {
   channel: string;
   kind: OutboxKind;
   clusterUid?: string;
-  payload: CardPayload | DigestPayload | SummaryPayload | { text: string };
+  payload: CardPayload | DigestPayload | SummaryPayload | EdgeNoticePayload | { text: string };
 }
 
 /**

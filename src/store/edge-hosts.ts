@@ -28,6 +28,8 @@ interface EdgeHostRow {
   unhealthy_since: number | string | null;
   last_seen_healthy: number | string | null;
   told: string;
+  flaps: string;
+  flapping: number;
 }
 
 const COLUMNS = [
@@ -49,6 +51,8 @@ const COLUMNS = [
   "unhealthy_since",
   "last_seen_healthy",
   "told",
+  "flaps",
+  "flapping",
 ] as const;
 
 /** PostgreSQL hands BIGINT back as text; SQLite as a number. */
@@ -60,6 +64,17 @@ function parseTags(text: string): string[] {
     const parsed: unknown = JSON.parse(text);
     return Array.isArray(parsed)
       ? parsed.filter((tag): tag is string => typeof tag === "string")
+      : [];
+  } catch {
+    return [];
+  }
+}
+
+function parseTimes(text: string): number[] {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed)
+      ? parsed.filter((at): at is number => typeof at === "number" && Number.isFinite(at))
       : [];
   } catch {
     return [];
@@ -92,6 +107,9 @@ function toRecord(row: EdgeHostRow): EdgeHostRecord {
   for (const [key, value] of optional) {
     if (value !== undefined) (record as unknown as Record<string, unknown>)[key] = value;
   }
+  const flaps = parseTimes(row.flaps);
+  if (flaps.length > 0) record.flaps = flaps;
+  if (Number(row.flapping) === 1) record.flapping = true;
   return record;
 }
 
@@ -115,6 +133,8 @@ function toValues(record: EdgeHostRecord): SqlValue[] {
     record.unhealthySince ?? null,
     record.lastSeenHealthy ?? null,
     record.told,
+    JSON.stringify(record.flaps ?? []),
+    record.flapping ? 1 : 0,
   ];
 }
 
@@ -153,11 +173,21 @@ export class EdgeHostStore {
     return rows.map(toRecord);
   }
 
-  /** The hosts of the scope that are not healthy, or that a channel was told of. */
+  /** Every host of one site of a project (a site's roll-up is drawn from them). */
+  async ofSite(projectUid: string, site: string): Promise<EdgeHostRecord[]> {
+    const rows = await this.db.all<EdgeHostRow>(
+      "SELECT * FROM edge_hosts WHERE project_uid = ? AND site = ? ORDER BY name, host_uid",
+      [projectUid, site],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** The hosts of the scope that are not healthy, that a channel was told of, or flapping. */
   async notHealthy(scope: string): Promise<EdgeHostRecord[]> {
     const rows = await this.db.all<EdgeHostRow>(
       `SELECT * FROM edge_hosts WHERE scope = ?
-        AND (health <> 'healthy' OR state = 'unpaired' OR told <> '') ORDER BY host_uid`,
+        AND (health <> 'healthy' OR state = 'unpaired' OR told <> '' OR flapping = 1)
+        ORDER BY host_uid`,
       [scope],
     );
     return rows.map(toRecord);

@@ -75,6 +75,15 @@ export class OutboxStore {
     return rows.map(toRow);
   }
 
+  /** A row of this channel and key (cards: the cluster; edge notices: their key) not sent yet. */
+  async hasPending(channel: string, clusterUid: string): Promise<boolean> {
+    const row = await this.db.get<{ id: number }>(
+      `SELECT id FROM notify_outbox WHERE channel = ? AND cluster_uid = ? AND ${PENDING} LIMIT 1`,
+      [channel, clusterUid],
+    );
+    return row !== undefined;
+  }
+
   async pendingCount(channel?: string): Promise<number> {
     const sql = `SELECT COUNT(*) AS n FROM notify_outbox WHERE ${PENDING}`;
     const row = channel

@@ -12,7 +12,13 @@ import { code, escapeMrkdwn, slackDate } from "./mrkdwn.ts";
  * measure, since Palette keeps no last-seen time for a host.
  */
 
-export type EdgeNoticeKind = "unhealthy" | "unpaired" | "recovered" | "gone";
+export type EdgeNoticeKind =
+  | "unhealthy"
+  | "unpaired"
+  | "recovered"
+  | "gone"
+  | "flapping"
+  | "settled";
 
 export interface EdgeHostNoticeView {
   kind: EdgeNoticeKind;
@@ -21,6 +27,11 @@ export interface EdgeHostNoticeView {
   was?: "unhealthy" | "unpaired";
   /** for `recovered`: how long it was dark, by the bot's reads */
   darkMs?: number;
+  /** for `flapping`: its transitions within the window, and the window */
+  changes?: number;
+  windowMs?: number;
+  /** for `settled`: it holds steady dark (else healthy) */
+  dark?: boolean;
   at: number;
 }
 
@@ -63,6 +74,21 @@ function headline(view: EdgeHostNoticeView): { emoji: string; plain: string } {
       };
     case "gone":
       return { emoji: ":white_circle:", plain: `Edge host ${host.name} was deleted from Palette` };
+    case "flapping":
+      return {
+        emoji: ":warning:",
+        plain: `Edge host ${host.name} is flapping: dark and back ${view.changes ?? "several"} times in ${formatDuration(view.windowMs ?? 0)}; quiet until it holds steady`,
+      };
+    case "settled":
+      return view.dark
+        ? {
+            emoji: ":red_circle:",
+            plain: `Edge host ${host.name} stopped flapping and is unhealthy`,
+          }
+        : {
+            emoji: ":large_green_circle:",
+            plain: `Edge host ${host.name} stopped flapping and is healthy`,
+          };
   }
 }
 

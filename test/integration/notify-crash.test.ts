@@ -1,17 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
-import { openSqlite } from "../../src/store/sqlite.ts";
-import { SubscriptionStore } from "../../src/store/subscriptions.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
-
-const CHILD = join(import.meta.dirname, "../support/notify-child.ts");
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { childEnv, kill, sleep, startChild, until } from "../support/notify-child-process.ts";
 
 let sim: RunningSimulator | undefined;
 let fake: FakeSlack | undefined;
@@ -23,53 +15,16 @@ afterEach(async () => {
   await fake?.close();
 });
 
-function startChild(env: Record<string, string>): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ["--import", "tsx", CHILD], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    proc.once("error", reject);
-    proc.stdout!.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("ready")) resolve(proc);
-    });
-  });
-}
-
-async function kill(proc: ChildProcess) {
-  const exited = new Promise((resolve) => proc.once("exit", resolve));
-  proc.kill("SIGKILL");
-  await exited;
-}
-
-async function until(check: () => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await sleep(50);
-  }
-}
-
 describe("a bot killed with SIGKILL and restarted", () => {
   it("delivers every change exactly once, also the messages in flight at the kill", async () => {
     sim = await startSimulator({ clusters: 30, projects: 1, seed: 9 });
     fake = await startFakeSlack();
-    const dbPath = join(mkdtempSync(join(tmpdir(), "notify-crash-")), "state.sqlite");
-    const setup = await openSqlite(dbPath);
-    await new SubscriptionStore(setup, systemClock).add({
-      channel: "C1",
+    const env = await childEnv({
+      sim,
+      fake,
       kind: "clusters",
-      createdBy: "U1",
+      projects: sim.control.projects(),
     });
-    await setup.close();
-    const env = {
-      PALETTE_API_URL: sim.url,
-      PALETTE_API_KEY: sim.credentials.apiKey,
-      SLACK_API_URL: fake.apiUrl,
-      STATE_DB: dbPath,
-      PALETTE_PROJECTS: sim.control.projects().join(","),
-      NOTIFY_MIN_GAP_MS: "50",
-    };
     const f = fake;
     const posts = () => f.callsTo("chat.postMessage").map((c) => c.body);
     // a card names the cluster's uid; the summary only names (unhealthy) clusters

@@ -6,6 +6,7 @@
  *   minutes; the first cycle after each start reconciles), NOTIFY_MIN_GAP_MS (default 1000)
  */
 import { systemClock } from "../../src/clock.ts";
+import { createEdgeWatch } from "../../src/edge/watch.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createSender } from "../../src/notify/delivery/outbox-sender.ts";
 import { createPoller } from "../../src/notify/poll/poll.ts";
@@ -46,6 +47,19 @@ const poller = createPoller({
   schedule: process.env.POLL_SCHEDULE ?? "* * * * * *",
   reconcileSchedule: process.env.RECONCILE_SCHEDULE,
   onCommitted: () => sender.wake(),
+  ...(process.env.EDGE_GRACE_MS !== undefined
+    ? {
+        edge: createEdgeWatch({
+          palette,
+          db,
+          clock: systemClock,
+          logger: silentLogger,
+          scopes: (process.env.PALETTE_PROJECTS ?? "").split(",").filter(Boolean),
+          siteTag: "site",
+          graceMs: Number(process.env.EDGE_GRACE_MS),
+        }),
+      }
+    : {}),
 });
 sender.start();
 poller.start();

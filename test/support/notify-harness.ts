@@ -1,4 +1,5 @@
 import { ManualClock } from "../../src/clock.ts";
+import { createEdgeWatch } from "../../src/edge/watch.ts";
 import { silentLogger } from "../../src/log.ts";
 import {
   createSender,
@@ -54,6 +55,8 @@ export async function startNotifyHarness(
     fakeSlack?: FakeSlackOptions;
     /** WHY_SHOW_EMAIL for the likely-cause lines */
     causeEmails?: boolean;
+    /** the edge fleet watched too (issue 39): EDGE_UNHEALTHY_GRACE in ms and EDGE_SITE_TAG */
+    edge?: { graceMs: number; siteTag?: string };
   } = {},
 ): Promise<NotifyHarness> {
   const {
@@ -65,6 +68,7 @@ export async function startNotifyHarness(
     likelyCauses,
     fakeSlack,
     causeEmails,
+    edge,
     ...simulatorOptions
   } = options;
   const sim = await startSimulator({ clusters: 24, projects: 2, seed: 11, ...simulatorOptions });
@@ -84,12 +88,26 @@ export async function startNotifyHarness(
     simulatorOptions.clock instanceof ManualClock
       ? simulatorOptions.clock
       : new ManualClock(Date.UTC(2026, 0, 1, 12));
+  const projects = pollProjects ?? sim.control.projects();
   const poller = createPoller({
     palette,
     db,
     clock,
     logger: silentLogger,
-    projects: pollProjects ?? sim.control.projects(),
+    projects,
+    ...(edge
+      ? {
+          edge: createEdgeWatch({
+            palette,
+            db,
+            clock,
+            logger: silentLogger,
+            scopes: projects.length > 0 ? projects : [""],
+            siteTag: edge.siteTag ?? "site",
+            graceMs: edge.graceMs,
+          }),
+        }
+      : {}),
     ...(likelyCauses ? { likelyCauses } : {}),
     ...(causeEmails ? { causeEmails } : {}),
   });

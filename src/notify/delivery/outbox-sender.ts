@@ -1,7 +1,13 @@
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import { isChannelDigestPost } from "../../model/channel-digest.ts";
-import type { CardPayload, DigestPayload, SummaryPayload } from "../../model/notification.ts";
+import type {
+  CardPayload,
+  DigestPayload,
+  EdgeNoticePayload,
+  SummaryPayload,
+} from "../../model/notification.ts";
+import { isEdgeNotice } from "../../model/notification.ts";
 import { AckStore } from "../../store/acks.ts";
 import { CardStore } from "../../store/cards.ts";
 import { FencedOut } from "../../store/lease.ts";
@@ -245,6 +251,8 @@ export function createSender(options: SenderOptions): Sender {
         break;
       case "post":
       case "thread":
+        // an edge notice travels as a post, edited in place under its key (issue 39)
+        if (row.kind === "post" && isEdgeNotice(row.payload)) return processEdge(row, row.payload);
         // a scheduled channel digest travels as a post that carries the digest beside its text
         view = isChannelDigestPost(row.payload)
           ? channelDigestMessage(row.payload.channelDigest)
@@ -254,6 +262,46 @@ export function createSender(options: SenderOptions): Sender {
     await post(row, { channel: row.channel, ...shaped(row, view) });
     await fenced(async (tx) => {
       await once.settled(tx, keyOf(row));
+      await new OutboxStore(tx).markSent(row.id, now());
+    });
+    return true;
+  }
+
+  /**
+   * An edge notice (issue 39): the first row of its key posts, later ones edit that message, one
+   * that `closes` forgets it (so the next dark stretch is a new message). The message's ts is
+   * kept with the cards (keyed by the notice's key), in the transaction that marks the row sent.
+   */
+  async function processEdge(row: OutboxRow, payload: EdgeNoticePayload): Promise<boolean> {
+    const now = () => iso(clock.now());
+    const { key, blocks, closes } = payload.edge;
+    const view = shaped(row, { text: payload.text, blocks: blocks as RenderedMessage["blocks"] });
+    const card = await cards.get(row.channel, key);
+    let ts: string;
+    if (card) {
+      try {
+        await slack.update({ channel: row.channel, ts: card.ts, ...view });
+      } catch (error) {
+        if (error instanceof SlackSendError && error.kind === "gone") {
+          // someone deleted the message: forget it and post a fresh one next round
+          await fenced((tx) => new CardStore(tx).remove(row.channel, key));
+          return false;
+        }
+        throw error;
+      }
+      metrics.updates += 1;
+      accepted();
+      logger.info({ channel: row.channel, ts: card.ts }, "edge notice updated");
+      ts = card.ts;
+    } else {
+      ({ ts } = await post(row, { channel: row.channel, ...view }));
+    }
+    await fenced(async (tx) => {
+      await once.settled(tx, keyOf(row));
+      const stored = new CardStore(tx);
+      if (closes) await stored.remove(row.channel, key);
+      // owned by the edge: no cluster's card, so acknowledging and the console leave it alone
+      else await stored.put({ channel: row.channel, clusterUid: key, ts, owner: "edge" }, now());
       await new OutboxStore(tx).markSent(row.id, now());
     });
     return true;

@@ -66,6 +66,12 @@ export interface PollerOptions {
    * leads, so a leader deposed while it read Palette commits nothing (src/store/lease.ts)
    */
   fence?: (tx: SqlExecutor) => Promise<void>;
+  /**
+   * The edge fleet's part of each cycle (issue 39, src/edge/watch.ts, wired in src/app/): run
+   * right after the clusters' commit, in the same turn and rate lane; its Palette calls and
+   * outbox rows count in the cycle's
+   */
+  edge?: (kind: CycleKind) => Promise<{ paletteCalls: number; outboxRows: number }>;
 }
 
 export const DEFAULT_POLL_SCHEDULE = "*/30 * * * * *";

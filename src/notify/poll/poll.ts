@@ -115,6 +115,11 @@ export function createPoller(options: PollerOptions): Poller {
       read,
       newer,
     );
+    // the clusters' news goes out now; the edge hosts follow in the same turn, their news
+    // committed (or not) on its own
+    if (drafts.length > 0) options.onCommitted?.(drafts.length);
+    const edge = (await options.edge?.(kind)) ?? { paletteCalls: 0, outboxRows: 0 };
+    if (edge.outboxRows > 0) options.onCommitted?.(edge.outboxRows);
     const at = iso(started);
 
     alertKinds.settled(kindsRead);
@@ -150,11 +155,11 @@ export function createPoller(options: PollerOptions): Poller {
     metrics.totalCycleMs += durationMs;
     metrics.clustersSeen = clusters;
     metrics.changesReported += changes.length;
-    metrics.outboxRows += drafts.length;
+    metrics.outboxRows += drafts.length + edge.outboxRows;
     metrics.lastSuccessAt = at;
     metrics.lastCycleOk = true;
     metrics.lastError = undefined;
-    if (drafts.length > 0) options.onCommitted?.(drafts.length);
+    const rows = drafts.length + edge.outboxRows;
     if (holdChanges.length > 0) options.onHoldsEnded?.(holdChanges);
     return {
       kind,
@@ -162,9 +167,9 @@ export function createPoller(options: PollerOptions): Poller {
       skipped: false,
       clusters,
       changes: changes.length,
-      outboxRows: drafts.length,
+      outboxRows: rows,
       eventCalls,
-      paletteCalls: read.counter.calls,
+      paletteCalls: read.counter.calls + edge.paletteCalls,
       durationMs,
     };
   }

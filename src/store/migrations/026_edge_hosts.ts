@@ -7,7 +7,8 @@ import type { Migration } from "./migration.ts";
  * healthy) are the bot's own; `told` is what the channels were last told of it ('' nothing,
  * 'unhealthy', 'unpaired'), so a recovery edits what was told and a host dark for less than the
  * grace is never told at all. `modified_at` is Palette's lastModifiedTimestamp, the incremental
- * read's watermark. The subscriptions' kind gains `edge`: SQLite cannot change a CHECK in place,
+ * read's watermark. `flaps` (the times of its recent news) and `flapping` damp a host that goes
+ * dark and back over and over, as clusters are damped. The subscriptions' kind gains `edge`: SQLite cannot change a CHECK in place,
  * so that table is rebuilt with its rows and index, as migration 72 did.
  */
 export const edgeHosts: Migration = {
@@ -50,7 +51,9 @@ export const edgeHosts: Migration = {
       seen_at INTEGER NOT NULL,
       unhealthy_since INTEGER,
       last_seen_healthy INTEGER,
-      told TEXT NOT NULL DEFAULT '' CHECK (told IN ('', 'unhealthy', 'unpaired'))
+      told TEXT NOT NULL DEFAULT '' CHECK (told IN ('', 'unhealthy', 'unpaired')),
+      flaps TEXT NOT NULL DEFAULT '[]',
+      flapping INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX edge_hosts_scope ON edge_hosts (scope, health);
     CREATE INDEX edge_hosts_site ON edge_hosts (project_uid, site);

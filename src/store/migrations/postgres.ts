@@ -651,7 +651,9 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
         seen_at BIGINT NOT NULL,
         unhealthy_since BIGINT,
         last_seen_healthy BIGINT,
-        told TEXT NOT NULL DEFAULT '' CHECK (told IN ('', 'unhealthy', 'unpaired'))
+        told TEXT NOT NULL DEFAULT '' CHECK (told IN ('', 'unhealthy', 'unpaired')),
+        flaps TEXT NOT NULL DEFAULT '[]',
+        flapping INTEGER NOT NULL DEFAULT 0
       );
       CREATE INDEX edge_hosts_scope ON edge_hosts (scope, health);
       CREATE INDEX edge_hosts_site ON edge_hosts (project_uid, site);

@@ -99,13 +99,24 @@ describe("/palette subscribe, unsubscribe, subscriptions", () => {
 
   it("answers bad input clearly", async () => {
     const { ctx } = await context(true, "C1", ["p1"]);
-    expect(all(await run("subscribe everything", ctx))).toContain("clusters, alerts, all or risks");
+    expect(all(await run("subscribe everything", ctx))).toContain(
+      "clusters, alerts, all, risks or edge",
+    );
     expect(all(await run("subscribe tag:a tag:b", ctx))).toContain("One `tag:`");
     // a project outside PALETTE_PROJECTS is refused by dispatch, for subscribe as for every verb
     const outside = await dispatch("subscribe project:p9", ctx);
     expect(outside.kind === "message" && all(outside)).toContain("not one this bot watches");
     expect(await new SubscriptionStore(ctx.db, ctx.clock).forChannel("C1")).toEqual([]);
     expect(all(await run("unsubscribe abc", ctx))).toContain("no subscriptions");
+  });
+
+  it("offers `edge` (issue 39), narrowed like the others", async () => {
+    const { ctx, store } = await context(true, "C1", ["p1"]);
+    const reply = await run("subscribe edge project:p1 tag:site:store-0142", ctx);
+    expect(all(reply)).toContain("edge hosts going dark");
+    expect(await store.forChannel("C1")).toMatchObject([
+      { kind: "edge", project: "p1", tag: "site:store-0142" },
+    ]);
   });
 
   it("unsubscribes one by id, or all, only in this channel; resumes a paused one", async () => {
