@@ -25,6 +25,7 @@ import { changeUnconfirmedAt } from "./024_change_unconfirmed_at.ts";
 import { postAttempts } from "./025_post_attempts.ts";
 import { edgeHosts } from "./026_edge_hosts.ts";
 import { edgeRadarMarks } from "./027_edge_radar_marks.ts";
+import { edgeRadarNotices } from "./028_edge_radar_notices.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -55,4 +56,5 @@ export const MIGRATIONS: Migration[] = [
   postAttempts,
   edgeHosts,
   edgeRadarMarks,
+  edgeRadarNotices,
 ];

@@ -670,4 +670,22 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 114,
+    name: "edge_radar_notices",
+    // src/store/migrations/028_edge_radar_notices.ts
+    up: `
+      CREATE TABLE edge_radar_notices (
+        channel TEXT NOT NULL,
+        subject_kind TEXT NOT NULL CHECK (subject_kind IN ('token', 'host', 'cluster')),
+        subject_uid TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        subject_name TEXT NOT NULL,
+        ts TEXT,
+        shown TEXT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (channel, subject_kind, subject_uid, kind)
+      );
+    `,
+  },
 ];
