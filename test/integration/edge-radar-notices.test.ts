@@ -171,4 +171,42 @@ describe.each(BACKENDS)("on $name", { timeout: POSTGRES_SETUP_TIMEOUT_MS }, (bac
     expect(h.posts("CR")).toHaveLength(found.risks);
     expect(h.posts("CP")).toHaveLength(narrowed.length);
   });
+
+  it("a 429 on an edge notice loses and duplicates nothing: posted at the next read, once", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 10, 2, 0));
+    h = await startNotifyHarness({
+      openDb: await backend.database(),
+      clock,
+      edgeHosts: 40,
+      edgeFlapping: 0,
+    });
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    let limited = false;
+    h.fake.on("chat.postMessage", (call) => {
+      if (limited || call.body.channel !== "CR") return undefined;
+      limited = true;
+      return {
+        status: 429,
+        headers: { "Retry-After": "30" },
+        body: { ok: false, error: "ratelimited" },
+      };
+    });
+    radar = startRadar(h, h.sim.control.projects());
+    await radar.readEdge();
+    const risks = radar.stats().lastEdgeRead!.risks;
+    expect(risks).toBeGreaterThanOrEqual(2);
+    // every risk tried; the first refused
+    expect(h.posts("CR")).toHaveLength(risks);
+    const refused = textOf(h.posts("CR")[0]!);
+    clock.advance(31_000);
+    await radar.readEdge();
+    const texts = h.posts("CR").map(textOf);
+    expect(texts).toHaveLength(risks + 1);
+    expect(texts.filter((text) => text === refused)).toHaveLength(2);
+    expect(new Set(texts).size).toBe(risks);
+    clock.advance(60_000);
+    await radar.readEdge();
+    expect(h.posts("CR")).toHaveLength(risks + 1);
+    expect(h.updates("CR")).toHaveLength(0);
+  });
 });
