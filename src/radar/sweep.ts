@@ -464,6 +464,9 @@ export function createRadar(options: RadarOptions): Radar {
       settings: edge.settings,
       gate,
     });
+    // stopped half-way (a shutdown, a lost lease): the reads stop() cut short are no failures,
+    // and nothing is told; the next read (here or at the next leader) tells it
+    if (stopping) return;
     stats.lastEdgeRead = {
       calls: result.calls,
       risks: result.risks.length,
@@ -472,7 +475,6 @@ export function createRadar(options: RadarOptions): Radar {
     for (const missing of result.unread) {
       logger.warn(missing, "radar: an edge read failed; its notices are kept");
     }
-    // stopped half-way: what was not read is not ended, what was read is still told
     await edge.notifier?.sync(result.risks, settledKinds(result.unreadKinds));
   }
 
