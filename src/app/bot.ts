@@ -16,6 +16,7 @@ import { DIGEST_THRESHOLD } from "../notify/digest/digest.ts";
 import { createPoller } from "../notify/poll/poll.ts";
 import { createPaletteClient } from "../palette/client.ts";
 import { NO_PROXY_CONFIG, routeProcessThroughProxy } from "../proxy.ts";
+import { createEdgeRiskNotifier } from "../radar/edge-notices.ts";
 import { createRiskNotifier } from "../radar/notices.ts";
 import { createRadar } from "../radar/sweep.ts";
 import { VERBS } from "../registry/dispatch.ts";
@@ -292,6 +293,14 @@ export async function startBot(
               { err: error instanceof Error ? error.message : String(error) },
               "pending repaves not read",
             );
+          })
+          // then the edge fleet's risks (issue 39, item 5), at the same pace as the sweep
+          .then(() => radar.readEdge())
+          .catch((error: unknown) => {
+            logger.warn(
+              { err: error instanceof Error ? error.message : String(error) },
+              "edge risks not read",
+            );
           });
       }
       const outcome = result.ok ? "ok" : "error";
@@ -332,6 +341,17 @@ export async function startBot(
       // its claims, posts and edits are the lease holder's only (issue 37 item 3)
       fence,
     }),
+    edge: {
+      palette,
+      settings: config.edgeRisks,
+      notifier: createEdgeRiskNotifier({
+        db,
+        slack: notifyPoster,
+        clock,
+        logger: logger.child({ component: "radar" }),
+        fence,
+      }),
+    },
     fence,
   });
   const digests = createDigestJob({

@@ -3,9 +3,11 @@ import { systemClock } from "../clock.ts";
 import type { LogLevel } from "../config.ts";
 import { createConsolePoster } from "../console/notifications.ts";
 import { createLogger } from "../log.ts";
+import { DEFAULT_EDGE_RISK_SETTINGS } from "../model/edge-risk.ts";
 import { createSender } from "../notify/delivery/outbox-sender.ts";
 import { createDigestJob } from "../notify/digest/channel-digest-job.ts";
 import { createPoller } from "../notify/poll/poll.ts";
+import { createEdgeRiskNotifier } from "../radar/edge-notices.ts";
 import { createRiskNotifier } from "../radar/notices.ts";
 import { createRadar } from "../radar/sweep.ts";
 import { Secret } from "../secret.ts";
@@ -130,6 +132,17 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
       clock,
       logger,
     }),
+    // the edge fleet's risks (issue 39, item 5): its tokens expiring soon, shells left open
+    edge: {
+      palette: session.palette,
+      settings: DEFAULT_EDGE_RISK_SETTINGS,
+      notifier: createEdgeRiskNotifier({
+        db: session.db,
+        slack: createConsolePoster(out),
+        clock,
+        logger,
+      }),
+    },
   });
   if (!quiet) {
     await new SubscriptionStore(session.db, clock).add({
@@ -152,6 +165,9 @@ export async function runDemo(argv: string[], logLevel: LogLevel): Promise<numbe
     sender.start();
     await digests.start();
     radar.start();
+    radar.readEdge().catch((error: unknown) => {
+      logger.warn({ err: String(error) }, "edge risks not read");
+    });
   }
 
   try {

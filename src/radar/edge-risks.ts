@@ -47,6 +47,8 @@ export interface EdgeRadarResult {
   calls: number;
   /** reads that failed, in words fit for a log line (never a token's value: it is never read) */
   unread: Array<{ what: string; why: string }>;
+  /** the kinds a failed read left incomplete: their notices are not ended on this read */
+  unreadKinds: Set<EdgeRisk["kind"]>;
 }
 
 const parseTime = (text: string | undefined): number | undefined => {
@@ -58,7 +60,7 @@ const parseTime = (text: string | undefined): number | undefined => {
 export async function readEdgeRisks(options: EdgeRadarOptions): Promise<EdgeRadarResult> {
   const { palette, db, now, settings } = options;
   const scopes = options.projects.length > 0 ? options.projects : [""];
-  const result: EdgeRadarResult = { risks: [], calls: 0, unread: [] };
+  const result: EdgeRadarResult = { risks: [], calls: 0, unread: [], unreadKinds: new Set() };
   const bulk = <T>(work: () => Promise<T>): Promise<T> => {
     result.calls += 1;
     return inBulk(work, options.gate);
@@ -88,6 +90,7 @@ export async function readEdgeRisks(options: EdgeRadarOptions): Promise<EdgeRada
         ),
       );
     } catch (error) {
+      result.unreadKinds.add("edge-token");
       result.unread.push({
         what: `registration tokens (${scope || "tenant"})`,
         why: describeForUser(error),
@@ -143,6 +146,7 @@ export async function readEdgeRisks(options: EdgeRadarOptions): Promise<EdgeRada
           });
         }
       } catch (error) {
+        result.unreadKinds.add("edge-shell");
         result.unread.push({ what: `hosts of cluster ${clusterUid}`, why: describeForUser(error) });
       }
     }

@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import { EDGE_RISK_KINDS, type EdgeRiskKind, type EdgeRiskSettings } from "../model/edge-risk.ts";
 import {
   type RadarReading,
   type RiskSettings,
@@ -13,6 +14,8 @@ import { inBulk } from "../palette/priority.ts";
 import type { BackupHistory } from "../palette/radar-reads.ts";
 import { type RadarCluster, RadarStore } from "../store/radar.ts";
 import type { SqlDb, SqlExecutor } from "../store/sql.ts";
+import type { EdgeRiskNotifier } from "./edge-notices.ts";
+import { type EdgeRadarPalette, readEdgeRisks } from "./edge-risks.ts";
 import type { RiskNotifier } from "./notices.ts";
 
 /**
@@ -76,6 +79,12 @@ export interface RadarOptions {
   followFleet?: boolean;
   settings: RiskSettings;
   notifier?: RiskNotifier;
+  /**
+   * the edge fleet's risks (issue 39, item 5): read by readEdge() through the sweep's pacing
+   * gate, so within RADAR_CALLS_PER_MINUTE and behind the poll and commands, and told to `risks`
+   * channels by their own notifier (keyed by token, host or cluster, not by cluster alone)
+   */
+  edge?: { palette: EdgeRadarPalette; settings: EdgeRiskSettings; notifier?: EdgeRiskNotifier };
   /** waits between calls; default setTimeout (cut short by stop) */
   sleep?: (ms: number) => Promise<void>;
   /** throws FencedOut when this replica no longer leads (src/store/lease.ts) */
@@ -102,6 +111,8 @@ export interface RadarStats {
   lastRepavesStoreMs?: number;
   /** epoch ms of the last reading committed */
   lastReadAt?: number;
+  /** the last edge read: Palette calls made, risks found, reads that failed */
+  lastEdgeRead?: { calls: number; risks: number; unread: number };
 }
 
 export interface Radar {
@@ -112,6 +123,8 @@ export interface Radar {
   sweep(count: number): Promise<number>;
   /** reads the fleet's pending repaves (every scope, every page) and updates the risks */
   readRepaves(): Promise<void>;
+  /** reads the edge fleet's risks (paced as the sweep) and tells the `risks` channels */
+  readEdge(): Promise<void>;
   stats(): RadarStats;
 }
 
@@ -132,6 +145,11 @@ function backupReading(history: BackupHistory): NonNullable<RadarReading["backup
       : {}),
     ...(success?.at !== undefined ? { lastSuccessAt: success.at } : {}),
   };
+}
+
+/** the edge kinds read completely: only those notices may end */
+function settledKinds(unread: ReadonlySet<EdgeRiskKind>): Set<EdgeRiskKind> {
+  return new Set(EDGE_RISK_KINDS.filter((kind) => !unread.has(kind)));
 }
 
 export function createRadar(options: RadarOptions): Radar {
@@ -435,6 +453,31 @@ export function createRadar(options: RadarOptions): Radar {
     }
   }
 
+  async function readEdge(): Promise<void> {
+    const edge = options.edge;
+    if (!edge || stopping) return;
+    const result = await readEdgeRisks({
+      palette: edge.palette,
+      db,
+      projects: options.projects,
+      now: clock.now(),
+      settings: edge.settings,
+      gate,
+    });
+    // stopped half-way (a shutdown, a lost lease): the reads stop() cut short are no failures,
+    // and nothing is told; the next read (here or at the next leader) tells it
+    if (stopping) return;
+    stats.lastEdgeRead = {
+      calls: result.calls,
+      risks: result.risks.length,
+      unread: result.unread.length,
+    };
+    for (const missing of result.unread) {
+      logger.warn(missing, "radar: an edge read failed; its notices are kept");
+    }
+    await edge.notifier?.sync(result.risks, settledKinds(result.unreadKinds));
+  }
+
   const namedFrom = (
     uid: string,
     repave: { project: string; name: string } | undefined,
@@ -468,6 +511,7 @@ export function createRadar(options: RadarOptions): Radar {
     },
     sweep,
     readRepaves,
+    readEdge,
     stats: () => ({ ...stats }),
   };
 }

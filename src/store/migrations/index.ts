@@ -26,6 +26,7 @@ import { postAttempts } from "./025_post_attempts.ts";
 import { edgeHosts } from "./026_edge_hosts.ts";
 import { edgeRadarMarks } from "./027_edge_radar_marks.ts";
 import { changeCardLeases } from "./028_change_card_leases.ts";
+import { edgeRadarNotices } from "./029_edge_radar_notices.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -57,4 +58,5 @@ export const MIGRATIONS: Migration[] = [
   edgeHosts,
   edgeRadarMarks,
   changeCardLeases,
+  edgeRadarNotices,
 ];

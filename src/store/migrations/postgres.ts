@@ -683,4 +683,22 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       ALTER TABLE changes ADD COLUMN request_lease_until BIGINT;
     `,
   },
+  {
+    id: 114,
+    name: "edge_radar_notices",
+    // src/store/migrations/029_edge_radar_notices.ts
+    up: `
+      CREATE TABLE edge_radar_notices (
+        channel TEXT NOT NULL,
+        subject_kind TEXT NOT NULL CHECK (subject_kind IN ('token', 'host', 'cluster')),
+        subject_uid TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        subject_name TEXT NOT NULL,
+        ts TEXT,
+        shown TEXT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (channel, subject_kind, subject_uid, kind)
+      );
+    `,
+  },
 ];
