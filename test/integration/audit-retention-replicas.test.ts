@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningBot, startBot } from "../../src/app/bot.ts";
+import { systemTimers, type Timers } from "../../src/app/leader.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -121,14 +122,28 @@ describe("audit retention across replicas (PostgreSQL)", () => {
         async () => !(await targets()).includes("old: pruned by the first leader"),
       );
       expect(await changeKeys()).toEqual(["old open", "recent ended"]);
-      // a follower that would prune every 50 ms
+      // a follower that would prune every 50 ms; its lease timers (real ones) are counted, so
+      // the test knows when it has asked for the lease again
+      let leaseRounds = 0;
+      const countedTimers: Timers = {
+        after: (delayMs, task) =>
+          systemTimers.after(delayMs, () => {
+            leaseRounds += 1;
+            task();
+          }),
+      };
       const follower = await startBot(config("b"), silentLogger, clock, {
         replicaId: "replica-b",
         auditPruneEveryMs: 50,
+        leaseTimers: countedTimers,
       });
       bots.push(follower);
       await rowAged(40, "old: left alone by the follower");
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      // not a while: two of the follower's lease rounds after the row was written (the second is
+      // armed only once the first renewal has finished), so it has asked for the lease since,
+      // been refused, and stayed a follower, the step that would have started its pruning
+      const roundsBefore = leaseRounds;
+      await until("two of the follower's lease rounds", () => leaseRounds >= roundsBefore + 2);
       expect(await targets()).toEqual(["old: left alone by the follower", "recent"]);
 
       // the leader stops and releases the lease: the follower is elected and prunes

@@ -221,8 +221,12 @@ describe("a leader paused past its lease (SIGSTOP, SIGCONT)", () => {
 
     change(second, "Upgrading");
     await until("B announces a change made after A woke", () => announced(second, "Upgrading"));
-    // two more poll rounds: room for a late duplicate from either replica
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // two more poll rounds of B's committed: room for a late duplicate from either replica
+    const announcedAt = Date.now();
+    await until(
+      "two of B's polls committed after the announcement",
+      () => committedAfter(b.proc, announcedAt)[1],
+    );
 
     // the round A was in when paused tried to commit what it read, and the fence refused it
     const refused = logged(a.proc, "poll cycle failed; nothing committed, next cycle retries")

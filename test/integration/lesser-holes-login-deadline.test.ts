@@ -8,7 +8,7 @@ import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { LOGIN_CALLBACK_ID, LOGIN_KEY_FIELD } from "../../src/views/login-modal.ts";
 import { identityByKey } from "../support/changes-harness.ts";
 import { type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
-import { apiKeyClient } from "../support/palette-client-helpers.ts";
+import { apiKeyClient, collectingLogger } from "../support/palette-client-helpers.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
 import { loginSubmissionBody } from "../support/slack-request.ts";
 
@@ -23,6 +23,8 @@ let sim: RunningSimulator;
 let palette: PaletteClient;
 let fake: FakeSlack;
 let h: BotHarness;
+const { logger, lines } = collectingLogger("info");
+const LATE_ANSWER_LINE = "Palette vouched for a key after the login form's deadline; not linked";
 
 async function submitLogin(key: string): Promise<Record<string, unknown>> {
   const form = { callbackId: LOGIN_CALLBACK_ID, field: LOGIN_KEY_FIELD };
@@ -46,7 +48,7 @@ beforeAll(async () => {
     palette,
     policy,
     fake,
-    logger: silentLogger,
+    logger,
     identity: identityByKey("linked", 4, sim),
   });
 });
@@ -73,15 +75,22 @@ describe("the login form's deadline", () => {
     expect(answer).toMatchObject({ response_action: "errors" });
     expect(JSON.stringify(answer)).toContain("Palette is slow to answer");
 
-    // wait until Palette has answered (and the user's name was read), then a little more
+    // wait until Palette has answered and the bot has decided about that late answer, not a
+    // while: either its "not linked" line (logged just where it would otherwise store the link)
+    // or, were the deadline ignored, the stored link
+    const identity = h.bot.edge.commandDeps.identity!;
+    const decided = async () =>
+      lines.some((line) => line.includes(LATE_ANSWER_LINE)) ||
+      (await identity.store.get(PERSON)) !== undefined;
     const started = Date.now();
-    while (!sim.control.requests().some((r) => r.path === "/v1/users/info" && r.status === 200)) {
-      expect(Date.now() - started).toBeLessThan(10_000);
+    while (!(await decided())) {
+      expect(Date.now() - started, "the late answer was never decided").toBeLessThan(10_000);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(
+      sim.control.requests().some((r) => r.path === "/v1/users/info" && r.status === 200),
+    ).toBe(true);
 
-    const identity = h.bot.edge.commandDeps.identity!;
     expect(await identity.store.get(PERSON)).toBeUndefined();
     expect((await h.audit.recent(20)).filter((row) => row.userId === PERSON)).toEqual([]);
     expect(fake.callsTo("chat.postMessage")).toEqual([]);

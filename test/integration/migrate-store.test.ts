@@ -221,9 +221,19 @@ describe("migrate-store: from one replica on SQLite to two on PostgreSQL", () =>
           .callsTo("chat.postMessage")
           .filter((call) => call.body.text === "waiting since the move");
       await until("the waiting notification to be sent", () => sentWaiting().length > 0, 15_000);
-      // the follower's sender does not run: a while longer, still once
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // the follower's sender does not run: a probe queued after it in the same channel is
+      // sent (so the sender has passed that channel again), and both went out once
+      await new OutboxStore(target).add(
+        { channel: "C0WEEK0", kind: "post", payload: { text: "probe after the move" } },
+        new Date(clock.now()).toISOString(),
+      );
+      const sentProbe = () =>
+        fake
+          .callsTo("chat.postMessage")
+          .filter((call) => call.body.text === "probe after the move");
+      await until("the probe queued after it to be sent", () => sentProbe().length > 0, 15_000);
       expect(sentWaiting()).toHaveLength(1);
+      expect(sentProbe()).toHaveLength(1);
 
       expect(await new SubscriptionStore(target, clock).all()).toHaveLength(7);
       expect(await new CardStore(target).get("C0WEEK0", "c1")).toMatchObject({

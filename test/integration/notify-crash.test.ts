@@ -77,7 +77,12 @@ describe("a bot killed with SIGKILL and restarted", () => {
     // a row the killed bot had on the wire waits up to 15 s (post-once.ts) for that call to
     // land before it looks for it and posts
     await until(() => a.every((c) => linesFor(c.name).length >= 1), 30_000);
-    await sleep(1500); // a few more polls: nothing else may arrive
+    // not a while: a change made now is polled and its card sent through C1's queue, after
+    // anything a late re-post would have put there; then nothing else may have arrived
+    const probe = running[8]!;
+    sim.control.setState(probe.uid, "Upgrading");
+    await until(() => cardsFor(probe.uid).length >= 1, 30_000);
+    expect(cardsFor(probe.uid)).toHaveLength(1);
 
     const summaries = posts().filter((p) => JSON.stringify(p.blocks).includes("Watching"));
     expect(summaries).toHaveLength(1);
@@ -86,6 +91,6 @@ describe("a bot killed with SIGKILL and restarted", () => {
     const duplicates = lineCounts.reduce((sum, n) => sum + (n - 1), 0);
     expect(lineCounts.every((n) => n >= 1)).toBe(true);
     expect(duplicates).toBe(0);
-    expect(posts()).toHaveLength(1 + 8 + 4 + duplicates);
+    expect(posts()).toHaveLength(1 + 8 + 4 + duplicates + 1);
   }, 60_000);
 });

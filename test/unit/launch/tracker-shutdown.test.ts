@@ -85,17 +85,30 @@ describe("launch shutdown", () => {
     const clock = new ManualClock(Date.UTC(2026, 2, 1));
     const id = await seedLaunch(db, clock);
     const answer = deferred<string>();
-    const t = tracker(db, clock, () => answer.promise, new RecordingSink());
+    const asked = deferred<void>();
+    const t = tracker(
+      db,
+      clock,
+      () => {
+        asked.resolve();
+        return answer.promise;
+      },
+      new RecordingSink(),
+    );
     let ticks = 0;
     t.start((task) => {
       void task().then(() => ticks++);
       return { stop() {} };
     });
+    // the check is in progress: it has asked Palette and waits for the answer
+    await asked.promise;
     let stopped = false;
     const stopping = t.stop().then(() => {
       stopped = true;
     });
-    await new Promise((r) => setTimeout(r, 20));
+    // not a while: a macrotask turn, after every continuation already due has run (a stop that
+    // did not wait for the check would have resolved by then)
+    await new Promise((r) => setImmediate(r));
     expect(stopped).toBe(false);
     answer.resolve("Running");
     await stopping;
@@ -126,7 +139,8 @@ describe("launch shutdown", () => {
     expect(inFlight.size).toBe(1);
     const drained = inFlight.drain(5_000);
     first.resolve("a");
-    await new Promise((r) => setTimeout(r, 10));
+    // the first run's continuation has started the second (a run begun while the drain waits)
+    await expect.poll(() => inFlight.size === 1 && out.length === 1).toBe(true);
     second.resolve("b");
     await expect(drained).resolves.toBe(true);
     expect(out).toEqual(["a", "b"]);
