@@ -22,8 +22,9 @@ import { slackEmailOf, slackHomeOf, slackPersonOf } from "../slack/user-email.ts
 import { AssistantTurnStore } from "../store/assistant-turns.ts";
 import { AuditLog } from "../store/audit.ts";
 import { ChangeStore } from "../store/changes.ts";
-import { leaseFor, SINGLETONS_LEASE, sqliteFileLease } from "../store/lease.ts";
+import { type LeaderLease, leaseFor, SINGLETONS_LEASE, sqliteFileLease } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
+import type { SqlDb } from "../store/sql.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
 import { buildAssistant } from "./assistant.ts";
 import { homeSources } from "./home-sources.ts";
@@ -99,20 +100,37 @@ export async function startBot(
   if (config.stateDb.kind === "sqlite" && config.stateDb.path !== ":memory:") {
     await refuseNetworkSqlite(config.stateDb.path);
   }
-  const db = await openStore(config.stateDb, {
-    onError: (error) => logger.warn({ err: error.message }, "a pooled database connection failed"),
-  });
-  // Only the lease holder runs the singletons (issue 12); on SQLite, one replica, it always
-  // holds it. Created first: the singletons' writes are fenced by it; they start once elected.
-  // A SQLite file keeps the lease in itself, so a second process on the file is found out.
+  // A SQLite file keeps the singletons' lease in itself, so a second process on the file is found
+  // out; it is claimed before the file is migrated (a newer release started beside a live older
+  // one must not change the schema under it) and before anything talks to Slack or Palette.
   const sqliteFile =
     config.stateDb.kind === "sqlite" && config.stateDb.path !== ":memory:"
       ? config.stateDb.path
       : undefined;
-  const lease = sqliteFile
-    ? await sqliteFileLease(db, SINGLETONS_LEASE)
-    : leaseFor(db, SINGLETONS_LEASE);
   const leaseClock = options.leaseClock ?? systemClock;
+  // on a SQLite file the holder says which kernel boot, PID namespace and process it is
+  const holder = options.replicaId ?? (sqliteFile ? soleReplicaHolder() : undefined);
+  let fileLease: LeaderLease | undefined;
+  const claimFile = async (unmigrated: SqlDb, path: string, self: string) => {
+    fileLease = await sqliteFileLease(unmigrated, SINGLETONS_LEASE);
+    await claimSqliteFile({
+      lease: fileLease,
+      holder: self,
+      path,
+      ttlMs: config.leader.ttlMs,
+      clock: leaseClock,
+      timers: options.leaseTimers ?? startupTimers,
+    });
+  };
+  const db = await openStore(config.stateDb, {
+    onError: (error) => logger.warn({ err: error.message }, "a pooled database connection failed"),
+    ...(sqliteFile && holder
+      ? { beforeMigrating: (unmigrated: SqlDb) => claimFile(unmigrated, sqliteFile, holder) }
+      : {}),
+  });
+  // Only the lease holder runs the singletons (issue 12); on SQLite, one replica, it always
+  // holds it. Created first: the singletons' writes are fenced by it; they start once elected.
+  const lease = fileLease ?? leaseFor(db, SINGLETONS_LEASE);
   const leadership = createLeadership({
     lease,
     ttlMs: config.leader.ttlMs,
@@ -120,25 +138,10 @@ export async function startBot(
     clock: leaseClock,
     timers: options.leaseTimers ?? systemTimers,
     logger: logger.child({ component: "leader" }),
-    // on a SQLite file the holder says which kernel boot, PID namespace and process it is
-    holder: options.replicaId ?? (sqliteFile ? soleReplicaHolder() : undefined),
+    holder,
     // the singletons below exist by the time the elector starts (after the app is up)
     singletons: { start: () => startSingletons(), stop: () => stopSingletons() },
   });
-  if (sqliteFile) {
-    // before anything talks to Slack or Palette: a second process on the file stops here
-    await claimSqliteFile({
-      lease,
-      holder: leadership.holder,
-      path: sqliteFile,
-      ttlMs: config.leader.ttlMs,
-      clock: leaseClock,
-      timers: options.leaseTimers ?? startupTimers,
-    }).catch(async (error: unknown) => {
-      await db.close();
-      throw error;
-    });
-  }
   const fence = leadership.fence;
   const countPaletteEvent = paletteMetricsHook(metrics);
   // the probes read the poller (created below) only when /readyz is asked, after start-up
