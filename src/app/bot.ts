@@ -35,9 +35,14 @@ import {
   paletteMetricsHook,
   registerAckTiming,
 } from "./instrument.ts";
-import { systemTimers, type Timers } from "./leader.ts";
+import { type DeposedReason, systemTimers, type Timers } from "./leader.ts";
 import { createLeadership } from "./leadership.ts";
-import { claimSqliteFile, soleReplicaHolder, startupTimers } from "./sole-replica.ts";
+import {
+  claimSqliteFile,
+  SqliteFileLost,
+  soleReplicaHolder,
+  startupTimers,
+} from "./sole-replica.ts";
 import { refuseNetworkSqlite } from "./sqlite-volume.ts";
 
 /** how often the leader reads the state of the day-2 changes Palette accepted */
@@ -53,6 +58,11 @@ export interface RunningBot {
   metricsPort?: number;
   /** graceful: stop taking requests, finish what is in flight, stop the jobs, close the store */
   stop(): Promise<void>;
+  /**
+   * Settles when this process must not run on: on a SQLite file, its lease was taken over or ran
+   * out (SqliteFileLost); the caller stops the bot and exits non-zero. Never settles otherwise.
+   */
+  fatal: Promise<Error>;
 }
 
 /** What tests put in place of the wall-clock parts (the clock is startBot's own argument). */
@@ -108,6 +118,10 @@ export async function startBot(
       ? config.stateDb.path
       : undefined;
   const leaseClock = options.leaseClock ?? systemClock;
+  let mustExit: (error: Error) => void = () => {};
+  const fatal = new Promise<Error>((resolve) => {
+    mustExit = resolve;
+  });
   // on a SQLite file the holder says which kernel boot, PID namespace and process it is
   const holder = options.replicaId ?? (sqliteFile ? soleReplicaHolder() : undefined);
   let fileLease: LeaderLease | undefined;
@@ -141,6 +155,16 @@ export async function startBot(
     holder,
     // the singletons below exist by the time the elector starts (after the app is up)
     singletons: { start: () => startSingletons(), stop: () => stopSingletons() },
+    // woken past its lease (paused), another process may run on the file: this one must not
+    ...(sqliteFile
+      ? {
+          onDeposed: (reason: DeposedReason) => {
+            if (reason === "lost" || reason === "expired") {
+              mustExit(new SqliteFileLost(sqliteFile, reason));
+            }
+          },
+        }
+      : {}),
   });
   const fence = leadership.fence;
   const countPaletteEvent = paletteMetricsHook(metrics);
@@ -459,6 +483,7 @@ export async function startBot(
   return {
     port,
     metricsPort: opsServer?.port,
+    fatal,
     async stop() {
       health.setDraining();
       await slackApp.stop();
