@@ -6,7 +6,7 @@
  *   use cases commands/ launch/ notify/ conversation/ identity/ changes/ why/ radar/
  *   kit       verb-kit/ (what every verb needs: the command context, replies, cluster lookup, parsing)
  *   services  palette/ store/ views/ access/
- *   ground    model/ config.ts log.ts clock.ts secret.ts
+ *   ground    model/ config.ts log.ts clock.ts secret.ts proxy.ts
  * simulator/ stands beside the bot: it may use the ground and palette's shared constants only.
  *
  * Inside those layers every room (a folder under src/, or a file directly in it) has a floor in
@@ -19,7 +19,7 @@ const REGISTRY = "^src/registry/";
 const USE_CASES = "^src/(commands|launch|notify|conversation|identity|changes|why|radar)/";
 const KIT = "^src/verb-kit/";
 const SERVICES = "^src/(palette|store|views|access)/";
-const GROUND = "^src/(model/|config\\.ts$|log\\.ts$|clock\\.ts$|secret\\.ts$)";
+const GROUND = "^src/(model/|config\\.ts$|log\\.ts$|clock\\.ts$|secret\\.ts$|proxy\\.ts$)";
 
 /** Top floor first. */
 const FLOORS = [
@@ -38,7 +38,7 @@ const FLOORS = [
   ["store", "palette", "access"],
 ];
 /** the ground's files may import each other (a file cycle among them is still caught) */
-const GROUND_ROOMS = ["model", "config.ts", "log.ts", "clock.ts", "secret.ts"];
+const GROUND_ROOMS = ["model", "config.ts", "log.ts", "clock.ts", "secret.ts", "proxy.ts"];
 /** beside the house: its own rules below say what it may use */
 const BESIDE = ["simulator"];
 

@@ -22,10 +22,14 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-# A separate install keeps dev dependencies and compilers out of the final image.
+# A separate install keeps dev dependencies (tsx, esbuild, TypeScript) and compilers out of the
+# final image; the prune drops better-sqlite3's build tree and SQLite's sources, which the compiled
+# addon no longer needs (docs/benchmarks.md: the production node_modules before and after).
 FROM toolchain AS prod-deps
 COPY package.json package-lock.json ./
+COPY scripts/prune-production-modules.sh ./scripts/
 RUN npm ci --omit=dev --no-audit --no-fund \
+ && sh scripts/prune-production-modules.sh node_modules \
  && npm cache clean --force
 
 FROM base AS runtime

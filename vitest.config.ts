@@ -12,6 +12,7 @@ const processTests = [
   "test/integration/notify-crash.test.ts",
   "test/integration/sole-replica-processes.test.ts",
   "test/integration/sqlite-lease-lost-process.test.ts",
+  "test/integration/once-across-kill.test.ts",
 ];
 
 export default defineConfig({

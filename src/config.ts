@@ -76,7 +76,36 @@ function isPostgresUrl(value: string): boolean {
   }
 }
 
+/**
+ * A proxy's URL (HTTPS_PROXY, HTTP_PROXY): http:// or https:// with a host. It may carry a
+ * user and password, so it stays a Secret and is never echoed.
+ */
+const proxyUrl = z
+  .string()
+  .optional()
+  .refine(
+    (value) => {
+      if (value === undefined) return true;
+      try {
+        const parsed = new URL(value.trim());
+        return (
+          (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== ""
+        );
+      } catch {
+        return false;
+      }
+    },
+    { message: "wants the proxy's URL, http://host:port (or http://user:password@host:port)" },
+  )
+  .transform((value) => (value ? new Secret(value.trim()) : undefined));
+
+/** The proxy variables also come lower-case (curl's and undici's convention: that form wins). */
+const PROXY_VARIABLES = ["HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"] as const;
+
 const rawEnvSchema = z.object({
+  HTTPS_PROXY: proxyUrl,
+  HTTP_PROXY: proxyUrl,
+  NO_PROXY: z.string().optional(),
   SLACK_BOT_TOKEN: optionalSecret,
   SLACK_SIGNING_SECRET: optionalSecret,
   SLACK_APP_TOKEN: optionalSecret,
@@ -230,8 +259,21 @@ export interface SlackConfig {
   homeTeamId?: string;
 }
 
+/**
+ * The outbound proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, or their lower-case forms) for every
+ * HTTP client of the bot: Palette, Slack's Web API and Socket Mode, the model. NO_PROXY lists
+ * hosts, `.domains` and `host:port`, comma- or space-separated, or `*`.
+ */
+export interface ProxyConfig {
+  httpsProxy?: Secret;
+  httpProxy?: Secret;
+  noProxy: string;
+}
+
 export interface Config {
   slack?: SlackConfig;
+  /** absent fields: no proxy for that scheme */
+  proxy: ProxyConfig;
   port: number;
   /**
    * METRICS_PORT: /healthz, /readyz and /metrics on their own port, off the Slack ingress;
@@ -355,6 +397,10 @@ export function loadConfig(
   const cleaned = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""),
   );
+  for (const name of PROXY_VARIABLES) {
+    const lower = cleaned[name.toLowerCase()];
+    if (lower !== undefined) cleaned[name] = lower;
+  }
   const parsed = rawEnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -393,6 +439,11 @@ export function loadConfig(
 
   return {
     slack,
+    proxy: {
+      httpsProxy: raw.HTTPS_PROXY,
+      httpProxy: raw.HTTP_PROXY,
+      noProxy: raw.NO_PROXY?.trim() ?? "",
+    },
     port: raw.PORT,
     metricsPort: raw.METRICS_PORT === raw.PORT ? undefined : raw.METRICS_PORT,
     palette: {
@@ -466,7 +517,29 @@ function identityConfig(raw: z.infer<typeof rawEnvSchema>): IdentityConfig {
   };
 }
 
-function stateStore(raw: z.infer<typeof rawEnvSchema>): StateStore {
+const storeEnvSchema = rawEnvSchema.pick({
+  STATE_DB: true,
+  DATABASE_URL: true,
+  SQLITE_DEFAULT_PATH: true,
+});
+
+/**
+ * Only the store's variables (STATE_DB, DATABASE_URL, SQLITE_DEFAULT_PATH), for the verbs that
+ * need nothing else: `backup` and `restore` run without Slack or Palette credentials.
+ */
+export function loadStoreConfig(env: Record<string, string | undefined>): StateStore {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""),
+  );
+  const parsed = storeEnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(String(issue.path[0] ?? "environment"), issue.message);
+  }
+  return stateStore(parsed.data);
+}
+
+function stateStore(raw: z.infer<typeof storeEnvSchema>): StateStore {
   const { STATE_DB: stateDb, DATABASE_URL: databaseUrl } = raw;
   // Both set and naming different stores: whichever won, the operator meant the other one half
   // the time (an image's or a chart's leftover beside their own), so nothing starts.

@@ -13,7 +13,10 @@ const USAGE = `usage: palette-chatops <command>
   demo        the console against a built-in Palette simulator: no Slack, no Palette account
   simulator   serve only the Palette API simulator (--port, --clusters N, --seed S, --animate MS)
   doctor      check this install (configuration, Slack, Palette, the store, the clock); exit 0 when the bot can run
-  rotate-identity-key  re-seal linked Palette keys under IDENTITY_KEY (the old key in IDENTITY_KEY_PREVIOUS)`;
+  rotate-identity-key  re-seal linked Palette keys under IDENTITY_KEY (the old key in IDENTITY_KEY_PREVIOUS)
+  backup <file>        copy the store (STATE_DB / DATABASE_URL) into a new SQLite file, while the bot runs
+  restore <file>       copy a backup into the store, which must be new or empty
+  migrate-store --from <SQLite file> [--to <postgres URL>]  copy a SQLite store into an empty PostgreSQL (DATABASE_URL without --to)`;
 
 async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
@@ -62,6 +65,15 @@ async function main(argv: string[]): Promise<number> {
         write: (text) => process.stdout.write(text),
         tty: process.stdout.isTTY === true,
       });
+    }
+    case "backup":
+    case "restore":
+    case "migrate-store": {
+      const copy = await import("./app/store-copy.ts");
+      const write = (line: string) => process.stdout.write(`${line}\n`);
+      if (verb === "backup") return copy.backupCli(rest, process.env, write);
+      if (verb === "restore") return copy.restoreCli(rest, process.env, write);
+      return copy.migrateStoreCli(rest, process.env, write);
     }
     case "simulator": {
       const { runSimulatorCli } = await import("./simulator/cli.ts");

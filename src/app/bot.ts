@@ -13,6 +13,7 @@ import { createDigestJob, type DigestScheduler } from "../notify/digest/channel-
 import { DIGEST_THRESHOLD } from "../notify/digest/digest.ts";
 import { createPoller } from "../notify/poll/poll.ts";
 import { createPaletteClient } from "../palette/client.ts";
+import { NO_PROXY_CONFIG, routeProcessThroughProxy } from "../proxy.ts";
 import { createRiskNotifier } from "../radar/notices.ts";
 import { createRadar } from "../radar/sweep.ts";
 import { VERBS } from "../registry/dispatch.ts";
@@ -180,6 +181,7 @@ export async function startBot(
     logger: logger.child({ component: "palette" }),
     clock,
     tokenRefreshSchedule: config.tokenRefreshSchedule,
+    dispatcherOptions: { proxy: config.proxy },
     onEvent: (event) => {
       countPaletteEvent(event);
       paletteHealth.observe(event);
@@ -381,6 +383,7 @@ export async function startBot(
   });
   const slackApp = createSlackApp({
     slack,
+    proxy: config.proxy,
     commandDeps,
     assistant,
     logger,
@@ -459,13 +462,23 @@ export async function startBot(
     config.metricsPort === undefined
       ? undefined
       : await startHttpServer(config.metricsPort, health.routes);
+  // Slack's WebClients, file uploads and the model use Node's fetch: through the proxy from here
+  // on, the first of their calls (HTTPS_PROXY; Palette and Socket Mode are given it above); put
+  // back at stop, or at once when the start fails
+  const restoreDispatcher = routeProcessThroughProxy(config.proxy ?? NO_PROXY_CONFIG);
+  let port: number | undefined;
   // elected: the singletons start (at once on SQLite); else this replica serves commands and
   // keeps trying to take the lease. Before Slack's auth.test: while Slack refuses or is down at
   // start (waited out below), the poll goes on reading Palette and queues what changed, and the
   // sender, paused on Slack's refusal, delivers it once Slack takes it; a change that comes and
   // goes meanwhile is not missed. A start-up that fails exits the process, singletons and all.
-  await leadership.start();
-  const { port } = await slackApp.start(config.port);
+  try {
+    await leadership.start();
+    ({ port } = await slackApp.start(config.port));
+  } catch (error) {
+    restoreDispatcher();
+    throw error;
+  }
   slackReady = true;
   logger.info(
     {
@@ -494,6 +507,7 @@ export async function startBot(
       await palette.close();
       await opsServer?.close();
       await db.close();
+      restoreDispatcher();
       logger.info("palette-chatops stopped");
     },
   };

@@ -5,7 +5,13 @@ import type { Assistant } from "../assistant/ask.ts";
 import { ChangeFollower } from "../changes/follow.ts";
 import type { Clock } from "../clock.ts";
 import { systemClock } from "../clock.ts";
-import type { ApprovalConfig, Config, PaletteCredentials, StateStore } from "../config.ts";
+import type {
+  ApprovalConfig,
+  Config,
+  PaletteCredentials,
+  ProxyConfig,
+  StateStore,
+} from "../config.ts";
 import { consoleChangeBoard, runChangePrompts } from "../console/change-prompts.ts";
 import { runLaunchPrompts } from "../console/launch-prompts.ts";
 import { CONSOLE_REQUESTER, runConsole } from "../console/repl.ts";
@@ -13,6 +19,7 @@ import { linkWithKey } from "../identity/link.ts";
 import { intervalScheduler, type Scheduler } from "../launch/watch.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { createPaletteClient, type PaletteClient } from "../palette/client.ts";
+import { routeProcessThroughProxy } from "../proxy.ts";
 import { Secret } from "../secret.ts";
 import { AuditLog } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";
@@ -42,6 +49,8 @@ export async function openConsoleSession(input: {
   tokenRefreshSchedule?: string;
   /** APPROVAL_REQUIRED and friends: a change the console confirms may need a second person */
   approvals?: ApprovalConfig;
+  /** HTTPS_PROXY and friends, for Palette */
+  proxy?: ProxyConfig;
 }): Promise<ConsoleSession> {
   const clock = input.clock ?? systemClock;
   // opened before the Palette client: a store that cannot open leaves no timer running
@@ -52,6 +61,7 @@ export async function openConsoleSession(input: {
     logger: input.logger,
     clock,
     tokenRefreshSchedule: input.tokenRefreshSchedule,
+    dispatcherOptions: { proxy: input.proxy },
   });
   const deps: CommandDeps = {
     palette,
@@ -166,12 +176,16 @@ export async function runPaletteConsole(config: Config): Promise<number> {
     logger,
     tokenRefreshSchedule: config.tokenRefreshSchedule,
     approvals: config.approvals,
+    proxy: config.proxy,
   });
+  // the model's provider uses Node's fetch: through the proxy too
+  const restoreDispatcher = routeProcessThroughProxy(config.proxy);
   session.assistant = await buildAssistant({ config: config.assistant, deps: session.deps });
   try {
     await runConsoleOn(session);
   } finally {
     await session.close();
+    restoreDispatcher();
   }
   return 0;
 }

@@ -75,7 +75,7 @@ export async function assistantCheck(
     }
     return { status: response.status, json };
   });
-  const reachFix = `check ASSISTANT_BASE_URL (${where}), that the model server runs, and that a NetworkPolicy or proxy lets the bot reach it (chart: assistant.egress)`;
+  const reachFix = `check ASSISTANT_BASE_URL (${where}), that the model server runs, and that a NetworkPolicy lets the bot reach it (chart: assistant.egress), and, behind a proxy, HTTPS_PROXY or NO_PROXY for an in-cluster server`;
   if (!answer.ok) {
     return {
       check: "assistant",

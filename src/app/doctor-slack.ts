@@ -25,6 +25,8 @@ export const BOT_SCOPES = [
   "users:read",
   "app_mentions:read",
   "im:history",
+  "channels:history",
+  "groups:history",
   "reactions:write",
   "links:read",
   "links:write",
@@ -114,7 +116,7 @@ export async function slackChecks(
       check: "slack.auth",
       status: "fail",
       result: `Slack did not answer auth.test at ${slack.apiUrl}: ${auth.reason}`,
-      fix: "check the network path to Slack (egress to slack.com:443, a proxy) and SLACK_API_URL if set",
+      fix: "check the network path to Slack (egress to slack.com:443; behind a proxy, HTTPS_PROXY, and that NO_PROXY does not name Slack) and SLACK_API_URL if set",
     });
   } else if (!auth.value.body.ok) {
     const error = auth.value.body.error ?? "unknown_error";
@@ -207,7 +209,7 @@ async function connectionLine(slack: SlackConfig, call: SlackCall): Promise<Chec
       check: "slack.mode",
       status: "fail",
       result: `Socket Mode: Slack did not answer apps.connections.open: ${open.reason}`,
-      fix: "check the network path to Slack (egress to slack.com:443 and wss-primary.slack.com)",
+      fix: "check the network path to Slack (egress to slack.com:443 and wss-primary.slack.com; behind a proxy, HTTPS_PROXY)",
     };
   }
   if (!open.value.body.ok) {

@@ -1,9 +1,17 @@
 import type { Clock } from "../clock.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
+import {
+  describeProxy,
+  fetchThrough,
+  NO_PROXY_CONFIG,
+  proxyDispatcher,
+  proxyInUse,
+} from "../proxy.ts";
 import { inspectStore, type StoreInspection } from "../store/inspect.ts";
 import { assistantCheck } from "./doctor-assistant.ts";
 import { paletteChecks } from "./doctor-palette.ts";
 import { type Answer, bounded, type Probe, skewLine } from "./doctor-probe.ts";
+import { quotedValueLines, unquoted } from "./doctor-quotes.ts";
 import { type CheckLine, renderDoctor, verdictOf } from "./doctor-report.ts";
 import { skipped, slackChecks } from "./doctor-slack.ts";
 
@@ -31,11 +39,6 @@ export interface DoctorReport {
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
-  const probe: Probe = {
-    fetch: options.fetch ?? fetch,
-    clock: options.clock,
-    timeoutMs: options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
-  };
   let config: Config;
   try {
     config = loadConfig(options.env, { requireSlack: true });
@@ -50,10 +53,33 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
             : "the environment does not parse",
         fix: "set the variable as docs/configuration.md says (.env.example lists every one); nothing else was checked",
       },
+      // a quoted URL or number is often why it does not parse
+      ...quotedValueLines(options.env),
     ];
     return { lines, exitCode: 1 };
   }
 
+  // the doctor asks Slack, Palette and the model the way the bot does: through the proxy
+  const dispatcher =
+    options.fetch === undefined && proxyInUse(config.proxy)
+      ? proxyDispatcher(config.proxy)
+      : undefined;
+  try {
+    return await checkAll(config, options, {
+      fetch: options.fetch ?? (dispatcher ? fetchThrough(dispatcher) : fetch),
+      clock: options.clock,
+      timeoutMs: options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+    });
+  } finally {
+    await dispatcher?.close();
+  }
+}
+
+async function checkAll(
+  config: Config,
+  options: DoctorOptions,
+  probe: Probe,
+): Promise<DoctorReport> {
   const lines: CheckLine[] = [...configLines(config, options.env)];
   const [store, palette, assistant] = await Promise.all([
     bounded(probe, "the store", () =>
@@ -106,9 +132,11 @@ export function configLines(config: Config, env: Record<string, string | undefin
       status: "pass",
       result: `parsed: ${slack.mode === "socket" ? "Socket Mode" : "HTTP mode"}, store ${store}, ${projects}, IDENTITY=${config.identity.mode}`,
     },
+    ...quotedValueLines(env),
   ];
+  // the prefix of the token inside any quotes: the quotes have their own line above
   const tokenShape = (variable: string, prefix: string, value: string | undefined) => {
-    if (value !== undefined && !value.startsWith(prefix)) {
+    if (value !== undefined && !unquoted(value).startsWith(prefix)) {
       lines.push({
         check: "config",
         status: "warn",
@@ -117,6 +145,7 @@ export function configLines(config: Config, env: Record<string, string | undefin
       });
     }
   };
+  lines.push(proxyLine(config));
   tokenShape("SLACK_BOT_TOKEN", "xoxb-", slack.botToken.reveal());
   tokenShape("SLACK_APP_TOKEN", "xapp-", slack.appToken?.reveal());
   if (env.STATE_DB?.trim() && env.DATABASE_URL?.trim()) {
@@ -128,6 +157,19 @@ export function configLines(config: Config, env: Record<string, string | undefin
     });
   }
   return lines;
+}
+
+/** Which proxy the bot's HTTP clients go through: host and port only, never a user or password. */
+function proxyLine(config: Config): CheckLine {
+  const described = describeProxy(config.proxy ?? NO_PROXY_CONFIG);
+  return {
+    check: "config.proxy",
+    status: "pass",
+    result:
+      described === undefined
+        ? "no proxy (HTTPS_PROXY, HTTP_PROXY unset): Slack, Palette and the model are reached directly"
+        : `Slack, Palette and the model: ${described}`,
+  };
 }
 
 function storeLines(config: Config, answer: Answer<StoreInspection>, now: number): CheckLine[] {
@@ -229,9 +271,22 @@ function secretsOf(config: Config): string[] {
     config.identity.keys?.current,
     config.identity.keys?.previous,
     config.assistant?.apiKey,
+    config.proxy?.httpsProxy,
+    config.proxy?.httpProxy,
   ]
     .map((secret) => secret?.reveal())
+    .flatMap((value) => (value === undefined ? [] : [value, ...proxyPassword(value)]))
     .filter((value): value is string => value !== undefined && value.length >= 4);
+}
+
+/** a proxy URL's password on its own (a Palette error could echo a URL without the rest) */
+function proxyPassword(value: string): string[] {
+  try {
+    const password = decodeURIComponent(new URL(value).password);
+    return password ? [password] : [];
+  } catch {
+    return [];
+  }
 }
 
 /**

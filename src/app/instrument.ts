@@ -47,6 +47,10 @@ export function countingPoster(metrics: Metrics, poster: SlackPoster): SlackPost
     update: (message) => counted("chat.update", poster.update(message)),
     // kept absent when the inner poster has none: the sender then counts Slack as reachable
     ...(poster.ping ? { ping: () => counted("auth.test", poster.ping!()) } : {}),
+    // the look-up before a re-post (conversations.history or .replies, one or more pages)
+    ...(poster.findPost
+      ? { findPost: (query) => counted("conversations.history", poster.findPost!(query)) }
+      : {}),
   };
 }
 

@@ -2,9 +2,15 @@ import type { ApprovalCardInput, ChangeCardInput } from "../views/change.ts";
 
 /** Where a change's cards live: the Slack edge posts and edits them (tests record them). */
 export interface ChangeBoard {
+  /**
+   * A change card, fresh. With `key`, posted once (src/notify/delivery/post-once.ts): an
+   * earlier attempt under that key that Slack took (its answer lost) is found and its ts given
+   * back, not posted again.
+   */
   post(
     channel: string,
     card: ChangeCardInput,
+    key?: string,
   ): Promise<{ channel: string; ts: string } | undefined>;
   update(channel: string, ts: string, card: ChangeCardInput): Promise<void>;
   /**

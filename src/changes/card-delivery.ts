@@ -33,6 +33,9 @@ export interface CardDeliveryDeps {
   logger: Logger;
 }
 
+/** the key a change's card is posted once under (with its channel: the DM is another post) */
+export const changeCardKey = (id: number) => `change-card:${id}`;
+
 /** when to try again after `tries` failed tries, when Slack did not say */
 export function backoffMs(tries: number): number {
   return Math.min(MAX_BACKOFF_MS, 5_000 * 2 ** Math.max(0, tries - 1));
@@ -82,7 +85,7 @@ export async function deliverCard(id: number, deps: CardDeliveryDeps): Promise<v
       await deps.board.update(record.cardChannel, record.cardTs, card);
       return;
     }
-    const where = await deps.board.post(record.channel, card);
+    const where = await deps.board.post(record.channel, card, changeCardKey(record.id));
     if (where) await store.setCard(record.id, where.channel, where.ts);
   });
 }
@@ -161,7 +164,11 @@ async function refused(
   // the requester hears it another way: the card in their DM with the bot, edited there after
   const card = { plan: record.plan, requester: record.requester, approver: record.approver };
   try {
-    const where = await deps.board.post(record.requester, { ...card, ...record.cardOwed!.value });
+    const where = await deps.board.post(
+      record.requester,
+      { ...card, ...record.cardOwed!.value },
+      changeCardKey(record.id),
+    );
     if (where) await store.setCard(record.id, where.channel, where.ts);
     deps.logger.warn(log, "change card refused in its channel; sent to the requester's DM");
     await store.owedShown(slot, record.id, raw);

@@ -1,4 +1,6 @@
-import { Pool } from "undici";
+import { type Dispatcher, Pool } from "undici";
+import type { ProxyConfig } from "../config.ts";
+import { proxyDispatcher, proxyInUse } from "../proxy.ts";
 
 /**
  * The one connection pool the client talks to Palette through. Everything above it deals in
@@ -33,6 +35,8 @@ export interface TransportOptions {
   connections?: number;
   /** the largest response body read; past it the request fails (default 32 MiB) */
   maxBodyBytes?: number;
+  /** HTTPS_PROXY and friends: through the proxy unless NO_PROXY names Palette's host */
+  proxy?: ProxyConfig;
 }
 
 /** No Palette answer the bot reads comes near this; a larger one is refused, not buffered. */
@@ -53,16 +57,20 @@ export function createUndiciTransport(baseUrl: string, options: TransportOptions
   // a base URL may carry a path (a proxy mount); API paths are appended to it
   const basePath = url.pathname.replace(/\/+$/, "");
   const bodyTimeout = options.bodyTimeoutMs ?? 30_000;
-  const pool = new Pool(url.origin, {
+  const connection = {
     connections: options.connections ?? 16,
     connect: { timeout: options.connectTimeoutMs ?? 10_000 },
     headersTimeout: bodyTimeout,
     bodyTimeout,
     maxResponseSize: options.maxBodyBytes ?? MAX_BODY_BYTES,
-  });
+  };
+  const pool: Dispatcher = proxyInUse(options.proxy)
+    ? proxyDispatcher(options.proxy, connection)
+    : new Pool(url.origin, connection);
   return {
     async send(request) {
       const response = await pool.request({
+        origin: url.origin,
         method: request.method,
         path: `${basePath}${request.path}`,
         headers: request.headers,

@@ -4,6 +4,7 @@ import { type Risk, type RiskKind, riskFingerprint } from "../model/risk.ts";
 import { planNotices, ROLLUP_OVER, rollupKey, rollupLabel } from "../model/risk-rollup.ts";
 import { matchesFilter } from "../model/subscription.ts";
 import { ChannelPacing } from "../notify/delivery/channel-pacing.ts";
+import { createPostOnce } from "../notify/delivery/post-once.ts";
 import { type SlackPoster, SlackSendError } from "../notify/delivery/slack-port.ts";
 import { FencedOut } from "../store/lease.ts";
 import { type Notice, type RadarCluster, RadarStore, unpostedKey } from "../store/radar.ts";
@@ -88,12 +89,17 @@ export function createRiskNotifier(deps: {
   const store = new RadarStore(db);
   const subscriptions = new SubscriptionStore(db, clock);
   const pacing = new ChannelPacing(NOTICE_GAP_MS, NOTICE_BURST);
+  // notices and roll-ups are posted once: a claim retried after a lost answer finds its post
+  const once = createPostOnce({ db, slack, logger });
+  const noticeKey = (channel: string, uid: string, kind: RiskKind) =>
+    `radar-notice:${channel}:${uid}:${kind}`;
+  const rollupPostKey = (channel: string, group: string) => `radar-rollup:${channel}:${group}`;
 
   /** a write, in a transaction the lease fences: a deposed replica writes nothing */
-  const fenced = <T>(work: (inTx: RadarStore) => Promise<T>): Promise<T> =>
+  const fenced = <T>(work: (inTx: RadarStore, tx: SqlExecutor) => Promise<T>): Promise<T> =>
     db.transaction(async (tx) => {
       await deps.fence?.(tx);
-      return work(new RadarStore(tx));
+      return work(new RadarStore(tx), tx);
     });
   /** right before a post: still the leader, and the channel's claims not posted yet */
   const stillClaimed = (channel: string): Promise<Set<string>> =>
@@ -175,12 +181,17 @@ export function createRiskNotifier(deps: {
       await paced(channel);
       // forgotten meanwhile (its channel unsubscribed) or taken over: not posted
       if (!(await stillClaimed(channel)).has(unpostedKey(cluster.uid, risk.kind))) return;
-      const { ts } = await slack.postMessage({
+      const key = noticeKey(channel, cluster.uid, risk.kind);
+      const { ts } = await once.post(key, {
         channel,
         text: riskNoticeText(row),
         blocks: riskNoticeBlocks(row),
       });
-      await fenced((inTx) => inTx.noticePosted(channel, cluster.uid, risk.kind, ts, clock.now()));
+      await fenced(async (inTx, tx) => {
+        await inTx.noticePosted(channel, cluster.uid, risk.kind, ts, clock.now());
+        // the next notice of this cluster and kind is another message: no marker carries over
+        await once.settled(tx, key);
+      });
     } catch (error) {
       if (error instanceof FencedOut) throw error;
       logger.warn(
@@ -229,13 +240,15 @@ export function createRiskNotifier(deps: {
     };
     const keys = members.map((m) => ({ channel, clusterUid: m.cluster.uid, kind: m.risk.kind }));
     try {
-      const { ts } = await slack.postMessage({
+      const key = rollupPostKey(channel, group);
+      const { ts } = await once.post(key, {
         channel,
         text: riskRollupText(view),
         blocks: riskRollupBlocks(view),
       });
       const at = clock.now();
-      await fenced(async (inTx) => {
+      await fenced(async (inTx, tx) => {
+        await once.settled(tx, key);
         await inTx.rollupPosted({ channel, group, kind, ts }, at);
         await inTx.joinRollup(keys, group, ts, at);
       });

@@ -6,6 +6,8 @@ import type { SlackConfig } from "../config.ts";
 import { type RunningHttpServer, startHttpServer } from "../http/server.ts";
 import { intervalScheduler } from "../launch/watch.ts";
 import type { Logger } from "../log.ts";
+import { createPostOnce } from "../notify/delivery/post-once.ts";
+import { proxyDispatcher, proxyInUse } from "../proxy.ts";
 import { dispatch as defaultDispatch } from "../registry/dispatch.ts";
 import { ChangePlanStore } from "../store/change-plans.ts";
 import { section } from "../views/blocks.ts";
@@ -19,6 +21,7 @@ import { holdFollowUp } from "./hold-follow-up.ts";
 import { InFlight } from "./in-flight.ts";
 import { createLaunchRuntime } from "./launch-runtime.ts";
 import { registerListeners } from "./listeners/index.ts";
+import { createSlackPoster } from "./notify-poster.ts";
 import { openLaunchModal } from "./open-launch-modal.ts";
 import { createRunCommand } from "./run-command.ts";
 import { describeSlackError } from "./slack-errors.ts";
@@ -153,6 +156,8 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
   if (socketMode) {
     receiver = new SocketModeReceiver({
       appToken: slack.appToken!.reveal(),
+      // the WebSocket builds its own connection, not through Node's default dispatcher
+      ...(proxyInUse(deps.proxy) ? { dispatcher: proxyDispatcher(deps.proxy) } : {}),
       logger: adapter,
       logLevel: adapter.getLevel(),
       // the Socket Mode client opens its connection through apps.connections.open on this base
@@ -262,7 +267,15 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
   // commands' lazy parts still running, for stop() to wait on
   const inFlight = new InFlight();
   const dispatch = deps.dispatch ?? defaultDispatch;
-  const changeBoard = slackChangeBoard(app.client);
+  // change cards are posted once, without client retries (issue 37 item 2)
+  const changeBoard = slackChangeBoard(
+    app.client,
+    createPostOnce({
+      db: deps.commandDeps.db,
+      slack: createSlackPoster({ token: slack.botToken, apiUrl: slack.apiUrl }),
+      logger,
+    }),
+  );
   const changeFollower = new ChangeFollower({
     db: deps.commandDeps.db,
     palette: deps.commandDeps.palette,

@@ -1,6 +1,8 @@
 import type { webApi } from "@slack/bolt";
 import type { KnownBlock } from "@slack/types";
 import type { ChangeBoard } from "../changes/board.ts";
+import type { PostOnce } from "../notify/delivery/post-once.ts";
+import { SlackSendError } from "../notify/delivery/slack-port.ts";
 import {
   approvalCardBlocks,
   approvalCardText,
@@ -21,9 +23,18 @@ const PASSING = new Set([
   "unknown",
 ]);
 
-/** A change's cards and private lines through the Slack Web API. */
-export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
-  const post = async (channel: string, text: string, blocks: KnownBlock[]) => {
+/**
+ * A change's cards and private lines through the Slack Web API. `once` posts a change card once
+ * (marker, metadata, look-up before a re-post), through a poster without client retries: a
+ * retry of chat.postMessage is what re-posts a message Slack took but answered late (issue 37
+ * item 2). Without it (tests of other things), cards go through `client`.
+ */
+export function slackChangeBoard(client: webApi.WebClient, once?: PostOnce): ChangeBoard {
+  const post = async (channel: string, text: string, blocks: KnownBlock[], key?: string) => {
+    if (once && key) {
+      const { ts } = await once.post(`${key}:${channel}`, { channel, text, blocks });
+      return { channel, ts };
+    }
     const posted = await client.chat.postMessage({ channel, text, blocks });
     return posted.ts ? { channel: posted.channel ?? channel, ts: String(posted.ts) } : undefined;
   };
@@ -36,16 +47,19 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
     try {
       return await inChannel();
     } catch (error) {
-      const code = (error as { data?: { error?: string } }).data?.error;
+      const code =
+        error instanceof SlackSendError
+          ? error.code
+          : (error as { data?: { error?: string } }).data?.error;
       if (code !== "not_in_channel" && code !== "channel_not_found") throw error;
       return inDm();
     }
   };
   return {
-    post: (channel, card) =>
+    post: (channel, card, key) =>
       orDm(
-        () => post(channel, changeCardText(card), changeCardBlocks(card)),
-        () => post(card.requester, changeCardText(card), changeCardBlocks(card)),
+        () => post(channel, changeCardText(card), changeCardBlocks(card), key),
+        () => post(card.requester, changeCardText(card), changeCardBlocks(card), key),
       ),
     update: (channel, ts, card) =>
       update(channel, ts, changeCardText(card), changeCardBlocks(card)),
@@ -67,6 +81,11 @@ export function slackChangeBoard(client: webApi.WebClient): ChangeBoard {
       await sendFileToDm(client, { userId, fileName, title: fileName, content });
     },
     refusal(error) {
+      if (error instanceof SlackSendError) {
+        // the post-once poster's own error: it already says what kind of refusal it is
+        const passing = error.kind === "transient" || error.kind === "ratelimited";
+        return { code: error.code, retryAfterMs: error.retryAfterMs, lasting: !passing };
+      }
       const { code } = describeSlackError(error);
       const retryAfter = (error as { retryAfter?: unknown }).retryAfter;
       return {

@@ -57,6 +57,7 @@ export function createSlackPoster(options: SlackCallOptions): SlackPoster {
           blocks: message.blocks ?? [],
           unfurl_links: false,
           unfurl_media: false,
+          ...(message.metadata ? { metadata: message.metadata } : {}),
         };
         const result = await client.chat.postMessage(
           message.thread_ts
@@ -92,7 +93,70 @@ export function createSlackPoster(options: SlackCallOptions): SlackPoster {
         throw toSendError(error);
       }
     },
+    async findPost(query) {
+      try {
+        return await findOwnPost(client, query);
+      } catch (error) {
+        throw toSendError(error);
+      }
+    },
   };
+}
+
+/** one page of history: Slack's advice is 200 at most (Tier 3: 50+ calls a minute) */
+const LOOKUP_PAGE = 200;
+/** pages read before giving up on finding the message: 4,000 messages since the attempt */
+const LOOKUP_MAX_PAGES = 20;
+
+type FindQuery = Parameters<NonNullable<SlackPoster["findPost"]>>[0];
+interface HistoryMessage {
+  ts?: string;
+  metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
+}
+
+/** same event type and every payload field equal: the bot's own message of that attempt */
+function carries(message: HistoryMessage, wanted: FindQuery["metadata"]): boolean {
+  const metadata = message.metadata;
+  if (!metadata || metadata.event_type !== wanted.event_type) return false;
+  return Object.entries(wanted.event_payload).every(
+    ([field, value]) => metadata.event_payload?.[field] === value,
+  );
+}
+
+/**
+ * conversations.history (or conversations.replies inside a thread) from `oldestMs`, every page
+ * until the message turns up; include_all_metadata so each message's metadata comes back.
+ */
+async function findOwnPost(
+  client: InstanceType<typeof WebClient>,
+  query: FindQuery,
+): Promise<{ ts: string } | undefined> {
+  const oldest = (Math.max(0, query.oldestMs) / 1000).toFixed(6);
+  let cursor: string | undefined;
+  for (let page = 0; page < LOOKUP_MAX_PAGES; page++) {
+    const common = {
+      channel: query.channel,
+      oldest,
+      inclusive: true,
+      include_all_metadata: true,
+      limit: LOOKUP_PAGE,
+      ...(cursor ? { cursor } : {}),
+    };
+    const result = query.threadTs
+      ? await client.conversations.replies({ ...common, ts: query.threadTs })
+      : await client.conversations.history(common);
+    const messages = (result.messages ?? []) as HistoryMessage[];
+    const hit = messages.find(
+      (message) =>
+        typeof message.ts === "string" &&
+        message.ts !== query.threadTs &&
+        carries(message, query.metadata),
+    );
+    if (hit) return { ts: hit.ts! };
+    cursor = result.response_metadata?.next_cursor || undefined;
+    if (!result.has_more || !cursor) return undefined;
+  }
+  return undefined;
 }
 
 /** fetch's abort on `AbortSignal.timeout`, whether WebClient wrapped it or not */

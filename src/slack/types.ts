@@ -2,7 +2,7 @@ import type { App, RespondFn, webApi } from "@slack/bolt";
 import type { Assistant } from "../assistant/ask.ts";
 import type { ChangeBoard } from "../changes/board.ts";
 import type { ChangeFollower } from "../changes/follow.ts";
-import type { SlackConfig } from "../config.ts";
+import type { ProxyConfig, SlackConfig } from "../config.ts";
 import type { HttpRoute } from "../http/routes.ts";
 import type { Logger } from "../log.ts";
 import type { SqlExecutor } from "../store/sql.ts";
@@ -49,6 +49,8 @@ export type ConversationOutcome =
 
 export interface SlackAppDeps {
   slack: SlackConfig;
+  /** HTTPS_PROXY and friends: Socket Mode's WebSocket (and its apps.connections.open) through it */
+  proxy?: ProxyConfig;
   commandDeps: CommandDeps;
   logger: Logger;
   /** served on the same port: /healthz, /readyz, /metrics (exact paths) */

@@ -21,7 +21,8 @@ describe("chaos, short run", () => {
     expect(score.lost, summary).toBe(0);
     expect(score.falseAnnouncements, summary).toBe(0);
     expect(score.outOfOrder, summary).toBe(0);
-    expect(score.duplicated, summary).toBeLessThanOrEqual(report.kills);
+    // exactly once across the kills (issue 37): a post Slack took before a kill is found, not re-sent
+    expect(score.duplicated, summary).toBe(0);
     // a catch-up after a restart may come as a digest: it names its clusters, so they count
     expect(commands.failed, summary).toBe(0);
     expect(commands.answered, summary).toBeGreaterThan(0);

@@ -51,7 +51,7 @@ async function until(check: () => boolean, timeoutMs = 10_000) {
 }
 
 describe("a bot killed with SIGKILL and restarted", () => {
-  it("delivers every change exactly once, but for at most one message in flight", async () => {
+  it("delivers every change exactly once, also the messages in flight at the kill", async () => {
     sim = await startSimulator({ clusters: 30, projects: 1, seed: 9 });
     fake = await startFakeSlack();
     const dbPath = join(mkdtempSync(join(tmpdir(), "notify-crash-")), "state.sqlite");
@@ -119,7 +119,9 @@ describe("a bot killed with SIGKILL and restarted", () => {
     await kill(child);
     slow = false;
     child = await startChild(env);
-    await until(() => a.every((c) => linesFor(c.name).length >= 1));
+    // a row the killed bot had on the wire waits up to 15 s (post-once.ts) for that call to
+    // land before it looks for it and posts
+    await until(() => a.every((c) => linesFor(c.name).length >= 1), 30_000);
     await sleep(1500); // a few more polls: nothing else may arrive
 
     const summaries = posts().filter((p) => JSON.stringify(p.blocks).includes("Watching"));
@@ -128,7 +130,7 @@ describe("a bot killed with SIGKILL and restarted", () => {
     const lineCounts = a.map((c) => linesFor(c.name).length);
     const duplicates = lineCounts.reduce((sum, n) => sum + (n - 1), 0);
     expect(lineCounts.every((n) => n >= 1)).toBe(true);
-    expect(duplicates).toBeLessThanOrEqual(1);
+    expect(duplicates).toBe(0);
     expect(posts()).toHaveLength(1 + 8 + 4 + duplicates);
-  }, 40_000);
+  }, 60_000);
 });

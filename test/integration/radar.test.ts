@@ -231,6 +231,36 @@ describe.each(CASES)("on $name at $scope", { timeout: POSTGRES_SETUP_TIMEOUT_MS 
     expect(h.posts("CR")).toHaveLength(2);
   });
 
+  it("a notice Slack posted but whose answer was lost is found when tried again, not posted twice", async () => {
+    h = await harness();
+    await h.subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+    await h.cycle();
+    quietFleet(h);
+    const target = h.sim.control.clusters()[2]!;
+    h.sim.control.setCertificateExpiry(target.uid, h.clock.now() + 10 * DAY);
+    let lost = true;
+    h.fake.on("chat.postMessage", (call) => {
+      if (!lost || call.body.channel !== "CR") return undefined;
+      lost = false;
+      // Slack posted it; a gateway between answered 504 instead
+      return { status: 504, body: { ok: false, error: "gateway_timeout" }, posted: true };
+    });
+    radar = startRadar(h);
+    const fleet = h.sim.control.clusters().length;
+    await radar.sweep(fleet);
+    expect(h.fake.messages("CR")).toHaveLength(1);
+    // after NOTICE_RETRY_MS with no ts recorded, the notice is tried again: found, not re-posted
+    h.clock.advance(NOTICE_RETRY_MS);
+    await radar.sweep(fleet);
+    h.clock.advance(NOTICE_RETRY_MS);
+    await radar.sweep(fleet);
+    expect(h.fake.messages("CR")).toHaveLength(1);
+    expect(textOf(h.fake.messages("CR")[0]! as unknown as Record<string, unknown>)).toContain(
+      target.name,
+    );
+    expect(h.posts("CR")).toHaveLength(1);
+  });
+
   it("a channel subscribed to risks project:<p> hears its project's risks and no other's", async () => {
     h = await harness();
     const [p1, p2] = h.sim.control.projects();

@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { type ContainerSpec, containerEnv, type Json } from "./container-env.ts";
@@ -16,6 +17,11 @@ export const FIXTURES = join(ROOT, "test", "fixtures", "helm");
 export const INSTALLS = ["default", "ha", "http", "existing-secret", "assistant"] as const;
 export type Install = (typeof INSTALLS)[number];
 export const RELEASE = "chatops";
+/** The chart's own values files, one per real install (chart-testing's ci/ convention). */
+export const CI_VALUES = join(CHART, "ci");
+export const CI_INSTALLS = readdirSync(CI_VALUES)
+  .filter((name) => name.endsWith("-values.yaml"))
+  .sort();
 
 export type { Json };
 
@@ -28,11 +34,36 @@ export function render(
   sets: string[] = [],
   typedSets: string[] = [],
 ): Json[] {
-  const args = ["template", RELEASE, CHART, "--namespace", "bots"];
-  if (install) args.push("--values", join(FIXTURES, `${install}.yaml`));
+  const args = templateArgs(install && join(FIXTURES, `${install}.yaml`));
   for (const set of sets) args.push("--set-string", set);
   for (const set of typedSets) args.push("--set", set);
-  return parseAllDocuments(helm(args))
+  return parseManifests(helm(args));
+}
+
+/** `helm template`'s arguments for the release in namespace bots, with a values file or none */
+export function templateArgs(valuesFile?: string): string[] {
+  const args = ["template", RELEASE, CHART, "--namespace", "bots"];
+  if (valuesFile) args.push("--values", valuesFile);
+  return args;
+}
+
+/** `helm template` with one of the chart's ci/ values files. */
+export function renderCi(file: string, typedSets: string[] = []): Json[] {
+  const args = templateArgs(join(CI_VALUES, file));
+  for (const set of typedSets) args.push("--set", set);
+  return parseManifests(helm(args));
+}
+
+/**
+ * Helm's output as objects. The YAML parser's errors fail it: a duplicate key (the doctor's
+ * `app.kubernetes.io/component` twice, issue 38) is an error there, which the API server would
+ * settle silently by keeping the last one.
+ */
+export function parseManifests(text: string): Json[] {
+  const documents = parseAllDocuments(text);
+  const errors = documents.flatMap((document) => document.errors.map((error) => error.message));
+  if (errors.length > 0) throw new Error(`the rendered YAML does not parse: ${errors.join("; ")}`);
+  return documents
     .map((document) => document.toJSON() as Json | null)
     .filter((object): object is Json => object !== null);
 }
@@ -92,4 +123,44 @@ export function operatorSecrets(
       ALLOW_KUBECONFIG: options.kubeconfig ?? "U0FIXKUBE",
     }),
   ];
+}
+
+/** Follows a dotted path through objects and arrays; throws naming the path when it is missing. */
+export function at<T = unknown>(value: unknown, path: string): T {
+  let current: unknown = value;
+  for (const key of path.split(".")) {
+    if (current === null || typeof current !== "object") throw new Error(`no ${path} (at ${key})`);
+    current = (current as Json)[key];
+  }
+  if (current === undefined) throw new Error(`no ${path}`);
+  return current as T;
+}
+
+/** The model class of kubernetes-models for an object, e.g. apps/v1 Deployment. */
+export async function modelOf(
+  object: Json,
+): Promise<(new (data: Json) => { validate(): void }) | undefined> {
+  const apiVersion = String(object.apiVersion);
+  const path = apiVersion.includes("/") ? apiVersion : `v1`;
+  try {
+    const module = (await import(`kubernetes-models/${path}/${String(object.kind)}`)) as Record<
+      string,
+      new (
+        data: Json,
+      ) => { validate(): void }
+    >;
+    return module[String(object.kind)];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Helm's error for `helm template` with these arguments, or "" when it renders. */
+export function helmRefusal(args: string[]): string {
+  try {
+    helm(["template", RELEASE, CHART, "--namespace", "bots", ...args]);
+    return "";
+  } catch (error) {
+    return String((error as { stderr?: string }).stderr ?? error);
+  }
 }

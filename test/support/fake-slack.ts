@@ -30,7 +30,16 @@ export interface RecordedCall {
 }
 
 export type FakeAnswer =
-  | { status?: number; headers?: Record<string, string>; body: unknown }
+  | {
+      status?: number;
+      headers?: Record<string, string>;
+      body: unknown;
+      /**
+       * chat.postMessage only: Slack posted the message, then this answer came instead of its
+       * own (a gateway's 504 after Slack committed, an answer lost on the way)
+       */
+      posted?: true;
+    }
   | { status: number; headers?: Record<string, string>; text: string }
   | undefined;
 
@@ -47,6 +56,24 @@ export interface FakeSlackOptions {
   reason?: string;
   /** the clock the rate buckets refill by, in ms; a monotonic real clock by default */
   now?: () => number;
+  /**
+   * the bot token's scopes: auth.test names them in `x-oauth-scopes`, and the history methods
+   * answer `missing_scope` without channels:history (C…), groups:history (G…) or im:history
+   * (D…). Undefined: every scope granted.
+   */
+  scopes?: string[];
+}
+
+/** a message as the channel keeps it, for conversations.history and conversations.replies */
+export interface StoredMessage {
+  type: "message";
+  ts: string;
+  text?: string;
+  blocks?: unknown[];
+  bot_id: string;
+  thread_ts?: string;
+  reply_broadcast?: boolean;
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
 }
 
 /** every lax Slack started in this process, with its reason: the suite's count of them */
@@ -115,6 +142,8 @@ export interface FakeSlack {
   refused: RecordedCall[];
   /** calls answered 429 by the rate tiers */
   rateLimited: RecordedCall[];
+  /** every message a channel holds (chat.postMessage that Slack took), oldest first */
+  messages(channel: string): StoredMessage[];
   reset(): void;
   close(): Promise<void>;
 }
@@ -157,12 +186,110 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const uploads = new Map<string, Buffer>();
   const handlers = new Map<string, FakeHandler[]>();
   const waiters: Array<() => void> = [];
+  const channels = new Map<string, StoredMessage[]>();
+  const scopes = options.scopes ? new Set(options.scopes) : undefined;
   let sequence = 0;
+  /** Slack's ts: the post's time in seconds, microseconds after the point, unique and rising */
+  let lastMicros = 0;
+  const nextTs = () => {
+    lastMicros = Math.max(Date.now() * 1000, lastMicros + 1);
+    return `${Math.floor(lastMicros / 1e6)}.${String(lastMicros % 1e6).padStart(6, "0")}`;
+  };
   let url = "";
+
+  /** keeps a message Slack took, as conversations.history will show it */
+  const keep = (body: Record<string, unknown>, ts: string) => {
+    const channel = String(body.channel ?? "");
+    const metadata = body.metadata as StoredMessage["metadata"] | undefined;
+    const message: StoredMessage = { type: "message", ts, bot_id: "BBOT" };
+    if (typeof body.text === "string") message.text = body.text;
+    if (Array.isArray(body.blocks)) message.blocks = body.blocks;
+    if (typeof body.thread_ts === "string" && body.thread_ts) message.thread_ts = body.thread_ts;
+    if (String(body.reply_broadcast) === "true") message.reply_broadcast = true;
+    if (metadata && typeof metadata === "object" && typeof metadata.event_type === "string") {
+      message.metadata = metadata;
+    }
+    channels.set(channel, [...(channels.get(channel) ?? []), message]);
+  };
+
+  /** the scope Slack wants for reading a conversation's history, by the id's first letter */
+  const historyScope = (channel: string) =>
+    channel.startsWith("G")
+      ? "groups:history"
+      : channel.startsWith("D")
+        ? "im:history"
+        : "channels:history";
+
+  /**
+   * conversations.history (newest first, the channel's own messages and thread broadcasts) and
+   * conversations.replies (a thread's parent and replies, oldest first), as Slack answers them:
+   * `oldest`/`latest` bounds (exclusive unless `inclusive`), `limit` (default 100, at most 999),
+   * an opaque `cursor` with `has_more`, and metadata only with `include_all_metadata`.
+   */
+  const readHistory = (method: string, body: Record<string, unknown>): unknown => {
+    const channel = typeof body.channel === "string" ? body.channel : "";
+    if (!channel) return { ok: false, error: "channel_not_found" };
+    const needed = historyScope(channel);
+    if (scopes && !scopes.has(needed)) {
+      return { ok: false, error: "missing_scope", needed, provided: [...scopes].join(",") };
+    }
+    const micros = (ts: unknown): bigint | undefined => {
+      if (typeof ts !== "string" || !/^\d+(\.\d{1,6})?$/.test(ts)) return undefined;
+      const [sec, frac = ""] = ts.split(".");
+      return BigInt(sec!) * 1_000_000n + BigInt(frac.padEnd(6, "0"));
+    };
+    const inclusive = String(body.inclusive) === "true" || String(body.inclusive) === "1";
+    const oldest = micros(body.oldest);
+    const latest = micros(body.latest);
+    const within = (ts: string) => {
+      const at = micros(ts)!;
+      if (oldest !== undefined && (inclusive ? at < oldest : at <= oldest)) return false;
+      if (latest !== undefined && (inclusive ? at > latest : at >= latest)) return false;
+      return true;
+    };
+    const all = channels.get(channel) ?? [];
+    let selected: StoredMessage[];
+    if (method === "conversations.replies") {
+      const parent = typeof body.ts === "string" ? body.ts : "";
+      if (!all.some((message) => message.ts === parent))
+        return { ok: false, error: "thread_not_found" };
+      selected = all
+        .filter((m) => m.ts === parent || m.thread_ts === parent)
+        .filter((m) => within(m.ts));
+    } else {
+      selected = all
+        .filter((m) => !m.thread_ts || m.thread_ts === m.ts || m.reply_broadcast)
+        .filter((m) => within(m.ts))
+        .reverse();
+    }
+    const limit = Math.min(999, Math.max(1, Number(body.limit ?? 100) || 100));
+    const start =
+      typeof body.cursor === "string" && body.cursor
+        ? Number(
+            Buffer.from(body.cursor, "base64")
+              .toString("utf8")
+              .replace(/^offset:/, ""),
+          )
+        : 0;
+    if (!Number.isInteger(start) || start < 0) return { ok: false, error: "invalid_cursor" };
+    const page = selected.slice(start, start + limit);
+    const withMetadata = String(body.include_all_metadata) === "true";
+    const hasMore = start + limit < selected.length;
+    return {
+      ok: true,
+      messages: page.map(({ metadata, ...message }) =>
+        withMetadata && metadata ? { ...message, metadata } : message,
+      ),
+      has_more: hasMore,
+      response_metadata: {
+        next_cursor: hasMore ? Buffer.from(`offset:${start + limit}`).toString("base64") : "",
+      },
+    };
+  };
 
   const defaults = (call: RecordedCall): unknown => {
     const body = call.body;
-    const ts = () => `${1_700_000_000 + ++sequence}.${String(sequence).padStart(6, "0")}`;
+    const ts = nextTs;
     switch (call.method) {
       case "auth.test":
         return {
@@ -174,8 +301,14 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
           user_id: "UBOT",
           bot_id: "BBOT",
         };
-      case "chat.postMessage":
-        return { ok: true, channel: body.channel, ts: ts(), message: { text: body.text } };
+      case "chat.postMessage": {
+        const posted = ts();
+        keep(body, posted);
+        return { ok: true, channel: body.channel, ts: posted, message: { text: body.text } };
+      }
+      case "conversations.history":
+      case "conversations.replies":
+        return readHistory(call.method, body);
       case "chat.update":
         return { ok: true, channel: body.channel, ts: body.ts, text: body.text };
       // streamed answers (the assistant): the stream is a message whose ts the later calls name
@@ -289,7 +422,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         };
       }
     }
+    if (answer && "posted" in answer && answer.posted && method === "chat.postMessage") {
+      keep(call.body, nextTs());
+    }
     answer ??= { body: defaults(call) };
+    if (method === "auth.test" && scopes && !("text" in answer)) {
+      answer = {
+        ...answer,
+        headers: { ...answer.headers, "x-oauth-scopes": [...scopes].join(",") },
+      };
+    }
     if ("text" in answer) {
       res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
       res.end(answer.text);
@@ -340,7 +482,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     refused,
     rateLimited,
+    messages: (channel) => [...(channels.get(channel) ?? [])],
     reset() {
+      channels.clear();
       calls.length = 0;
       refused.length = 0;
       rateLimited.length = 0;

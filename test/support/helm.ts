@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import {
   closeSync,
   existsSync,
@@ -128,6 +128,17 @@ export function ensureHelm(): string {
   return target;
 }
 
+/** no user's Helm config, cache or plugins: the same answer on every machine */
+function helmEnv(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.TMPDIR ?? "/tmp",
+    HELM_CACHE_HOME: join(process.env.TMPDIR ?? "/tmp", "helm-cache"),
+    HELM_CONFIG_HOME: join(process.env.TMPDIR ?? "/tmp", "helm-config"),
+    HELM_DATA_HOME: join(process.env.TMPDIR ?? "/tmp", "helm-data"),
+  };
+}
+
 /** Runs the cached helm with `args`; throws with its stderr when it exits non-zero. */
 export function helm(args: string[], options: { cwd?: string } = {}): string {
   return execFileSync(helmPath(), args, {
@@ -135,13 +146,22 @@ export function helm(args: string[], options: { cwd?: string } = {}): string {
     encoding: "utf8",
     timeout: 60_000,
     stdio: ["ignore", "pipe", "pipe"],
-    // no user's Helm config, cache or plugins: the same answer on every machine
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.TMPDIR ?? "/tmp",
-      HELM_CACHE_HOME: join(process.env.TMPDIR ?? "/tmp", "helm-cache"),
-      HELM_CONFIG_HOME: join(process.env.TMPDIR ?? "/tmp", "helm-config"),
-      HELM_DATA_HOME: join(process.env.TMPDIR ?? "/tmp", "helm-data"),
-    },
+    env: helmEnv(),
+  });
+}
+
+/**
+ * helm without blocking the event loop, for a run that talks to a server in this process (a
+ * fake Kubernetes API for `--dry-run=server`); rejects with its stderr when it exits non-zero.
+ */
+export function helmAsync(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      helmPath(),
+      args,
+      { cwd: ROOT, encoding: "utf8", timeout: 60_000, env: helmEnv() },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(stderr || error.message)) : resolve(stdout),
+    );
   });
 }

@@ -21,6 +21,7 @@ import {
 import { cardStatus } from "../oncall/card-status.ts";
 import { ackOutlived, endsIncident } from "../oncall/incident.ts";
 import { ChannelPacing } from "./channel-pacing.ts";
+import { createPostOnce, EARLIER_ATTEMPT_IN_FLIGHT, type PostMessage } from "./post-once.ts";
 import { type SlackPoster, SlackSendError } from "./slack-port.ts";
 
 export interface SenderOptions {
@@ -59,6 +60,11 @@ export interface SenderOptions {
    * about the row: the new leader's sender sends it (src/store/lease.ts)
    */
   fence?: (tx: SqlExecutor) => Promise<void>;
+  /**
+   * how long an unanswered earlier post may still land (post-once.ts, 15 s by default): a test
+   * whose Slack holds calls past every time-out on purpose may say 0
+   */
+  earlierAttemptSettlesMs?: number;
 }
 
 export interface SenderMetrics {
@@ -148,6 +154,15 @@ export function createSender(options: SenderOptions): Sender {
   const maxInFlight = Math.max(1, options.maxInFlight ?? 8);
   const random = options.random ?? Math.random;
   const pacing = new ChannelPacing(minGapMs, options.burst ?? 1);
+  const once = createPostOnce({
+    db,
+    slack,
+    logger,
+    fence: options.fence,
+    settlesMs: options.earlierAttemptSettlesMs,
+  });
+  /** the key a row's posts are marked and found under (post-once.ts) */
+  const keyOf = (row: OutboxRow) => `outbox:${row.id}`;
   /** a transaction that first proves this replica still leads (when a fence is given) */
   const fenced = <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> =>
     db.transaction(async (tx) => {
@@ -200,11 +215,13 @@ export function createSender(options: SenderOptions): Sender {
   const shaped = (row: OutboxRow, view: RenderedMessage) =>
     row.plainText ? { text: view.text } : view;
 
-  async function post(message: Parameters<SlackPoster["postMessage"]>[0]) {
-    const result = await slack.postMessage(message);
+  /** posts once: an earlier attempt of the row that reached Slack is found, not posted again */
+  async function post(row: OutboxRow, message: PostMessage) {
+    const result = await once.post(keyOf(row), message);
+    accepted();
+    if (result.found) return result;
     pacing.sent(message.channel, clock.now());
     metrics.sent += 1;
-    accepted();
     // one line per notification sent: operators can follow what reached which channel
     logger.info(
       { channel: message.channel, ts: result.ts, thread: message.thread_ts !== undefined },
@@ -234,8 +251,11 @@ export function createSender(options: SenderOptions): Sender {
           : notificationNotice((row.payload as { text?: string }).text ?? "");
         break;
     }
-    await post({ channel: row.channel, ...shaped(row, view) });
-    await fenced((tx) => new OutboxStore(tx).markSent(row.id, now()));
+    await post(row, { channel: row.channel, ...shaped(row, view) });
+    await fenced(async (tx) => {
+      await once.settled(tx, keyOf(row));
+      await new OutboxStore(tx).markSent(row.id, now());
+    });
     return true;
   }
 
@@ -277,8 +297,9 @@ export function createSender(options: SenderOptions): Sender {
           throw error;
         }
       } else {
-        const { ts } = await post({ channel: row.channel, ...view });
+        const { ts } = await post(row, { channel: row.channel, ...view });
         await fenced(async (tx) => {
+          await once.settled(tx, keyOf(row));
           await new CardStore(tx).put(
             { channel: row.channel, clusterUid: uid, ts, payload },
             now(),
@@ -297,7 +318,7 @@ export function createSender(options: SenderOptions): Sender {
     const ack = await acks.get(row.channel, uid);
     const line =
       recovers && ack ? recoveryThreadLine(payload, ack) : notificationThreadLine(payload);
-    await post({
+    await post(row, {
       channel: row.channel,
       ...shaped(row, line),
       thread_ts: current.ts,
@@ -306,6 +327,7 @@ export function createSender(options: SenderOptions): Sender {
       reply_broadcast: (payload.worse || payload.held !== undefined) && !ack,
     });
     await fenced(async (tx) => {
+      await once.settled(tx, keyOf(row));
       if (recovers && ack) {
         await new AckStore(tx).clear(row.channel, uid);
         logger.info(
@@ -390,6 +412,12 @@ export function createSender(options: SenderOptions): Sender {
       pauseFor(sendError.code, probe);
       return;
     }
+    if (sendError.code === EARLIER_ATTEMPT_IN_FLIGHT) {
+      // nobody failed: the row waits for its earlier call to end, its retry budget untouched
+      const retryAt = now + Math.max(1, sendError.retryAfterMs ?? backoffBaseMs);
+      await fenced((tx) => new OutboxStore(tx).deferTo(row.id, retryAt));
+      return;
+    }
     if (probe && pause && (sendError.kind === "transient" || sendError.kind === "ratelimited")) {
       // no verdict on the bot either way: stay paused, probe again later, charge nobody
       pauseFor(pause.reason, true);
@@ -459,6 +487,7 @@ export function createSender(options: SenderOptions): Sender {
       .finally(() => {
         busy.delete(row.channel);
         if (probe) probing = false;
+        settles += 1;
         for (const wake of [...settledWaiters]) wake();
       });
     busy.set(row.channel, task);
@@ -466,6 +495,8 @@ export function createSender(options: SenderOptions): Sender {
     return task;
   }
 
+  /** calls settled so far: a look at the outbox made while one settled may have missed its next row */
+  let settles = 0;
   /** launches so far, per channel: a head read before the last launch may be sent already */
   const launches = new Map<string, number>();
 
@@ -525,8 +556,11 @@ export function createSender(options: SenderOptions): Sender {
   async function drainAll(maxRounds = Number.POSITIVE_INFINITY) {
     for (let round = 0; round < maxRounds; round++) {
       await launchDue();
+      const settledBefore = settles;
       const nextAt = await nextDueAt();
       if (busy.size === 0) {
+        // a channel busy while nextDueAt read the heads may have settled since: look again
+        if (nextAt === undefined && settles !== settledBefore) continue;
         if (nextAt === undefined) return;
         const wait = nextAt - clock.now();
         if (wait > 0) await sleep(wait);

@@ -12,6 +12,8 @@ export interface SlackPoster {
     blocks?: KnownBlock[];
     thread_ts?: string;
     reply_broadcast?: boolean;
+    /** Slack message metadata: what names the message so a later attempt can find it */
+    metadata?: PostMetadata;
   }): Promise<{ ts: string }>;
   update(message: {
     channel: string;
@@ -25,6 +27,25 @@ export interface SlackPoster {
    * Optional: a poster that cannot tell (the console) counts as reachable.
    */
   ping?(): Promise<void>;
+  /**
+   * The ts of the bot's own message carrying `metadata` with this `event_type` and exactly this
+   * payload, posted at or after `oldestMs` (epoch ms) in the channel, or in the thread
+   * `threadTs` names (conversations.history / conversations.replies with include_all_metadata,
+   * every page); undefined when there is none. Optional: a poster that cannot look (the
+   * console) posts at least once.
+   */
+  findPost?(query: {
+    channel: string;
+    threadTs?: string;
+    oldestMs: number;
+    metadata: PostMetadata;
+  }): Promise<{ ts: string } | undefined>;
+}
+
+/** Slack message metadata as the bot sends it: flat strings, so a match is exact */
+export interface PostMetadata {
+  event_type: string;
+  event_payload: Record<string, string>;
 }
 
 export type SlackSendErrorKind =

@@ -22,6 +22,7 @@ import { assistant } from "./021_assistant.ts";
 import { radarRollups } from "./022_radar_rollups.ts";
 import { radarRollupVersion } from "./023_radar_rollup_version.ts";
 import { changeUnconfirmedAt } from "./024_change_unconfirmed_at.ts";
+import { postAttempts } from "./025_post_attempts.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -49,4 +50,5 @@ export const MIGRATIONS: Migration[] = [
   radarRollups,
   radarRollupVersion,
   changeUnconfirmedAt,
+  postAttempts,
 ];

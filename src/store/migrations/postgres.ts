@@ -610,4 +610,19 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 110,
+    name: "post_attempts",
+    // src/store/migrations/023_post_attempts.ts: a token and the time before each Slack post
+    up: `
+      CREATE TABLE post_attempts (
+        key TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        thread_ts TEXT,
+        token TEXT NOT NULL,
+        at_ms BIGINT NOT NULL
+      );
+      CREATE INDEX post_attempts_at ON post_attempts (at_ms);
+    `,
+  },
 ];

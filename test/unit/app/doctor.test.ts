@@ -68,6 +68,11 @@ describe("Slack scopes", () => {
     ]);
     expect(missingScopes("", ["commands"])).toEqual(["commands"]);
   });
+
+  it("names the history scopes exactly once needs when a token from before them lacks them", () => {
+    const before = BOT_SCOPES.filter((s) => s !== "channels:history" && s !== "groups:history");
+    expect(missingScopes(before.join(","))).toEqual(["channels:history", "groups:history"]);
+  });
 });
 
 describe("why a call failed", () => {

@@ -80,12 +80,13 @@ describe(".github/", () => {
     expect(dependabot.err).toContain("dependabot.yml: /updates/0/package-ecosystem");
   });
 
-  it("CI runs the README's commands on Node 20 and 22", () => {
+  it("CI runs the README's commands on Node 20 and 22, on every push", () => {
     const ci = workflow("ci.yml");
     expect(Object.keys(ci.on).sort()).toEqual(["pull_request", "push"]);
-    const [job] = Object.values(ci.jobs);
+    expect(ci.on.push).toEqual({ branches: ["**"] });
+    const job = ci.jobs.test;
     expect(job?.strategy?.matrix?.node).toEqual([20, 22]);
-    const runs = steps(ci).flatMap((step) => (step.run ? [step.run] : []));
+    const runs = (job?.steps ?? []).flatMap((step) => (step.run ? [step.run] : []));
     expect(runs).toEqual([
       "npm ci --no-audit --no-fund",
       "npm run typecheck",
@@ -94,11 +95,39 @@ describe(".github/", () => {
     ]);
   });
 
+  it("CI builds the image on every push and smoke-runs it, never pushing (issue 38)", () => {
+    const image = workflow("ci.yml").jobs.image;
+    const build = image?.steps.find((step) => step.uses?.startsWith("docker/build-push-action"));
+    expect(build?.with).toMatchObject({ context: ".", push: false, load: true });
+    expect(image?.steps.some((step) => step.uses?.startsWith("docker/login-action"))).toBe(false);
+    const smoke = image?.steps.findIndex((step) =>
+      step.run?.includes(".github/scripts/smoke.sh image palette-chatops:ci"),
+    );
+    expect(smoke).toBeGreaterThan(image!.steps.indexOf(build!));
+  });
+
+  it("a release pushes the chart as an OCI artifact beside the image and attaches the chart and the image's reference to the GitHub release", () => {
+    const all = steps(workflow("release.yml"));
+    const runs = all.map((step) => step.run ?? "");
+    const at = (text: string) => runs.findIndex((run) => run.includes(text));
+    const pushImage = all.findIndex((step) => step.with?.push === true);
+    expect(at("helm package deploy/helm/palette-chatops")).toBeGreaterThan(pushImage);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the workflow's shell expansion, verbatim
+    expect(runs[at("helm push")]).toContain('"oci://ghcr.io/${owner}/charts"');
+    const chartStep = runs[at("helm push")]!;
+    expect(chartStep.indexOf("helm push")).toBeGreaterThan(chartStep.indexOf("helm package"));
+    const release = runs[at("gh release create")]!;
+    expect(release).toMatch(/palette-chatops-\$\{VERSION\}\.tgz" dist-chart\/image\.txt/);
+    expect(at("gh release create")).toBeGreaterThan(at("helm push"));
+    // a tag that is not the chart's and package.json's version stops the release
+    expect(runs[at("GITHUB_REF_NAME#v")]).toMatch(/Chart\.yaml.*package\.json/s);
+  });
+
   it("a v* tag builds both platforms, smoke-runs the image, and pushes it with an SBOM and provenance", () => {
     const release = workflow("release.yml");
     expect(release.on).toEqual({ push: { tags: ["v*"] } });
     expect(release.permissions).toEqual({
-      contents: "read",
+      contents: "write",
       packages: "write",
       "id-token": "write",
       attestations: "write",

@@ -6,13 +6,16 @@ import { CONFIG_VARIABLES, loadConfig } from "../../../src/config.ts";
 import { createHealth } from "../../../src/http/health.ts";
 import { Metrics } from "../../../src/http/metrics.ts";
 import {
+  at,
   botContainer,
   CHART,
   effectiveEnv,
   FIXTURES,
+  helmRefusal,
   INSTALLS,
   type Install,
   type Json,
+  modelOf,
   ofKind,
   operatorSecrets,
   RELEASE,
@@ -33,41 +36,11 @@ const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
 const noHelm = HELM_UNAVAILABLE !== undefined;
 if (noHelm) console.warn(HELM_UNAVAILABLE);
 
-/** Follows a dotted path through objects and arrays; throws naming the path when it is missing. */
-function at<T = unknown>(value: unknown, path: string): T {
-  let current: unknown = value;
-  for (const key of path.split(".")) {
-    if (current === null || typeof current !== "object") throw new Error(`no ${path} (at ${key})`);
-    current = (current as Json)[key];
-  }
-  if (current === undefined) throw new Error(`no ${path}`);
-  return current as T;
-}
-
 const rendered = new Map<Install, Json[]>();
 const objectsOf = (install: Install): Json[] => {
   if (!rendered.has(install)) rendered.set(install, render(install));
   return rendered.get(install)!;
 };
-
-/** The model class of kubernetes-models for an object, e.g. apps/v1 Deployment. */
-async function modelOf(
-  object: Json,
-): Promise<(new (data: Json) => { validate(): void }) | undefined> {
-  const apiVersion = String(object.apiVersion);
-  const path = apiVersion.includes("/") ? apiVersion : `v1`;
-  try {
-    const module = (await import(`kubernetes-models/${path}/${String(object.kind)}`)) as Record<
-      string,
-      new (
-        data: Json,
-      ) => { validate(): void }
-    >;
-    return module[String(object.kind)];
-  } catch {
-    return undefined;
-  }
-}
 
 describe.skipIf(noHelm)("the Helm chart, rendered by Helm", () => {
   it("helm lint --strict passes with each value set", () => {
@@ -102,7 +75,7 @@ describe.skipIf(noHelm)("the Helm chart, rendered by Helm", () => {
     }
   });
 
-  it("renders each install's objects, and the HA extras only with more than one replica", () => {
+  it("renders each install's objects, the NetworkPolicy with one replica too, and the HA extras only with more than one", () => {
     const kinds = (install: Install) =>
       objectsOf(install)
         .map((object) => String(object.kind))
@@ -110,6 +83,7 @@ describe.skipIf(noHelm)("the Helm chart, rendered by Helm", () => {
     expect(kinds("default")).toEqual([
       "ConfigMap",
       "Deployment",
+      "NetworkPolicy",
       "PersistentVolumeClaim",
       "Pod",
       "Secret",
@@ -128,6 +102,7 @@ describe.skipIf(noHelm)("the Helm chart, rendered by Helm", () => {
       "ConfigMap",
       "Deployment",
       "Ingress",
+      "NetworkPolicy",
       "PersistentVolumeClaim",
       "Pod",
       "Secret",
@@ -139,20 +114,12 @@ describe.skipIf(noHelm)("the Helm chart, rendered by Helm", () => {
   });
 
   it("refuses 2 replicas without PostgreSQL at render time, saying why", () => {
-    let message = "";
-    try {
-      helm([
-        "template",
-        RELEASE,
-        CHART,
-        "--values",
-        join(FIXTURES, "default.yaml"),
-        "--set",
-        "replicaCount=2",
-      ]);
-    } catch (error) {
-      message = String((error as { stderr?: string }).stderr ?? error);
-    }
+    const message = helmRefusal([
+      "--values",
+      join(FIXTURES, "default.yaml"),
+      "--set",
+      "replicaCount=2",
+    ]);
     expect(message).toContain("replicaCount=2 needs PostgreSQL");
     expect(message).toContain("database.existingSecret");
     expect(message).toMatch(/SQLite/);
@@ -160,14 +127,12 @@ describe.skipIf(noHelm)("the Helm chart, rendered by Helm", () => {
   });
 
   it("refuses a credential in the ConfigMap's values, a key the schema does not know, and an Ingress in Socket Mode", () => {
-    const refusal = (sets: string[]) => {
-      try {
-        helm(["template", RELEASE, CHART, ...sets.flatMap((set) => ["--set", set])]);
-        return "";
-      } catch (error) {
-        return String((error as { stderr?: string }).stderr ?? error);
-      }
-    };
+    const refusal = (sets: string[]) =>
+      helmRefusal([
+        "--values",
+        join(FIXTURES, "default.yaml"),
+        ...sets.flatMap((set) => ["--set", set]),
+      ]);
     expect(refusal(["config.PALETTE_API_KEY=x"])).toMatch(/looks like a credential/);
     expect(refusal(["replicas=2"])).toMatch(/additional properties 'replicas' not allowed/);
     expect(refusal(["ingress.enabled=true"])).toMatch(/needs slack.mode=http/);

@@ -39,10 +39,12 @@ const load = (file: string) => parse(readFileSync(join(process.cwd(), file), "ut
 
 const SCOPES = [
   "app_mentions:read",
+  "channels:history",
   "channels:read",
   "chat:write",
   "commands",
   "files:write",
+  "groups:history",
   "groups:read",
   "im:history",
   "im:write",
