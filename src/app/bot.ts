@@ -1,5 +1,6 @@
 import { createAccessPolicy } from "../access/policy.ts";
 import { type Clock, systemClock } from "../clock.ts";
+import { AuditExportRoom } from "../commands/audit-room.ts";
 import { sweepStaleSpools } from "../commands/audit-spool.ts";
 import type { Config } from "../config.ts";
 import { assistantMetrics } from "../http/assistant-metrics.ts";
@@ -233,6 +234,10 @@ export async function startBot(
     policy,
     approvals: config.approvals,
     auditExportMax: config.auditExportMax,
+    // the temp volume's own limit (the chart's /tmp sizeLimit), which statfs does not see
+    auditExportRoom: new AuditExportRoom(
+      config.auditTmpBytes !== undefined ? { limitBytes: config.auditTmpBytes } : {},
+    ),
     clock,
     logger,
     projects: config.palette.projects,
