@@ -111,7 +111,6 @@ export class ChangeFollower {
    * accepted one. Not shown after UNCONFIRMED_CHECK_MS: it ends "not applied". Never re-sent.
    */
   private async check(record: ChangeRecord): Promise<void> {
-    const now = this.deps.clock.now();
     let effect: boolean | undefined;
     try {
       effect = await tookEffect(record.plan, this.deps.palette, record.paletteRef);
@@ -136,9 +135,10 @@ export class ChangeFollower {
       await this.follow((await this.store.get(accepted.id)) ?? accepted);
       return;
     }
-    // from when it became unconfirmed: a card recorded since moves updatedAt, not the window
-    const waited = now - (record.unconfirmedAt ?? record.updatedAt);
-    if (waited < unconfirmedCheckMs(record.plan.verb)) return;
+    // from when it became unconfirmed (a card recorded since moves updatedAt, not the window), by
+    // the database's clock, which stamped it: another replica's clock may run ahead of this one's
+    const waited = await this.store.unconfirmedForMs(record.id);
+    if (waited === undefined || waited < unconfirmedCheckMs(record.plan.verb)) return;
     const line =
       effect === false
         ? `not applied: Palette did not answer and, ${formatTook(waited)} later, shows no sign of it. It was not sent again; ask again if it is still needed`
