@@ -267,8 +267,10 @@ describe("the change sender's fence", () => {
     h.clock.advance(30_000);
     await h.bot.bot.edge.changeFollower.tick();
     expect((await only(h))?.status).toBe("failed");
-    const ended = await waitForCall(h, "chat.update", "not applied");
+    const ended = await waitForCall(h, "chat.update", "not seen in Palette");
     expect(ended).toContain("was not sent again");
+    // it says what the bot saw, not more: a paused sender's write may still land
+    expect(ended).toContain("look in Palette before asking again");
     expect(h.writes.filter((write) => write.method === "PUT")).toHaveLength(1);
   });
 });
