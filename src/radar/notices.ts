@@ -139,6 +139,14 @@ export function createRiskNotifier(deps: {
     return [...channels];
   };
 
+  /** the channels with a risks subscription, paused or not */
+  const subscribedChannels = async (): Promise<string[]> => {
+    const channels = new Set<string>();
+    for (const sub of await subscriptions.all())
+      if (sub.kind === "risks") channels.add(sub.channel);
+    return [...channels];
+  };
+
   /** a claimed notice waiting for the next flush */
   interface Due {
     channel: string;
@@ -446,9 +454,10 @@ export function createRiskNotifier(deps: {
     },
     async retryDue() {
       const now = clock.now();
-      // notices due in channels no longer subscribed would fill the batch below for good
-      const told = await channelsFor();
-      await fenced((inTx) => inTx.forgetDueOutside(told));
+      // notices due in channels no longer subscribed would fill the batch below for good; a
+      // paused subscription (not_in_channel, for a while) still counts: its notices are kept
+      const subscribed = await subscribedChannels();
+      await fenced((inTx) => inTx.forgetDueOutside(subscribed));
       for (const uid of await store.noticesDue(now, now - NOTICE_RETRY_MS, RETRY_BATCH)) {
         const stored = await store.risksOf(uid);
         const cluster = (await store.cluster(uid)) ?? {

@@ -588,19 +588,24 @@ export class RadarStore {
   }
 
   /**
-   * Forgets the notices waiting to be tried again (a claim never posted, or a post or edit Slack
-   * said "not now" to) in channels no longer subscribed to risks (`channels` are those that
-   * are): nothing more is said there, and they no longer fill the retries' batch.
+   * In channels with no risks subscription at all (`channels` are those with one, paused ones
+   * included): the claims never posted are forgotten, and a posted notice's edit that Slack said
+   * "not now" to is given up (its row, which knows the message, stays). Nothing more is said
+   * there, and they no longer fill the retries' batch. A paused channel keeps its notices: once
+   * resumed, its messages are edited, not posted again.
    */
   async forgetDueOutside(channels: readonly string[]): Promise<number> {
-    const due = "(ts IS NULL OR retry_at IS NOT NULL)";
-    const result = await this.db.run(
-      channels.length === 0
-        ? `DELETE FROM radar_notices WHERE ${due}`
-        : `DELETE FROM radar_notices WHERE ${due} AND channel NOT IN (${channels.map(() => "?").join(",")})`,
+    const outside =
+      channels.length === 0 ? "" : `AND channel NOT IN (${channels.map(() => "?").join(",")})`;
+    const forgotten = await this.db.run(`DELETE FROM radar_notices WHERE ts IS NULL ${outside}`, [
+      ...channels,
+    ]);
+    const givenUp = await this.db.run(
+      `UPDATE radar_notices SET retry_at = NULL
+        WHERE ts IS NOT NULL AND retry_at IS NOT NULL ${outside}`,
       [...channels],
     );
-    return result.changes;
+    return forgotten.changes + givenUp.changes;
   }
 
   /** A risk that was gone holds again: its old notice is forgotten, so a new one is posted. */

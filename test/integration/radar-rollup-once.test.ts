@@ -211,6 +211,64 @@ describe.each(BACKENDS)(
       expect(posts("CX")).toHaveLength(50);
       expect((await store.notices("a-00")).length).toBe(0);
     });
+
+    it("a channel paused for a moment keeps its notices: once resumed, its message is edited, not posted again", async () => {
+      const { clock, subs, notifier, posts, updates, store, hold } = await setUp();
+      await subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+      const radar = notifier();
+      await hold(radar, cluster("c1"), [certRisk(20)]);
+      await radar.flush();
+      expect(posts("CR")).toHaveLength(1);
+      // the next edit: Slack says "not now", so the posted notice waits for its Retry-After
+      let limited = true;
+      fake!.on("chat.update", () =>
+        limited
+          ? {
+              status: 429,
+              headers: { "Retry-After": "30" },
+              body: { ok: false, error: "ratelimited" },
+            }
+          : undefined,
+      );
+      clock.advance(5_000);
+      await hold(radar, cluster("c1"), [certRisk(19)]);
+      await radar.flush();
+      // the bot is out of the channel for a moment: its subscription paused, then resumed
+      await subs.pauseChannel("CR", "not_in_channel");
+      await radar.retryDue();
+      // kept while paused: the row that knows the message
+      const kept = await store.notices("c1");
+      expect(kept).toHaveLength(1);
+      expect(kept[0]!.ts).toBeTruthy();
+      await subs.resumeChannel("CR");
+      limited = false;
+      clock.advance(60_000);
+      await hold(radar, cluster("c1"), [certRisk(19)]);
+      await radar.flush();
+      await radar.retryDue();
+      expect(posts("CR")).toHaveLength(1);
+      expect(textOf(updates("CR").at(-1)!.body)).toContain("19 days");
+    });
+
+    it("an unsubscribed channel's claims never posted are forgotten, even when no channel is subscribed", async () => {
+      const { clock, subs, notifier, posts, store, hold } = await setUp();
+      const only = await subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+      fake!.on("chat.postMessage", () => ({
+        status: 429,
+        headers: { "Retry-After": "30" },
+        body: { ok: false, error: "ratelimited" },
+      }));
+      const radar = notifier();
+      await hold(radar, cluster("c1"), [certRisk(20)]);
+      await radar.flush();
+      expect(posts("CR")).toHaveLength(1);
+      expect(await store.notices("c1")).toHaveLength(1);
+      await subs.remove("CR", only.id);
+      clock.advance(31_000);
+      await radar.retryDue();
+      expect(await store.notices("c1")).toHaveLength(0);
+      expect(posts("CR")).toHaveLength(1);
+    });
   },
 );
 
