@@ -101,9 +101,11 @@ export function createRiskNotifier(deps: {
       await deps.fence?.(tx);
       return work(new RadarStore(tx), tx);
     });
-  /** right before a post: still the leader, and the channel's claims not posted yet */
-  const stillClaimed = (channel: string): Promise<Set<string>> =>
-    fenced((inTx) => inTx.unposted(channel));
+  /** right before a post: still the leader, and which of these claims are not posted yet */
+  const stillClaimed = (
+    channel: string,
+    notices: ReadonlyArray<Pick<Notice, "clusterUid" | "kind">>,
+  ): Promise<Set<string>> => fenced((inTx) => inTx.unposted(channel, notices));
   /** right before an edit: still the leader */
   const stillLeading = (): Promise<void> => fenced(async () => undefined);
 
@@ -188,7 +190,8 @@ export function createRiskNotifier(deps: {
     try {
       await paced(channel);
       // forgotten meanwhile (its channel unsubscribed) or taken over: not posted
-      if (!(await stillClaimed(channel)).has(unpostedKey(cluster.uid, risk.kind))) return;
+      const claimed = await stillClaimed(channel, [{ clusterUid: cluster.uid, kind: risk.kind }]);
+      if (!claimed.has(unpostedKey(cluster.uid, risk.kind))) return;
       const key = noticeKey(channel, cluster.uid, risk.kind);
       const { ts } = await once.post(key, {
         channel,
@@ -224,7 +227,10 @@ export function createRiskNotifier(deps: {
   ): Promise<void> => {
     await paced(channel);
     // the members forgotten or taken over meanwhile are not told
-    const claimed = await stillClaimed(channel);
+    const claimed = await stillClaimed(
+      channel,
+      claimedMembers.map((m) => ({ clusterUid: m.cluster.uid, kind: m.risk.kind })),
+    );
     const members = claimedMembers.filter((m) =>
       claimed.has(unpostedKey(m.cluster.uid, m.risk.kind)),
     );

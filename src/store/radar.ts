@@ -103,6 +103,9 @@ function parseTags(text: string): string[] {
   }
 }
 
+/** notices asked about in one statement (two parameters each, well under either backend's cap) */
+const UNPOSTED_CHUNK = 200;
+
 export class RadarStore {
   constructor(private readonly db: SqlExecutor) {}
 
@@ -576,15 +579,26 @@ export class RadarStore {
   }
 
   /**
-   * The notices of a channel claimed and not posted yet (ts NULL), as `${clusterUid} ${kind}`:
-   * checked before a post goes out, so a claim forgotten or taken over meanwhile is not posted.
+   * Of `notices` (one channel's, about to be posted), those still claimed and not posted (ts
+   * NULL), as `${clusterUid} ${kind}`: checked before a post goes out, so a claim forgotten or
+   * taken over meanwhile is not posted. Only those keys are read (in a storm a channel holds
+   * many claims, and this runs in a fenced transaction before every post).
    */
-  async unposted(channel: string): Promise<Set<string>> {
-    const rows = await this.db.all<{ cluster_uid: string; kind: string }>(
-      "SELECT cluster_uid, kind FROM radar_notices WHERE channel = ? AND ts IS NULL",
-      [channel],
-    );
-    return new Set(rows.map((row) => unpostedKey(row.cluster_uid, row.kind)));
+  async unposted(
+    channel: string,
+    notices: ReadonlyArray<Pick<Notice, "clusterUid" | "kind">>,
+  ): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let at = 0; at < notices.length; at += UNPOSTED_CHUNK) {
+      const chunk = notices.slice(at, at + UNPOSTED_CHUNK);
+      const rows = await this.db.all<{ cluster_uid: string; kind: string }>(
+        `SELECT cluster_uid, kind FROM radar_notices WHERE channel = ? AND ts IS NULL
+           AND (${chunk.map(() => "(cluster_uid = ? AND kind = ?)").join(" OR ")})`,
+        [channel, ...chunk.flatMap((notice) => [notice.clusterUid, notice.kind])],
+      );
+      for (const row of rows) found.add(unpostedKey(row.cluster_uid, row.kind));
+    }
+    return found;
   }
 
   /**
