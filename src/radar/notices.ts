@@ -101,6 +101,14 @@ export function createRiskNotifier(deps: {
       await deps.fence?.(tx);
       return work(new RadarStore(tx), tx);
     });
+  /**
+   * A post Slack took, recorded without the fence: the message is in the channel whoever leads
+   * now, and a ts left unrecorded would have the next leader post it again once NOTICE_RETRY_MS
+   * passed. Guarded by the claim instead (ts IS NULL, src/store/radar.ts), so a post the new
+   * leader recorded meanwhile is not overwritten; claims and edits stay fenced.
+   */
+  const recordPosted = <T>(work: (inTx: RadarStore, tx: SqlExecutor) => Promise<T>): Promise<T> =>
+    db.transaction((tx) => work(new RadarStore(tx), tx));
   /** right before a post: still the leader, and which of these claims are not posted yet */
   const stillClaimed = (
     channel: string,
@@ -198,10 +206,12 @@ export function createRiskNotifier(deps: {
         text: riskNoticeText(row),
         blocks: riskNoticeBlocks(row),
       });
-      await fenced(async (inTx, tx) => {
-        await inTx.noticePosted(channel, cluster.uid, risk.kind, ts, clock.now());
+      await recordPosted(async (inTx, tx) => {
         // the next notice of this cluster and kind is another message: no marker carries over
-        await once.settled(tx, key);
+        // (left alone when the claim was another's by now: the marker may be its post's)
+        if (await inTx.noticePosted(channel, cluster.uid, risk.kind, ts, clock.now())) {
+          await once.settled(tx, key);
+        }
       });
     } catch (error) {
       if (error instanceof FencedOut) throw error;
@@ -261,10 +271,11 @@ export function createRiskNotifier(deps: {
         blocks: riskRollupBlocks(view),
       });
       const at = clock.now();
-      await fenced(async (inTx, tx) => {
+      await recordPosted(async (inTx, tx) => {
+        // no member still unposted (the next leader told them meanwhile): nothing of this post
+        if ((await inTx.joinRollup(keys, group, ts, at)) === 0) return;
         await once.settled(tx, key);
         await inTx.rollupPosted({ channel, group, kind, ts }, at);
-        await inTx.joinRollup(keys, group, ts, at);
       });
     } catch (error) {
       if (error instanceof FencedOut) throw error;

@@ -526,18 +526,23 @@ export class RadarStore {
     return result.changes > 0;
   }
 
+  /**
+   * A post Slack took: its ts recorded on the claim, only while the claim is unposted (a post
+   * another replica recorded meanwhile is not overwritten). False when nothing was recorded.
+   */
   async noticePosted(
     channel: string,
     clusterUid: string,
     kind: RiskKind,
     ts: string,
     at: number,
-  ): Promise<void> {
-    await this.db.run(
+  ): Promise<boolean> {
+    const result = await this.db.run(
       `UPDATE radar_notices SET ts = ?, updated_at = ?, retry_at = NULL
-        WHERE channel = ? AND cluster_uid = ? AND kind = ?`,
+        WHERE channel = ? AND cluster_uid = ? AND kind = ? AND ts IS NULL`,
       [ts, at, channel, clusterUid, kind],
     );
+    return result.changes > 0;
   }
 
   async noticeShown(
@@ -657,20 +662,26 @@ export class RadarStore {
     );
   }
 
-  /** Claimed notices told in a roll-up: they take its group and its message. */
+  /**
+   * Claimed notices told in a roll-up: they take its group and its message, those still unposted
+   * only (as noticePosted). Returns how many joined.
+   */
   async joinRollup(
     notices: ReadonlyArray<Pick<Notice, "channel" | "clusterUid" | "kind">>,
     group: string,
     ts: string,
     at: number,
-  ): Promise<void> {
+  ): Promise<number> {
+    let joined = 0;
     for (const notice of notices) {
-      await this.db.run(
+      const result = await this.db.run(
         `UPDATE radar_notices SET ts = ?, rollup = ?, updated_at = ?, retry_at = NULL
-          WHERE channel = ? AND cluster_uid = ? AND kind = ?`,
+          WHERE channel = ? AND cluster_uid = ? AND kind = ? AND ts IS NULL`,
         [ts, group, at, notice.channel, notice.clusterUid, notice.kind],
       );
+      joined += result.changes;
     }
+    return joined;
   }
 
   /**

@@ -48,10 +48,11 @@ describe.each(BACKENDS)(
   "risk roll-ups told once, on $name",
   { timeout: POSTGRES_SETUP_TIMEOUT_MS },
   (backend) => {
-    const setUp = async () => {
+    /** `scopes`: the bot token's (without the history scopes no earlier post can be looked up) */
+    const setUp = async (scopes?: string[]) => {
       const db = await backend.open();
       const clock = new ManualClock();
-      fake = await startFakeSlack({ now: () => clock.now() });
+      fake = await startFakeSlack({ now: () => clock.now(), ...(scopes ? { scopes } : {}) });
       const subs = new SubscriptionStore(db, clock);
       const notifier = (
         fence?: (tx: SqlExecutor) => Promise<void>,
@@ -173,6 +174,45 @@ describe.each(BACKENDS)(
       await a.flush().catch(() => undefined);
       expect(posts("CR")).toHaveLength(4);
       expect(await store.notices("c7")).toEqual([]);
+    });
+
+    it("a deposed leader's post Slack took is recorded, so the next leader does not post it again (even with no history scope)", async () => {
+      // no channels:history: the next leader could not find the post by its marker
+      const { db, clock, subs, notifier, posts, store, hold } = await setUp(["chat:write"]);
+      await subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+      const lease = await leaseOf(db);
+      const TTL = 30_000;
+      const tokenA = (await lease.tryAcquire("replica-a", TTL, clock.now()))!;
+      const a = notifier((tx) => lease.assertFenced(tx, tokenA, clock.now()));
+      await hold(a, cluster("b1"), [backupRisk]);
+      // Slack takes A's post but answers late; meanwhile A's lease runs out and B leads
+      const answer = signal();
+      const arrived = signal();
+      let first = true;
+      fake!.on("chat.postMessage", async () => {
+        if (!first) return undefined;
+        first = false;
+        arrived.fire();
+        await answer.fired;
+        return undefined;
+      });
+      const aFlush = a.flush().catch((error: unknown) => error);
+      await arrived.fired;
+      clock.advance(TTL + 1);
+      const tokenB = (await lease.tryAcquire("replica-b", TTL, clock.now()))!;
+      expect(tokenB).toBeGreaterThan(tokenA);
+      answer.fire();
+      await aFlush;
+      // the post is known: its ts is on the claim
+      const [notice] = await store.notices("b1");
+      expect(notice?.ts).toBeTruthy();
+      // past the claims' retry window, B retries what is due: nothing, the post stands alone
+      clock.advance(NOTICE_RETRY_MS + 1_000);
+      const tokenNow = (await lease.tryAcquire("replica-b", TTL, clock.now()))!;
+      const b = notifier((tx) => lease.assertFenced(tx, tokenNow, clock.now()));
+      await b.retryDue();
+      await b.flush();
+      expect(posts("CR")).toHaveLength(1);
     });
 
     it("50 notices due in a channel no longer subscribed are forgotten and do not hold another channel's retry", async () => {
