@@ -3,7 +3,7 @@
  *   edge      slack/ console/ http/ app/ main.ts
  *   assistant assistant/ (the grounded assistant: its reads are the registry's verbs)
  *   registry  registry/ (the table of every verb, and dispatch)
- *   use cases commands/ launch/ notify/ conversation/ identity/ changes/ why/ radar/
+ *   use cases commands/ launch/ notify/ conversation/ identity/ changes/ why/ radar/ edge/
  *   kit       verb-kit/ (what every verb needs: the command context, replies, cluster lookup, parsing)
  *   services  palette/ store/ views/ access/
  *   ground    model/ config.ts log.ts clock.ts secret.ts proxy.ts
@@ -16,7 +16,7 @@
  */
 const EDGE = "^src/(slack|console|http|app)/|^src/main\\.ts$";
 const REGISTRY = "^src/registry/";
-const USE_CASES = "^src/(commands|launch|notify|conversation|identity|changes|why|radar)/";
+const USE_CASES = "^src/(commands|launch|notify|conversation|identity|changes|why|radar|edge)/";
 const KIT = "^src/verb-kit/";
 const SERVICES = "^src/(palette|store|views|access)/";
 const GROUND = "^src/(model/|config\\.ts$|log\\.ts$|clock\\.ts$|secret\\.ts$|proxy\\.ts$)";
@@ -30,7 +30,8 @@ const FLOORS = [
   // the assistant (issue 33) runs its reads through the registry's dispatcher
   ["assistant"],
   ["registry"],
-  ["conversation", "launch", "why", "radar"],
+  // edge/ (issue 39): the edge fleet watched, told through notify/'s outbox like the radar
+  ["conversation", "launch", "why", "radar", "edge"],
   ["changes", "commands"],
   ["identity", "notify"],
   ["verb-kit"],
@@ -123,7 +124,7 @@ module.exports = {
       from: { path: "^src/simulator/" },
       to: {
         path: "^src/",
-        pathNot: `^src/simulator/|${GROUND}|^src/palette/(constants|providers-list|search-body|schemas|tags|rate-limits)\\.ts$`,
+        pathNot: `^src/simulator/|${GROUND}|^src/palette/(constants|providers-list|search-body|edge-search-body|schemas|tags|rate-limits)\\.ts$`,
       },
     },
     {

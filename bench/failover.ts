@@ -11,7 +11,9 @@ import {
   until,
 } from "../test/support/start-process-harness.ts";
 import { awayAndBack } from "./chaos/changes.ts";
-import { type ChaosScore, type MadeChange, scoreChaos } from "./chaos/score.ts";
+import { committedInPostgres } from "./chaos/committed.ts";
+import type { MadeChange } from "./chaos/score.ts";
+import { type CommittedScore, scoreCommitted } from "./chaos/score-committed.ts";
 import { installSlackWindows } from "./chaos/slack-windows.ts";
 
 /**
@@ -20,7 +22,7 @@ import { installSlackWindows } from "./chaos/slack-windows.ts";
  * replica holds the leader lease, then starts it again (it comes back as a follower). Measured per
  * kill: how long until a survivor's /readyz says it leads and until its first committed poll;
  * `/palette cluster <name>` sent to the survivors during the gap and how fast they answer; and,
- * scored by the chaos suite's scoreChaos from what Slack accepted, what was lost or duplicated.
+ * scored by scoreCommitted: what Slack accepted against what the replicas committed.
  */
 
 export interface FailoverOptions {
@@ -74,7 +76,8 @@ export interface FailoverReport {
     toLeader: { p50: number; max: number };
     toFirstPoll: { p50: number; max: number };
   };
-  score: ChaosScore;
+  /** against what the replicas committed (notify_events), issue 37 item 8 */
+  score: CommittedScore;
   duplicatesPerKill: number;
   /** `/palette cluster <name>` sent to the surviving replicas right after each kill */
   commands: { sent: number; answered: number; answerMs: { p50: number; max: number } };
@@ -332,16 +335,30 @@ export async function runFailover(
 
     progress(`failover: ${made.length} changes made; draining`);
     const drainEnd = Date.now() + options.drainTimeoutMs;
-    const scoreNow = () =>
-      scoreChaos({ changes: made, delivered: slack.delivered, channels, polls: polls() });
-    let score = scoreNow();
-    while (score.lost > 0 && Date.now() < drainEnd) {
+    // scored against what the replicas committed: their notify_events in the shared database
+    const scoreNow = async () =>
+      scoreCommitted({
+        changes: made,
+        committed: await committedInPostgres(databaseUrl!),
+        delivered: slack.delivered,
+        channels,
+        polls: polls(),
+        initial: { state: "Running", health: "Healthy" },
+        now: Date.now(),
+      });
+    // a change lasting to the end waits for a committed read after it, as in the chaos run
+    const awaitingPoll = (current: CommittedScore) =>
+      current.unobservableChanges.some(
+        (change) => change.until === null && change.why !== "unchanged",
+      );
+    let score = await scoreNow();
+    while ((score.lost > 0 || score.missed > 0 || awaitingPoll(score)) && Date.now() < drainEnd) {
       await sleep(500);
-      score = scoreNow();
+      score = await scoreNow();
     }
     // a little longer: a duplicate can still be on its way
     await sleep(2_000);
-    score = scoreNow();
+    score = await scoreNow();
     const { databaseUrl: _url, ...shown } = options;
     const leaderTimes = kills.map((kill) => kill.toLeaderMs);
     const pollTimes = kills.map((kill) => kill.toFirstPollMs);

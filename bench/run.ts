@@ -12,6 +12,7 @@ import { runAuditExportBench } from "./audit-export.ts";
 import { runCardActionBench } from "./card-actions.ts";
 import { runChangeBench } from "./change.ts";
 import { runClientBench } from "./client.ts";
+import { runEdgeBench } from "./edge.ts";
 import { runFailoverBench } from "./failover.ts";
 import { runFencedTransactionBench } from "./fenced-transaction.ts";
 import { runMentionBench } from "./mention.ts";
@@ -52,6 +53,8 @@ const benches: Array<[string, () => Promise<unknown>]> = [
         process.env.RADAR_FLEETS ? process.env.RADAR_FLEETS.split(",").map(Number) : undefined,
       ),
   ],
+  // the edge fleet's read (issue 39): 10,000 edge hosts beside 10,000 clusters
+  ["edge", () => runEdgeBench()],
   // minutes: the largest audit export allowed (AUDIT_BENCH_ENTRIES=100000 for a smaller one)
   ["audit-export", () => runAuditExportBench()],
   // a minute or two: the longest fenced transaction at 50,000 clusters on PostgreSQL against the

@@ -217,6 +217,45 @@ const rawEnvSchema = z.object({
     .min(0, { message: "wants 0 (off) or more" })
     .max(600, { message: "wants at most 600 (10 a second; it runs behind the poll anyway)" })
     .default(600),
+  /**
+   * the edge fleet (issue 39): a host read unhealthy is told once dark this many minutes, so a
+   * flaky store link that comes back within it pages nobody
+   */
+  EDGE_UNHEALTHY_GRACE: z.coerce
+    .number({ message: "wants a number of minutes" })
+    .int({ message: "wants a whole number of minutes" })
+    .min(0, { message: "wants 0 (tell at once) or more minutes" })
+    .max(1_440, { message: "wants at most 1440 minutes (a day)" })
+    .default(2),
+  /** the tag key naming an edge host's site (`site:store-0142`): a site's hosts roll up together */
+  EDGE_SITE_TAG: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/, {
+      message: "wants a tag key: letters, digits, '.', '_', '/', '-' (no ':')",
+    })
+    .default("site"),
+  /** the radar (issue 39): an edge registration token expiring within this many days is a risk */
+  EDGE_TOKEN_WARN_DAYS: z.coerce
+    .number({ message: "wants a number of days" })
+    .int({ message: "wants a whole number of days" })
+    .min(1, { message: "wants at least 1 day" })
+    .max(365, { message: "wants at most 365 days" })
+    .default(14),
+  /** an edge host's remote shell open longer than this many hours is a risk */
+  EDGE_SHELL_WARN_HOURS: z.coerce
+    .number({ message: "wants a number of hours" })
+    .int({ message: "wants a whole number of hours" })
+    .min(1, { message: "wants at least 1 hour" })
+    .max(720, { message: "wants at most 720 hours (30 days)" })
+    .default(8),
+  /** an edge host `ready` and running no cluster for longer than this many days is a risk */
+  EDGE_UNUSED_DAYS: z.coerce
+    .number({ message: "wants a number of days" })
+    .int({ message: "wants a whole number of days" })
+    .min(1, { message: "wants at least 1 day" })
+    .max(365, { message: "wants at most 365 days" })
+    .default(30),
   APPROVAL_REQUIRED: csv.pipe(
     z.array(
       z.enum(CHANGE_VERB_NAMES, {
@@ -336,6 +375,10 @@ export interface Config {
   radar: { certWarnDays: number; repaveWarnHours: number; callsPerMinute: number };
   /** CHANGES_RETENTION_DAYS: how long an ended day-2 change is kept */
   changesRetentionDays: number;
+  /** the edge fleet (EDGE_UNHEALTHY_GRACE, EDGE_SITE_TAG; issue 39) */
+  edge: { unhealthyGraceMs: number; siteTag: string };
+  /** the radar's edge risks (EDGE_TOKEN_WARN_DAYS, EDGE_SHELL_WARN_HOURS, EDGE_UNUSED_DAYS) */
+  edgeRisks: { tokenWarnDays: number; shellWarnHours: number; unusedDays: number };
   /** AUDIT_EXPORT_MAX: Palette's entries in one `/palette audit` export at most */
   auditExportMax: number;
   /** AUDIT_TMP_BYTES: the temp volume's size limit, when it has one statfs cannot see */
@@ -497,6 +540,12 @@ export function loadConfig(
       certWarnDays: raw.CERT_WARN_DAYS,
       repaveWarnHours: raw.REPAVE_WARN_HOURS,
       callsPerMinute: raw.RADAR_CALLS_PER_MINUTE,
+    },
+    edge: { unhealthyGraceMs: raw.EDGE_UNHEALTHY_GRACE * 60_000, siteTag: raw.EDGE_SITE_TAG },
+    edgeRisks: {
+      tokenWarnDays: raw.EDGE_TOKEN_WARN_DAYS,
+      shellWarnHours: raw.EDGE_SHELL_WARN_HOURS,
+      unusedDays: raw.EDGE_UNUSED_DAYS,
     },
     auditExportMax: raw.AUDIT_EXPORT_MAX,
     ...(raw.AUDIT_TMP_BYTES !== undefined ? { auditTmpBytes: raw.AUDIT_TMP_BYTES } : {}),

@@ -62,7 +62,7 @@ export interface ChaosScore {
   }>;
 }
 
-interface Announcement {
+export interface Announcement {
   cluster: string;
   field: Field | "deleted" | "new" | "other";
   to: string;
@@ -104,6 +104,48 @@ function readDigest(sections: readonly string[]): Announcement[] {
     });
 }
 
+/** What one message announces: a digest's named clusters, or a notification's lines. */
+function announcementsOf(message: Delivered): {
+  digest: boolean;
+  announcements: Announcement[];
+} {
+  if (isDigest(message.text)) {
+    return { digest: true, announcements: readDigest(message.sections ?? []) };
+  }
+  return { digest: false, announcements: readNotification(message.text) ?? [] };
+}
+
+/** What a run's messages said besides the field moves a score matches. */
+export interface MessageTally {
+  announced: number;
+  /** "deleted"/"new" lines; a score adds values the driver never set */
+  falseAnnouncements: number;
+  digests: number;
+  otherLines: number;
+}
+
+/**
+ * The state and health moves the messages announce, oldest message first, each with its message;
+ * digests, "deleted"/"new" and other lines are counted in `tally` instead.
+ */
+export function* fieldAnnouncements(
+  delivered: readonly Delivered[],
+  tally: MessageTally,
+): Generator<{ message: Delivered; cluster: string; field: Field; to: string }> {
+  for (const message of [...delivered].sort((a, b) => a.at - b.at)) {
+    const { digest, announcements } = announcementsOf(message);
+    if (digest) tally.digests += 1;
+    for (const { cluster, field, to } of announcements) {
+      if (field === "deleted" || field === "new") tally.falseAnnouncements += 1;
+      else if (field === "other") tally.otherLines += 1;
+      else {
+        tally.announced += 1;
+        yield { message, cluster, field, to };
+      }
+    }
+  }
+}
+
 /**
  * The changes some committed poll could see: one whose reads of Palette all fell inside the time
  * the change's state lasted (from the change to the cluster's next one). A state that came and
@@ -111,7 +153,7 @@ function readDigest(sections: readonly string[]): Announcement[] {
  * be seen by nobody; its absence from Slack is not a loss.
  */
 /** When each change's state ended: the same cluster's next change (none: it lasted). */
-function lifetimes(changes: readonly MadeChange[]): Map<MadeChange, number> {
+export function lifetimes(changes: readonly MadeChange[]): Map<MadeChange, number> {
   const until = new Map<MadeChange, number>();
   const last = new Map<string, MadeChange>();
   for (const change of [...changes].sort((a, b) => a.at - b.at)) {
@@ -171,7 +213,7 @@ function unchangedForTheBot(
   return unchanged;
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -212,58 +254,33 @@ export function scoreChaos(input: {
   }
   const lastMatched = new Map<string, number>();
   const delays: number[] = [];
-  let announced = 0;
   let duplicated = 0;
-  let falseAnnouncements = 0;
   let outOfOrder = 0;
-  let digests = 0;
-  let otherLines = 0;
-
-  const ordered = [...input.delivered].sort((a, b) => a.at - b.at);
-  for (const message of ordered) {
-    let announcements: Announcement[] | undefined;
-    if (isDigest(message.text)) {
-      digests += 1;
-      announcements = readDigest(message.sections ?? []);
-    } else {
-      announcements = readNotification(message.text);
+  const tally: MessageTally = { announced: 0, falseAnnouncements: 0, digests: 0, otherLines: 0 };
+  for (const announcement of fieldAnnouncements(input.delivered, tally)) {
+    const { message } = announcement;
+    const key = `${message.channel} ${announcement.cluster}`;
+    const list = made.get(key) ?? [];
+    const same = (entry: { change: MadeChange }) =>
+      entry.change.field === announcement.field && entry.change.to === announcement.to;
+    const last = lastMatched.get(key) ?? -1;
+    const next = list.findIndex((entry, index) => index > last && !entry.matched && same(entry));
+    if (next >= 0) {
+      list[next]!.matched = true;
+      lastMatched.set(key, next);
+      delays.push(message.at - list[next]!.change.at);
+      continue;
     }
-    if (!announcements) continue;
-    for (const announcement of announcements) {
-      if (announcement.field === "deleted" || announcement.field === "new") {
-        falseAnnouncements += 1;
-        continue;
-      }
-      if (announcement.field === "other") {
-        otherLines += 1;
-        continue;
-      }
-      announced += 1;
-      const key = `${message.channel} ${announcement.cluster}`;
-      const list = made.get(key) ?? [];
-      const same = (entry: { change: MadeChange }) =>
-        entry.change.field === announcement.field && entry.change.to === announcement.to;
-      const last = lastMatched.get(key) ?? -1;
-      const next = list.findIndex((entry, index) => index > last && !entry.matched && same(entry));
-      if (next >= 0) {
-        list[next]!.matched = true;
-        lastMatched.set(key, next);
-        delays.push(message.at - list[next]!.change.at);
-        continue;
-      }
-      // a change older than one already announced, arriving now: late, so out of order
-      const earlier = list.findIndex(
-        (entry, index) => index < last && !entry.matched && same(entry),
-      );
-      if (earlier >= 0) {
-        list[earlier]!.matched = true;
-        outOfOrder += 1;
-        delays.push(message.at - list[earlier]!.change.at);
-        continue;
-      }
-      if (list.some(same)) duplicated += 1;
-      else falseAnnouncements += 1;
+    // a change older than one already announced, arriving now: late, so out of order
+    const earlier = list.findIndex((entry, index) => index < last && !entry.matched && same(entry));
+    if (earlier >= 0) {
+      list[earlier]!.matched = true;
+      outOfOrder += 1;
+      delays.push(message.at - list[earlier]!.change.at);
+      continue;
     }
+    if (list.some(same)) duplicated += 1;
+    else tally.falseAnnouncements += 1;
   }
 
   const lostEntries = [...made.entries()].flatMap(([key, list]) =>
@@ -275,13 +292,13 @@ export function scoreChaos(input: {
     unobservable: input.changes.length - observable.size,
     unchangedForBot: unchanged.size,
     expected,
-    announced,
+    announced: tally.announced,
     lost: lostEntries.length,
     duplicated,
-    falseAnnouncements,
+    falseAnnouncements: tally.falseAnnouncements,
     outOfOrder,
-    digests,
-    otherLines,
+    digests: tally.digests,
+    otherLines: tally.otherLines,
     delayMs: {
       p50: Math.round(percentile(delays, 50)),
       p99: Math.round(percentile(delays, 99)),

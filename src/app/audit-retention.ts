@@ -33,11 +33,26 @@ export function createAuditRetention(deps: {
    * in the same round, so they go when their time is up even if nobody asks again
    */
   assistantTurns?: { prune(): Promise<number> };
+  /**
+   * the attempt markers of post once (issue 37 item 1) a crash left behind (a settled message
+   * drops its own), pruned in the same round once no retry can still want them
+   */
+  postAttempts?: { prune(): Promise<number> };
 }): AuditRetention {
   return {
     async run() {
       if (deps.changes) await pruneChanges(deps.changes, deps.clock, deps.logger);
-      if (deps.assistantTurns) await pruneTurns(deps.assistantTurns, deps.logger);
+      if (deps.assistantTurns) {
+        await pruneAlso(
+          deps.assistantTurns,
+          deps.logger,
+          "assistant turns",
+          "ASSISTANT_HISTORY_DAYS",
+        );
+      }
+      if (deps.postAttempts) {
+        await pruneAlso(deps.postAttempts, deps.logger, "post attempt markers", "their week");
+      }
       const before = deps.clock.now() - deps.retentionDays * DAY_MS;
       try {
         const pruned = await deps.audit.prune(before);
@@ -83,15 +98,21 @@ async function pruneChanges(
   }
 }
 
-async function pruneTurns(turns: { prune(): Promise<number> }, logger: Logger): Promise<void> {
+/** one more table pruned in the round: `what` past `limit` deleted */
+async function pruneAlso(
+  table: { prune(): Promise<number> },
+  logger: Logger,
+  what: string,
+  limit: string,
+): Promise<void> {
   try {
-    const pruned = await turns.prune();
-    if (pruned > 0) logger.info({ pruned }, "assistant turns past ASSISTANT_HISTORY_DAYS deleted");
+    const pruned = await table.prune();
+    if (pruned > 0) logger.info({ pruned }, `${what} past ${limit} deleted`);
   } catch (error) {
     // the next round tries again; the audit's own round still runs
     logger.warn(
       { err: error instanceof Error ? error.message : String(error) },
-      "assistant turn retention round failed",
+      `${what} retention round failed`,
     );
   }
 }

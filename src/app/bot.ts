@@ -10,6 +10,7 @@ import { startHttpServer } from "../http/server.ts";
 import { intervalScheduler } from "../launch/watch.ts";
 import type { Logger } from "../log.ts";
 import { createSender } from "../notify/delivery/outbox-sender.ts";
+import { POST_ATTEMPT_KEEP_MS } from "../notify/delivery/post-once.ts";
 import { createDigestJob, type DigestScheduler } from "../notify/digest/channel-digest-job.ts";
 import { DIGEST_THRESHOLD } from "../notify/digest/digest.ts";
 import { createPoller } from "../notify/poll/poll.ts";
@@ -26,6 +27,7 @@ import { AuditLog } from "../store/audit.ts";
 import { ChangeStore } from "../store/changes.ts";
 import { type LeaderLease, leaseFor, SINGLETONS_LEASE, sqliteFileLease } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
+import { PostAttemptStore } from "../store/post-attempts.ts";
 import type { SqlDb } from "../store/sql.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
 import { buildAssistant } from "./assistant.ts";
@@ -217,6 +219,9 @@ export async function startBot(
     retentionDays: config.auditRetentionDays,
     logger: logger.child({ component: "audit" }),
     changes: { store: new ChangeStore(db, clock), retentionDays: config.changesRetentionDays },
+    postAttempts: {
+      prune: () => new PostAttemptStore(db, db.dialect).pruneOlderThan(POST_ATTEMPT_KEEP_MS),
+    },
     ...(config.assistant
       ? {
           assistantTurns: new AssistantTurnStore(

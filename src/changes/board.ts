@@ -37,6 +37,12 @@ export interface ChangeBoard {
 export interface BoardRefusal {
   retryAfterMs?: number;
   lasting: boolean;
+  /**
+   * not a refusal at all: an earlier try of this card may still land (post once), so this one
+   * waits `retryAfterMs` and is not counted as a failed try (which would end in the DM: a
+   * second card while the first is on its way)
+   */
+  deferral?: boolean;
   /** the board's name for it, for the log (`ratelimited`, `channel_not_found` …) */
   code: string;
 }

@@ -73,7 +73,7 @@ export async function deliverDue(deps: CardDeliveryDeps): Promise<void> {
 
 /** the change card this row owes, if it is due and nobody else has it in hand */
 export async function deliverCard(id: number, deps: CardDeliveryDeps): Promise<void> {
-  await deliver("card", id, deps, async (record, store) => {
+  await deliver("card", id, deps, async (record, store, lease) => {
     const owed = record.cardOwed!.value;
     const card = {
       plan: record.plan,
@@ -86,7 +86,14 @@ export async function deliverCard(id: number, deps: CardDeliveryDeps): Promise<v
       return;
     }
     const where = await deps.board.post(record.channel, card, changeCardKey(record.id));
-    if (where) await store.setCard(record.id, where.channel, where.ts);
+    if (!where) return;
+    // a fresh card, recorded only where none is and while this sender holds the row
+    if (!(await store.setCard(record.id, where.channel, where.ts, { lease, fresh: true }))) {
+      deps.logger.warn(
+        { changeId: record.id, channel: where.channel, ts: where.ts },
+        "change card posted but not recorded: the row has a card, or another sender has it",
+      );
+    }
   });
 }
 
@@ -111,22 +118,24 @@ async function deliver(
   slot: CardSlot,
   id: number,
   deps: CardDeliveryDeps,
-  send: (record: ChangeRecord, store: ChangeStore) => Promise<void>,
+  send: (record: ChangeRecord, store: ChangeStore, lease: string) => Promise<void>,
 ): Promise<void> {
   const store = new ChangeStore(deps.db, deps.clock);
   // a newer card owed while one was in hand is sent straight after it (a few at most)
   for (let round = 0; round < 3; round++) {
     try {
-      const record = await store.takeOwed(slot, id, CARD_LEASE_MS);
+      const taken = await store.takeOwed(slot, id, CARD_LEASE_MS);
+      const record = taken?.record;
       const owed = slot === "card" ? record?.cardOwed : record?.requestOwed;
-      if (!record || !owed) return;
+      if (!taken || !record || !owed) return;
+      const held = { store, lease: taken.lease };
       try {
-        await send(record, store);
+        await send(record, store, taken.lease);
       } catch (error) {
-        await refused(slot, record, owed.raw, owed.tries + 1, error, deps, store);
+        await refused(slot, record, owed.raw, owed.tries + 1, error, deps, held);
         return;
       }
-      if (await store.owedShown(slot, id, owed.raw)) return;
+      if (await store.owedShown(slot, id, owed.raw, taken.lease)) return;
     } catch (error) {
       // the store itself failed: the row still owes the card, and the next round sends it
       deps.logger.warn({ changeId: id, slot, err: String(error) }, "change card not delivered");
@@ -142,23 +151,36 @@ async function refused(
   tries: number,
   error: unknown,
   deps: CardDeliveryDeps,
-  store: ChangeStore,
+  { store, lease }: { store: ChangeStore; lease: string },
 ): Promise<void> {
   const refusal: BoardRefusal = deps.board.refusal?.(error) ?? {
     lasting: false,
     code: error instanceof Error ? error.message : String(error),
   };
   const log = { changeId: record.id, slot, code: refusal.code, tries };
+  if (refusal.deferral) {
+    // an earlier try may still land: wait for it, no failed try (issue 37 item 1)
+    const waitMs = refusal.retryAfterMs ?? backoffMs(1);
+    deps.logger.info(
+      { ...log, tries: tries - 1, retryInMs: waitMs },
+      "change card waits on an earlier try",
+    );
+    await store.owedLater(slot, record.id, deps.clock.now() + waitMs, {
+      failedTry: false,
+      lease,
+    });
+    return;
+  }
   if (!refusal.lasting && tries < MAX_CARD_TRIES) {
     const waitMs = refusal.retryAfterMs ?? backoffMs(tries);
     deps.logger.warn({ ...log, retryInMs: waitMs }, "change card refused by Slack; kept to retry");
-    await store.owedLater(slot, record.id, deps.clock.now() + waitMs);
+    await store.owedLater(slot, record.id, deps.clock.now() + waitMs, { lease });
     return;
   }
   if (slot === "request") {
     // the request card is the approvers'; the change card tells the requester where it ended
     deps.logger.warn(log, "approval request card not edited; Slack keeps refusing it");
-    await store.owedShown(slot, record.id, raw);
+    await store.owedShown(slot, record.id, raw, lease);
     return;
   }
   // the requester hears it another way: the card in their DM with the bot, edited there after
@@ -169,9 +191,10 @@ async function refused(
       { ...card, ...record.cardOwed!.value },
       changeCardKey(record.id),
     );
-    if (where) await store.setCard(record.id, where.channel, where.ts);
+    // the DM card takes the place of the channel's (gone, or never posted)
+    if (where) await store.setCard(record.id, where.channel, where.ts, { lease });
     deps.logger.warn(log, "change card refused in its channel; sent to the requester's DM");
-    await store.owedShown(slot, record.id, raw);
+    await store.owedShown(slot, record.id, raw, lease);
   } catch (dmError) {
     const dm = deps.board.refusal?.(dmError);
     deps.logger.error(
@@ -179,7 +202,7 @@ async function refused(
       "change card refused in its channel and in the requester's DM",
     );
     // the DM is closed for good too: the end stays in the audit and `/palette why`
-    if (dm?.lasting) await store.owedShown(slot, record.id, raw);
-    else await store.owedLater(slot, record.id, deps.clock.now() + MAX_BACKOFF_MS);
+    if (dm?.lasting) await store.owedShown(slot, record.id, raw, lease);
+    else await store.owedLater(slot, record.id, deps.clock.now() + MAX_BACKOFF_MS, { lease });
   }
 }

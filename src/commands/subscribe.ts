@@ -23,6 +23,8 @@ const KIND_TEXT: Record<SubscriptionKind, string> = {
   alerts: "alerts raised and resolved",
   all: "cluster changes and alerts",
   risks: "the radar's risks (certificates, pending repaves, backups, newer profile versions)",
+  // not in KINDS yet: `subscribe edge` is offered once the poll posts edge notices (issue 39)
+  edge: "edge hosts going dark, unpaired and back, a site's hosts in one message",
 };
 
 function describe(kind: SubscriptionKind, project?: string, tag?: string): string {

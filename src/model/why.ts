@@ -27,6 +27,8 @@ export interface TimelineEntry {
   approver?: string;
   /** extra words: a change's outcome, a hold's refusal */
   detail?: string;
+  /** another object's entry in this story: an edge host's story shows its cluster's (issue 39) */
+  subject?: string;
 }
 
 export type LikelyCause =

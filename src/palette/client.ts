@@ -2,12 +2,14 @@ import type { PaletteApi, PaletteIdentityApi } from "./api.ts";
 import { clusterReads } from "./client-clusters.ts";
 import { createClientCore, type PaletteClientOptions } from "./client-core.ts";
 import { dayTwoCalls } from "./client-day2.ts";
+import { edgeCalls } from "./client-edge.ts";
 import { historyCalls } from "./client-history.ts";
 import { identityCalls } from "./client-identity.ts";
 import { launchCalls } from "./client-launch.ts";
 import { logCalls } from "./client-logs.ts";
 import { machinePoolCalls } from "./client-machine-pools.ts";
 import { radarCalls } from "./client-radar.ts";
+import type { PaletteEdgeApi } from "./edge-api.ts";
 import type { PaletteClientStats } from "./stats.ts";
 
 export type { PaletteClientOptions } from "./client-core.ts";
@@ -19,7 +21,7 @@ export type { PaletteClientEvent, PaletteClientStats } from "./stats.ts";
  * (transport, credential, pacing, retries, errors, paging), and each client-*.ts module sends the
  * requests of one group of Palette resources through that core.
  */
-export interface PaletteClient extends PaletteApi, PaletteIdentityApi {
+export interface PaletteClient extends PaletteApi, PaletteIdentityApi, PaletteEdgeApi {
   close(): Promise<void>;
   stats(): PaletteClientStats;
 }
@@ -35,6 +37,7 @@ export function createPaletteClient(options: PaletteClientOptions): PaletteClien
     ...historyCalls(core),
     ...radarCalls(core),
     ...identityCalls(core),
+    ...edgeCalls(core),
     close: () => core.close(),
     stats: () => core.stats(),
   };

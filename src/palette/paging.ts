@@ -36,6 +36,24 @@ export function nextPageToken(
 }
 
 /**
+ * Any `listmeta.continue` listing page by page, each page handed on as it arrives; a looping or
+ * endless listing fails (`what` names it in the error).
+ */
+export async function* continuePages<T>(
+  fetchPage: (continueToken: string | undefined) => Promise<{ items: T[]; continue?: string }>,
+  what: string,
+): AsyncGenerator<T[]> {
+  const seen = new Set<string>();
+  let next: string | undefined;
+  for (let page = 0; ; page++) {
+    const result = await fetchPage(next);
+    yield result.items;
+    next = nextPageToken(result.continue, seen, page, what);
+    if (!next) return;
+  }
+}
+
+/**
  * A cluster search page by page (pages of 50, `listmeta.continue` followed), for callers that
  * handle each page as it arrives rather than the whole listing at once, and that count the
  * requests they make. Same guard as `searchAllClusters`: a looping listing fails.
@@ -44,12 +62,8 @@ export async function* clusterPages(
   palette: Pick<PaletteApi, "searchClusters">,
   query: Omit<ClusterSearch, "continue" | "limit">,
 ): AsyncGenerator<ClusterSummary[]> {
-  const seen = new Set<string>();
-  let next: string | undefined;
-  for (let page = 0; ; page++) {
-    const result = await palette.searchClusters({ ...query, limit: MAX_PAGE, continue: next });
-    yield result.items;
-    next = nextPageToken(result.continue, seen, page, "cluster search");
-    if (!next) return;
-  }
+  yield* continuePages(
+    (next) => palette.searchClusters({ ...query, limit: MAX_PAGE, continue: next }),
+    "cluster search",
+  );
 }

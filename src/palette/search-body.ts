@@ -55,7 +55,7 @@ export interface ClusterFilter {
   health?: ValueCondition;
 }
 
-function stringFilter(property: string, values: string[], negation = false): StringFilter {
+export function stringFilter(property: string, values: string[], negation = false): StringFilter {
   return {
     property,
     type: "string",

@@ -4,6 +4,8 @@ import { addAuthRoutes } from "./auth-routes.ts";
 import { addClusterFeatureRoutes } from "./cluster-feature-routes.ts";
 import { addClusterReadRoutes } from "./cluster-read-routes.ts";
 import { addDay2Routes } from "./day2-routes.ts";
+import { EdgeBook } from "./edge/book.ts";
+import { addEdgeRoutes, edgeHostEvents } from "./edge/routes.ts";
 import type { UserDirectory } from "./identity.ts";
 import { addIdentityRoutes } from "./identity-routes.ts";
 import { addLaunchRoutes } from "./launch-routes.ts";
@@ -20,7 +22,9 @@ import type { SimulatorCredentials } from "./types.ts";
  * - auth-routes.ts: log in, refresh a token
  * - cluster-read-routes.ts: search, one cluster, status, overview, workloads, kubeconfig, events
  * - project-routes.ts: projects with their health counts, alert kinds
- * - launch-routes.ts: create a cluster; cloud accounts, profiles, cluster groups, edge hosts
+ * - launch-routes.ts: create a cluster; cloud accounts, profiles, cluster groups
+ * - edge/routes.ts: the edge fleet: host search (the launch form lists it too), one host, a
+ *   cluster's hosts, tags, registration tokens; a host's events through the events route
  * - machine-pool-routes.ts: cloud configs, machines, cordon/uncordon, pool size
  * - day2-routes.ts: delete, repave, profile versions (upgrade), pause/resume
  * - cluster-feature-routes.ts: on-demand backups, log fetcher
@@ -41,6 +45,8 @@ export interface ApiDeps {
   users: UserDirectory;
   /** the radar's facts (certificates, backup runs, profile updates): src/simulator/radar-routes.ts */
   radar: RadarBook;
+  /** the edge fleet (src/simulator/edge/book.ts); default one seeded from the fleet */
+  edge?: EdgeBook;
 }
 
 export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
@@ -49,7 +55,9 @@ export function buildApiRouter(deps: ApiDeps): Router<ApiHandler> {
   addIdentityRoutes(router, { state, users: deps.users, credentials });
   addRadarRoutes(router, { state, book: deps.radar });
   addAuthRoutes(router, { tokens, credentials });
-  addClusterReadRoutes(router, state);
+  const edge = deps.edge ?? new EdgeBook(state.fleet, state.clock);
+  addEdgeRoutes(router, edge);
+  addClusterReadRoutes(router, state, edgeHostEvents(edge));
   addProjectRoutes(router, state);
   addLaunchRoutes(router, state);
   addMachinePoolRoutes(router, state);

@@ -340,23 +340,29 @@ export function addAuditEntry(
   input: AuditInput,
 ): SimAuditEntry {
   const cluster = state.requireCluster(input.clusterUid);
-  const kind = input.actorType ?? (input.email ? "user" : "system");
-  let actor: SimActor;
-  if (kind === "user") {
-    const user = input.email ? userByEmail(input.email) : undefined;
-    if (!user) throw new Error(`no Palette user ${input.email ?? "(none given)"}`);
-    actor = { kind: "user", user: { uid: user.uid, name: user.name, email: user.email } };
-  } else if (kind === "service") {
-    actor = { kind: "service", serviceName: input.serviceName || "palette-service" };
-  } else {
-    actor = { kind: "system" };
-  }
   return book.add({
     at: input.at ?? state.now(),
     actionType: input.actionType,
-    actor,
+    actor: auditActor(input, userByEmail),
     projectUid: cluster.projectUid,
     resource: { kind: "spectrocluster", name: cluster.name, uid: cluster.uid },
     actionMsg: input.actionMsg,
   });
+}
+
+/** Who an added entry names: a seeded user by e-mail, a service, or the system. */
+export function auditActor(
+  input: Pick<AuditInput, "email" | "actorType" | "serviceName">,
+  userByEmail: (email: string) => SimUser | undefined,
+): SimActor {
+  const kind = input.actorType ?? (input.email ? "user" : "system");
+  if (kind === "user") {
+    const user = input.email ? userByEmail(input.email) : undefined;
+    if (!user) throw new Error(`no Palette user ${input.email ?? "(none given)"}`);
+    return { kind: "user", user: { uid: user.uid, name: user.name, email: user.email } };
+  }
+  if (kind === "service") {
+    return { kind: "service", serviceName: input.serviceName || "palette-service" };
+  }
+  return { kind: "system" };
 }

@@ -7,7 +7,7 @@ import type { SimCluster } from "./fleet.ts";
 import { clusterEvents } from "./lifecycle.ts";
 import { paginate } from "./paging.ts";
 import { sees } from "./rbac.ts";
-import { clusterObject, clusterOverview, clusterSummary, iso } from "./render.ts";
+import { clusterObject, clusterOverview, clusterSummary, componentEvent } from "./render.ts";
 import type { Router } from "./routes.ts";
 import {
   matchesSearch,
@@ -36,7 +36,12 @@ const workloadsBodySchema = z
   .passthrough()
   .nullish();
 
-export function addClusterReadRoutes(router: Router<ApiHandler>, state: SimState): void {
+export function addClusterReadRoutes(
+  router: Router<ApiHandler>,
+  state: SimState,
+  /** the events of an edge host (objectKind `edgehost`), src/simulator/edge/routes.ts */
+  edgeHostEvents?: ApiHandler,
+): void {
   const { scopedCluster, liveCluster } = clusterLookups(state);
 
   router.add("POST", "/v1/dashboard/spectroclusters/search", async (ctx) => {
@@ -148,25 +153,16 @@ export function addClusterReadRoutes(router: Router<ApiHandler>, state: SimState
   });
 
   router.add("GET", "/v1/events/components/:objectKind/:objectUid", (ctx) => {
+    if (ctx.params.objectKind === "edgehost" && edgeHostEvents) return edgeHostEvents(ctx);
     if (ctx.params.objectKind !== "spectrocluster") {
       throw notFound(`Events of kind '${ctx.params.objectKind}'`);
     }
     const cluster = scopedCluster(ctx.params.objectUid ?? "", ctx.projectUid);
     const now = state.now();
-    const events = clusterEvents(cluster, now, state.times).map((event) => ({
-      metadata: {
-        uid: event.uid,
-        name: `${cluster.name}.${event.uid.slice(-8)}`,
-        creationTimestamp: iso(event.at),
-        lastModifiedTimestamp: iso(event.at),
-      },
-      involvedObject: { kind: "spectrocluster", name: cluster.name, uid: cluster.uid },
-      relatedObject: { kind: "spectrocluster", name: cluster.name, uid: cluster.uid },
-      reason: event.reason,
-      message: event.message,
-      severity: event.severity,
-      source: { component: "palette-sim", host: "hubble" },
-    }));
+    const object = { kind: "spectrocluster" as const, name: cluster.name, uid: cluster.uid };
+    const events = clusterEvents(cluster, now, state.times).map((event) =>
+      componentEvent(object, event, { component: "palette-sim", host: "hubble" }),
+    );
     return ok(paginate(events, page(ctx.query)));
   });
 }

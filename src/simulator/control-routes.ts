@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { PROVIDERS } from "../palette/providers-list.ts";
+import { addEdgeAuditRoute, type EdgeAuditInput } from "./edge/audits.ts";
+import type { EdgeBook } from "./edge/book.ts";
+import { addEdgeControlRoutes } from "./edge/control-routes.ts";
 import type { FaultBook } from "./faults.ts";
 import { ApiError, type Reply } from "./http-util.ts";
 import type { UserDirectory } from "./identity.ts";
@@ -21,6 +24,10 @@ export interface ControlDeps {
   requests: RecordedRequest[];
   users: UserDirectory;
   addAudit: SimulatorControl["addAudit"];
+  /** the edge fleet: its routes under /__sim/edge (src/simulator/edge/control-routes.ts) */
+  edge?: EdgeBook;
+  /** an audit entry on an edge host (src/simulator/edge/audits.ts) */
+  addEdgeAudit?: (hostUid: string, input: EdgeAuditInput) => void;
 }
 
 const faultSchema = z.object({
@@ -149,6 +156,8 @@ export function buildControlRouter(deps: ControlDeps): Router<ControlHandler> {
     if (!user) throw new ApiError(404, "ResourceNotFound", `User '${input.email}' not found`);
     return { status: 201, body: deps.users.issueKey(user.uid, input.expiresAt) };
   });
+  if (deps.edge) addEdgeControlRoutes(router, deps.edge);
+  if (deps.addEdgeAudit) addEdgeAuditRoute(router, deps.addEdgeAudit);
   router.add("GET", "/__sim/requests", () => ({ status: 200, body: { requests } }));
   router.add("DELETE", "/__sim/requests", () => {
     requests.length = 0;

@@ -91,28 +91,4 @@ export function addLaunchRoutes(router: Router<ApiHandler>, state: SimState): vo
       }),
     }),
   );
-  router.add("POST", "/v1/dashboard/edgehosts/search", async (ctx) => {
-    await ctx.body();
-    const hosts = state.fleet.edgeHosts.filter(
-      (host) => !ctx.projectUid || host.projectUid === ctx.projectUid,
-    );
-    const items = hosts.map((host) => {
-      const cluster = host.inUseClusterUid ? state.cluster(host.inUseClusterUid) : undefined;
-      const project = state.project(host.projectUid);
-      return {
-        metadata: { uid: host.uid, name: host.name, labels: {} },
-        spec: {
-          type: "edge-native",
-          host: { hostAddress: host.address, macAddress: host.macAddress },
-          projectMeta: { uid: host.projectUid, name: project?.name ?? "" },
-        },
-        status: {
-          state: cluster ? "in-use" : "ready",
-          health: { state: host.health },
-          inUseClusters: cluster ? [{ name: cluster.name, uid: cluster.uid }] : [],
-        },
-      };
-    });
-    return ok(paginate(items, page(ctx.query)));
-  });
 }

@@ -9,6 +9,29 @@ import { attachedProfileUid, profileVersion } from "./profile-versions.ts";
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** v1Event: one event of a cluster or an edge host (GET /v1/events/components/{kind}/{uid}) */
+export function componentEvent(
+  object: { kind: "spectrocluster" | "edgehost"; name: string; uid: string },
+  event: { uid: string; at: number; reason: string; message: string; severity: string },
+  source: { component: string; host: string },
+) {
+  const ref = { kind: object.kind, name: object.name, uid: object.uid };
+  return {
+    metadata: {
+      uid: event.uid,
+      name: `${object.name}.${event.uid.slice(-8)}`,
+      creationTimestamp: iso(event.at),
+      lastModifiedTimestamp: iso(event.at),
+    },
+    involvedObject: ref,
+    relatedObject: { ...ref },
+    reason: event.reason,
+    message: event.message,
+    severity: event.severity,
+    source,
+  };
+}
+
 export function objectMeta(cluster: SimCluster, now: number) {
   return {
     uid: cluster.uid,

@@ -109,15 +109,15 @@ function boolValue(item: Searchable, property: string): boolean | undefined {
   return property === "isDeleted" ? item.deleted : undefined;
 }
 
-function matchesFilter(item: Searchable, filter: FilterItem): boolean {
+function matchesFilter(item: SearchLookup, filter: FilterItem): boolean {
   if (filter.condition.bool) {
-    const value = boolValue(item, filter.property);
+    const value = item.bool(filter.property);
     if (value === undefined) {
       throw new UnsupportedFilter(`unsupported bool property ${filter.property}`);
     }
     return value === filter.condition.bool.value;
   }
-  const values = propertyValues(item, filter.property);
+  const values = item.values(filter.property);
   if (values === undefined) throw new UnsupportedFilter(`unsupported property ${filter.property}`);
   const condition = filter.condition.string;
   if (!condition) throw new UnsupportedFilter("only string and bool conditions are supported");
@@ -136,7 +136,17 @@ function matchesFilter(item: Searchable, filter: FilterItem): boolean {
 const combine = (mode: "and" | "or", results: boolean[]) =>
   results.length === 0 ? true : mode === "and" ? results.every(Boolean) : results.some(Boolean);
 
-export function matchesSearch(item: Searchable, body: SearchBody): boolean {
+/**
+ * What one searched record offers the filter: a property's string values and a bool property's
+ * value, undefined for a property it does not know (a 400, as in Palette). Clusters and edge
+ * hosts (src/simulator/edge/search.ts) name different properties but combine them alike.
+ */
+export interface SearchLookup {
+  values(property: string): string[] | undefined;
+  bool(property: string): boolean | undefined;
+}
+
+export function matchesLookup(item: SearchLookup, body: Pick<SearchBody, "filter">): boolean {
   const groups = body.filter?.filterGroups ?? [];
   return combine(
     body.filter?.conjunction ?? "and",
@@ -146,6 +156,16 @@ export function matchesSearch(item: Searchable, body: SearchBody): boolean {
         group.filters.map((filter) => matchesFilter(item, filter)),
       ),
     ),
+  );
+}
+
+export function matchesSearch(item: Searchable, body: SearchBody): boolean {
+  return matchesLookup(
+    {
+      values: (property) => propertyValues(item, property),
+      bool: (property) => boolValue(item, property),
+    },
+    body,
   );
 }
 

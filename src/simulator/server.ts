@@ -5,6 +5,8 @@ import { type ApiContext, buildApiRouter } from "./api-routes.ts";
 import { AuditBook, addAuditEntry, addAuditRoutes, auditWrite } from "./audit.ts";
 import { authenticate, TokenStore } from "./auth.ts";
 import { buildControlRouter } from "./control-routes.ts";
+import { addEdgeHostAudit, type EdgeAuditInput } from "./edge/audits.ts";
+import { EdgeBook } from "./edge/book.ts";
 import { FaultBook, RateLimitEnforcer } from "./faults.ts";
 import { generateFleet } from "./fleet.ts";
 import { ApiError, errorReply, type Reply, readJson, send } from "./http-util.ts";
@@ -78,14 +80,29 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     tenantAdmin: true,
   });
   const radar = new RadarBook(state, options.lifecycle?.renewMs);
-  const api = buildApiRouter({ state, tokens, credentials, users, radar });
+  const edge = new EdgeBook(fleet, clock, {
+    ...(options.edgeHosts !== undefined ? { hosts: options.edgeHosts } : {}),
+    ...(options.edgeFlapping !== undefined ? { flapping: options.edgeFlapping } : {}),
+  });
+  const api = buildApiRouter({ state, tokens, credentials, users, radar, edge });
   // Palette's audit log: writes through the API are entered with their caller (src/simulator/audit.ts)
   const audits = new AuditBook();
   addAuditRoutes(api, { book: audits, state });
   const addAudit: SimulatorControl["addAudit"] = (input) => {
     addAuditEntry(audits, state, (email) => users.byEmail(email), input);
   };
-  const controlRouter = buildControlRouter({ state, faults, requests, users, addAudit });
+  const addEdgeAudit = (hostUid: string, input: EdgeAuditInput) => {
+    addEdgeHostAudit(audits, edge, (email) => users.byEmail(email), hostUid, input);
+  };
+  const controlRouter = buildControlRouter({
+    state,
+    faults,
+    requests,
+    users,
+    addAudit,
+    edge,
+    addEdgeAudit,
+  });
   let refCounter = 0;
 
   const handleApi = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
@@ -220,6 +237,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     : () => {};
 
   const control: SimulatorControl = {
+    edge,
     projects: () => fleet.projects.map((project) => project.uid),
     clusters: (projectUid, listing) => {
       state.sync();

@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.ts";
+import type { EdgeBook } from "./edge/book.ts";
 
 /**
  * The contract of the Palette simulator (src/simulator/server.ts exports
@@ -53,6 +54,14 @@ export interface SimulatorOptions {
    * first has the name of a live cluster); default 3 for fleets of 10 or more, else none
    */
   softDeleted?: number;
+  /**
+   * edge hosts in all (issue 39): at least one per edge-native cluster and four ready ones per
+   * project; more are added in use by the edge-native clusters, a few unpaired or unused. Default
+   * only those.
+   */
+  edgeHosts?: number;
+  /** share of edge hosts whose health drops and recovers on its own; default 0.02 */
+  edgeFlapping?: number;
 }
 
 /**
@@ -104,6 +113,11 @@ export interface FleetCluster {
 }
 
 export interface SimulatorControl {
+  /**
+   * the edge fleet (issue 39): its hosts' health, sites, outages, pairing, shells, tokens
+   * (src/simulator/edge/book.ts); over HTTP under /__sim/edge
+   */
+  edge: EdgeBook;
   /** project UIDs, in creation order */
   projects(): string[];
   /** the clusters Palette lists; soft-deleted (Deleted) ones only with `includeDeleted` */

@@ -23,6 +23,7 @@ import { createLaunchRuntime } from "./launch-runtime.ts";
 import { registerListeners } from "./listeners/index.ts";
 import { createSlackPoster } from "./notify-poster.ts";
 import { openLaunchModal } from "./open-launch-modal.ts";
+import { notRetryingPosts, postsFailMarked } from "./posts-not-retried.ts";
 import { createRunCommand } from "./run-command.ts";
 import { describeSlackError } from "./slack-errors.ts";
 import type { SlackAppDeps, SlackEdge, SlackHooks } from "./types.ts";
@@ -40,7 +41,8 @@ export const SLACK_EVENTS_PATH = "/slack/events";
 
 /**
  * Options for every WebClient that talks to Slack: the configured base URL (GovSlack, the fake
- * Slack in tests), few quick retries (a user is waiting), and rate limits surfaced at once as
+ * Slack in tests), few quick retries (a user is waiting) but none of chat.postMessage (a post
+ * Slack took but answered late would show twice: posts-not-retried.ts), and rate limits surfaced at once as
  * errors so the user hears "try again in N s" instead of a silent wait. What must reach a person
  * anyway (a change's card and its end) is kept in the store and sent again after the
  * Retry-After the error carries (src/changes/card-delivery.ts), not dropped.
@@ -49,10 +51,12 @@ export function slackClientOptions(
   apiUrl: string,
   onCall?: SlackCallObserver,
 ): webApi.WebClientOptions {
+  const base = globalThis.fetch as unknown as NonNullable<webApi.WebClientOptions["fetch"]>;
   return {
     slackApiUrl: apiUrl,
-    ...(onCall ? { fetch: countingFetch(apiUrl, onCall) } : {}),
-    retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 },
+    // a chat.postMessage is never sent again by the client: Slack may have taken the first
+    fetch: postsFailMarked(apiUrl, onCall ? countingFetch(apiUrl, onCall) : base),
+    retryConfig: notRetryingPosts({ retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 }),
     rejectRateLimitedCalls: true,
     timeout: 10_000,
   };

@@ -1,7 +1,7 @@
 import type { webApi } from "@slack/bolt";
 import type { KnownBlock } from "@slack/types";
 import type { ChangeBoard } from "../changes/board.ts";
-import type { PostOnce } from "../notify/delivery/post-once.ts";
+import { EARLIER_ATTEMPT_IN_FLIGHT, type PostOnce } from "../notify/delivery/post-once.ts";
 import { SlackSendError } from "../notify/delivery/slack-port.ts";
 import {
   approvalCardBlocks,
@@ -84,7 +84,12 @@ export function slackChangeBoard(client: webApi.WebClient, once?: PostOnce): Cha
       if (error instanceof SlackSendError) {
         // the post-once poster's own error: it already says what kind of refusal it is
         const passing = error.kind === "transient" || error.kind === "ratelimited";
-        return { code: error.code, retryAfterMs: error.retryAfterMs, lasting: !passing };
+        return {
+          code: error.code,
+          retryAfterMs: error.retryAfterMs,
+          lasting: !passing,
+          deferral: error.code === EARLIER_ATTEMPT_IN_FLIGHT,
+        };
       }
       const { code } = describeSlackError(error);
       const retryAfter = (error as { retryAfter?: unknown }).retryAfter;

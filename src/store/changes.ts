@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import {
   assertMove,
@@ -72,10 +73,38 @@ export interface Owed<T> {
 /** the change card, or the approval request's */
 export type CardSlot = "card" | "request";
 
-const SLOT_COLUMNS: Record<CardSlot, { owed: string; at: string; tries: string }> = {
-  card: { owed: "card_owed", at: "card_owed_at", tries: "card_owed_tries" },
-  request: { owed: "request_owed", at: "request_owed_at", tries: "request_owed_tries" },
+const SLOT_COLUMNS: Record<
+  CardSlot,
+  { owed: string; at: string; tries: string; lease: string; leaseUntil: string }
+> = {
+  card: {
+    owed: "card_owed",
+    at: "card_owed_at",
+    tries: "card_owed_tries",
+    lease: "card_lease_token",
+    leaseUntil: "card_lease_until",
+  },
+  request: {
+    owed: "request_owed",
+    at: "request_owed_at",
+    tries: "request_owed_tries",
+    lease: "request_lease_token",
+    leaseUntil: "request_lease_until",
+  },
 };
+
+/** an owed card taken to send: the row as taken, and the token its sender's writes carry */
+export interface TakenCard {
+  record: ChangeRecord;
+  lease: string;
+}
+
+/** `AND <column> = ?` when the write is a lease holder's, nothing otherwise */
+function heldBy(column: string, lease: string | undefined): { sql: string; params: SqlValue[] } {
+  return lease === undefined
+    ? { sql: "", params: [] }
+    : { sql: ` AND ${column} = ?`, params: [lease] };
+}
 
 interface ChangeRow {
   id: number;
@@ -352,61 +381,97 @@ export class ChangeStore {
   }
 
   /**
-   * Takes an owed card to send, if it is due: for `leaseMs` no one else sends it (two replicas,
-   * or a follower round and the submit's own post, never post it twice).
+   * Takes an owed card to send, if it is due and nobody holds it: for `leaseMs` by the
+   * database's clock (#now) no one else sends it (two replicas, or a follower round and the
+   * submit's own post, never post it twice), and the sender's writes below carry the returned
+   * token, applied only while it is still the row's (issue 37 item 2). The due time (Retry-After,
+   * a back-off) stays by the process's clock, which set it.
    */
-  async takeOwed(slot: CardSlot, id: number, leaseMs: number): Promise<ChangeRecord | undefined> {
+  async takeOwed(slot: CardSlot, id: number, leaseMs: number): Promise<TakenCard | undefined> {
     const c = SLOT_COLUMNS[slot];
-    const now = this.clock.now();
+    const now = this.#now();
+    const lease = randomBytes(9).toString("base64url");
     const row = await this.db.get<ChangeRow>(
-      `UPDATE changes SET ${c.at} = ?
-       WHERE id = ? AND ${c.owed} IS NOT NULL AND ${c.at} <= ? RETURNING *`,
-      [now + leaseMs, id, now],
+      `UPDATE changes SET ${c.lease} = ?, ${c.leaseUntil} = ${now.sql} + CAST(? AS BIGINT)
+       WHERE id = ? AND ${c.owed} IS NOT NULL AND ${c.at} <= ?
+         AND (${c.leaseUntil} IS NULL OR ${c.leaseUntil} <= ${now.sql}) RETURNING *`,
+      [lease, ...now.params, leaseMs, id, this.clock.now(), ...now.params],
     );
-    return row ? toRecord(row) : undefined;
+    return row ? { record: toRecord(row), lease } : undefined;
   }
 
   /**
    * Slack took `raw`: nothing is owed, unless something newer was owed meanwhile (then it is due
-   * now). True when nothing is owed any more.
+   * now); the lease ends. True when nothing is owed any more, or when `lease` is no longer the
+   * row's (the card is another sender's now: this one has nothing more to send).
    */
-  async owedShown(slot: CardSlot, id: number, raw: string): Promise<boolean> {
+  async owedShown(slot: CardSlot, id: number, raw: string, lease?: string): Promise<boolean> {
     const c = SLOT_COLUMNS[slot];
+    const held = heldBy(c.lease, lease);
     const row = await this.db.get<{ owed: string | null }>(
       `UPDATE changes SET ${c.at} = CASE WHEN ${c.owed} = ? THEN NULL ELSE CAST(? AS BIGINT) END,
-         ${c.tries} = 0, ${c.owed} = CASE WHEN ${c.owed} = ? THEN NULL ELSE ${c.owed} END
-       WHERE id = ? RETURNING ${c.owed} AS owed`,
-      [raw, this.clock.now(), raw, id],
+         ${c.tries} = 0, ${c.owed} = CASE WHEN ${c.owed} = ? THEN NULL ELSE ${c.owed} END,
+         ${c.lease} = NULL, ${c.leaseUntil} = NULL
+       WHERE id = ?${held.sql} RETURNING ${c.owed} AS owed`,
+      [raw, this.clock.now(), raw, id, ...held.params],
     );
     return !row || row.owed === null;
   }
 
-  /** Slack refused it: tried again at `at` (Retry-After, a back-off), one more failed try */
-  async owedLater(slot: CardSlot, id: number, at: number): Promise<void> {
+  /**
+   * Slack refused it: tried again at `at` (Retry-After, a back-off), one more failed try; with
+   * `failedTry: false` only later (an earlier try may still land, nothing failed). The lease
+   * ends; with `lease`, only while it is still the row's.
+   */
+  async owedLater(
+    slot: CardSlot,
+    id: number,
+    at: number,
+    options: { failedTry?: boolean; lease?: string } = {},
+  ): Promise<void> {
     const c = SLOT_COLUMNS[slot];
+    const failed = options.failedTry ?? true;
+    const held = heldBy(c.lease, options.lease);
     await this.db.run(
-      `UPDATE changes SET ${c.at} = ?, ${c.tries} = ${c.tries} + 1
-       WHERE id = ? AND ${c.owed} IS NOT NULL`,
-      [at, id],
+      `UPDATE changes SET ${c.at} = ?, ${c.tries} = ${c.tries} + ?,
+         ${c.lease} = NULL, ${c.leaseUntil} = NULL
+       WHERE id = ? AND ${c.owed} IS NOT NULL${held.sql}`,
+      [at, failed ? 1 : 0, id, ...held.params],
     );
   }
 
-  /** the rows with a card due by `now` (oldest first, `limit` at a time) */
+  /** the rows with a card due by `now` that nobody holds (oldest first, `limit` at a time) */
   async owedDue(slot: CardSlot, now: number, limit = 100): Promise<number[]> {
     const c = SLOT_COLUMNS[slot];
+    const dbNow = this.#now();
     const rows = await this.db.all<{ id: number }>(
       `SELECT id FROM changes WHERE ${c.at} <= ? AND ${c.owed} IS NOT NULL
+         AND (${c.leaseUntil} IS NULL OR ${c.leaseUntil} <= ${dbNow.sql})
        ORDER BY ${c.at}, id LIMIT ?`,
-      [now, limit],
+      [now, ...dbNow.params, limit],
     );
     return rows.map((row) => Number(row.id));
   }
 
-  async setCard(id: number, channel: string, ts: string): Promise<void> {
-    await this.db.run(
-      "UPDATE changes SET card_channel = ?, card_ts = ?, updated_at = ? WHERE id = ?",
-      [channel, ts, this.clock.now(), id],
+  /**
+   * Where the change card is. With `lease`, only while the sender holds the card; with `fresh`
+   * (a card just posted, not one replacing a card gone), only while the row has none: a second
+   * fresh card never replaces the first, which would stay "executing…" for good. True when
+   * written.
+   */
+  async setCard(
+    id: number,
+    channel: string,
+    ts: string,
+    options: { lease?: string; fresh?: boolean } = {},
+  ): Promise<boolean> {
+    const held = heldBy(SLOT_COLUMNS.card.lease, options.lease);
+    const result = await this.db.run(
+      `UPDATE changes SET card_channel = ?, card_ts = ?, updated_at = ?
+       WHERE id = ?${held.sql}${options.fresh ? " AND card_ts IS NULL" : ""}`,
+      [channel, ts, this.clock.now(), id, ...held.params],
     );
+    return result.changes > 0;
   }
 
   async setRequestCard(id: number, channel: string, ts: string): Promise<void> {

@@ -76,6 +76,18 @@ export class PostAttemptStore {
     await this.db.run("DELETE FROM post_attempts WHERE key = ?", [key]);
   }
 
+  /**
+   * markers older than `ageMs` by the database's clock, the one they were stamped by (a crash
+   * between the post and the write that settles it leaves its marker behind)
+   */
+  async pruneOlderThan(ageMs: number): Promise<number> {
+    const result = await this.db.run(
+      `DELETE FROM post_attempts WHERE at_ms < ${databaseNowMs(this.dialect)} - ?`,
+      [ageMs],
+    );
+    return result.changes;
+  }
+
   /** markers older than `beforeMs` (epoch ms): their rows were settled or given up long ago */
   async prune(beforeMs: number): Promise<number> {
     const result = await this.db.run("DELETE FROM post_attempts WHERE at_ms < ?", [beforeMs]);

@@ -20,6 +20,7 @@ import { type NodeTableData, nodeTableBlocks } from "./node-table.ts";
 import { subscriptionListBlocks } from "./notification-subscriptions.ts";
 import { type RiskRow, type RisksFilter, risksListBlocks } from "./risk.ts";
 import { type WhyData, whyBlocks } from "./why.ts";
+import { type WhyEdgeData, whyEdgeBlocks } from "./why-edge.ts";
 import { type WorkloadsData, workloadsBlocks } from "./workloads.ts";
 
 /**
@@ -59,6 +60,7 @@ const SCREENS = {
   holdList: (data: { holds: readonly HoldEntry[] }) => holdListBlocks(data),
   changeChoice: (data: ChangeChoiceData) => changeChoiceBlocks(data),
   why: (data: WhyData) => whyBlocks(data),
+  whyEdge: (data: WhyEdgeData) => whyEdgeBlocks(data),
   risks: (data: { rows: readonly RiskRow[]; filter: RisksFilter }) =>
     risksListBlocks(data.rows, data.filter),
   error: (data: { mrkdwn: string; hint?: string }) => errorBlocks(data.mrkdwn, data.hint),

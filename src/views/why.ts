@@ -37,12 +37,34 @@ export interface WhyData {
   /** normal events left out because there were many */
   hiddenNormal: number;
   stoppedEarly: ReadonlyArray<"audit" | "events">;
-  unavailable: ReadonlyArray<{ source: "audit" | "events"; why: string }>;
+  unavailable: ReadonlyArray<Unavailable>;
   /** Palette calls this answer made */
   calls: number;
   /** the command the More button runs; undefined on the last page */
   moreCommand?: string;
 }
+
+/** a source that could not be read; `of`: another object's (an edge host's cluster) */
+export interface Unavailable {
+  source: "audit" | "events";
+  why: string;
+  of?: string;
+}
+
+/** What a page of a story shows below its likely-cause line (a cluster's or an edge host's). */
+export type StoryPage = Pick<
+  WhyData,
+  | "entries"
+  | "timeZone"
+  | "page"
+  | "pages"
+  | "total"
+  | "hiddenNormal"
+  | "stoppedEarly"
+  | "unavailable"
+  | "calls"
+  | "moreCommand"
+>;
 
 const MESSAGE_CHARS = 300;
 
@@ -83,7 +105,8 @@ export function entryLine(entry: TimelineEntry, timeZone: string): string {
     : "";
   const source =
     entry.source === "audit" ? "Palette audit" : entry.source === "event" ? "event" : "bot";
-  return `${when} ${icon(entry)} *${escapeMrkdwn(entry.what)}*${by}${message}${detail} · _${source}_`;
+  const of = entry.subject ? ` of ${code(entry.subject)}` : "";
+  return `${when} ${icon(entry)} *${escapeMrkdwn(entry.what)}*${by}${message}${detail} · _${source}_${of}`;
 }
 
 /**
@@ -157,6 +180,13 @@ export function whyBlocks(data: WhyData): KnownBlock[] {
     ),
     divider(),
   ];
+  blocks.push(...storyBlocks(data));
+  return fitMessage(blocks);
+}
+
+/** The entries, the notes (pages, limits, what could not be read, Palette calls) and More. */
+export function storyBlocks(data: StoryPage): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
   if (data.entries.length === 0) {
     blocks.push(
       section(
@@ -183,8 +213,9 @@ export function whyBlocks(data: WhyData): KnownBlock[] {
     );
   }
   for (const missing of data.unavailable) {
+    const of = missing.of ? ` of ${code(missing.of)}` : "";
     notes.push(
-      `${missing.source === "audit" ? "Palette's audit" : "the events"} could not be read: ${escapeMrkdwn(clampText(missing.why, 300))}`,
+      `${missing.source === "audit" ? "Palette's audit" : "the events"}${of} could not be read: ${escapeMrkdwn(clampText(missing.why, 300))}`,
     );
   }
   notes.push(`${data.calls} Palette call${data.calls === 1 ? "" : "s"}`);
@@ -192,5 +223,5 @@ export function whyBlocks(data: WhyData): KnownBlock[] {
   if (data.moreCommand) {
     blocks.push(...buttonRows([commandButton("More", data.moreCommand, "why-more")]));
   }
-  return fitMessage(blocks);
+  return blocks;
 }

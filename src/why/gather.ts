@@ -1,4 +1,5 @@
 import type { PaletteApi, Scope } from "../palette/api.ts";
+import type { PaletteEdgeApi } from "../palette/edge-api.ts";
 import { describeForUser } from "../palette/errors.ts";
 import { readClusterRecord } from "../store/cluster-record.ts";
 import type { SqlExecutor } from "../store/sql.ts";
@@ -22,6 +23,8 @@ export const WHY_MAX_PAGES = 20;
 
 export interface WhyReads {
   palette: Pick<PaletteApi, "listAudits" | "clusterEventsPage">;
+  /** an edge host's events (`why <edge host>`, issue 39); needed only for an edge host's story */
+  edgeHostEventsPage?: PaletteEdgeApi["edgeHostEventsPage"];
   db: SqlExecutor;
   /**
    * IDENTITY=strict: Palette's refusal of the person's own key in their words (a 401 unlinks
@@ -40,11 +43,18 @@ export interface Story {
   unavailable: Array<{ source: "audit" | "events"; why: string }>;
 }
 
+/**
+ * What the story is of: a cluster (its events, and the bot's record of its launches and changes)
+ * or an edge host (its events; the bot's record of a host is its health, told by src/why/edge-host-story.ts).
+ */
+export type StoryKind = "cluster" | "edgehost";
+
 export async function gatherStory(
   reads: WhyReads,
   cluster: { uid: string; projectUid?: string },
   range: { sinceMs: number; untilMs: number },
   maxPages = WHY_MAX_PAGES,
+  kind: StoryKind = "cluster",
 ): Promise<Story> {
   const scope: Scope = cluster.projectUid ? { projectUid: cluster.projectUid } : {};
   const story: Story = { entries: [], calls: 0, stoppedEarly: [], unavailable: [] };
@@ -77,6 +87,17 @@ export async function gatherStory(
     return out;
   };
 
+  const eventsPage = (next: string | undefined) => {
+    if (kind === "cluster") {
+      story.calls += 1;
+      return reads.palette.clusterEventsPage(cluster.uid, scope, next);
+    }
+    // Palette serves a host's events only in its project's scope: without one it is a 404
+    if (!reads.edgeHostEventsPage || !cluster.projectUid) throw new EventsNeedProject();
+    story.calls += 1;
+    return reads.edgeHostEventsPage(cluster.uid, scope, next);
+  };
+
   const events = async (): Promise<TimelineEntry[]> => {
     const out: TimelineEntry[] = [];
     let next: string | undefined;
@@ -85,8 +106,7 @@ export async function gatherStory(
         story.stoppedEarly.push("events");
         break;
       }
-      story.calls += 1;
-      const answer = await reads.palette.clusterEventsPage(cluster.uid, scope, next);
+      const answer = await eventsPage(next);
       const entries = answer.items.map(eventEntry).filter((e) => e !== undefined);
       out.push(...entries.filter(inRange));
       // newest first: a page that reaches past the start is the last one needed
@@ -105,6 +125,10 @@ export async function gatherStory(
     try {
       return await read();
     } catch (error) {
+      if (error instanceof EventsNeedProject) {
+        story.unavailable.push({ source, why: error.message });
+        return [];
+      }
       const theirs = await reads.refusal?.(error, source).catch(() => undefined);
       story.unavailable.push({ source, why: theirs ?? describeForUser(error) });
       return [];
@@ -114,8 +138,15 @@ export async function gatherStory(
   const [fromAudit, fromEvents, record] = await Promise.all([
     settle("audit", audits),
     settle("events", events),
-    readClusterRecord(reads.db, cluster, range),
+    kind === "cluster" ? readClusterRecord(reads.db, cluster, range) : undefined,
   ]);
-  story.entries = mergeTimeline(fromAudit, fromEvents, botEntries(record));
+  story.entries = mergeTimeline(fromAudit, fromEvents, record ? botEntries(record) : []);
   return story;
+}
+
+/** An edge host whose project is unknown: Palette would not serve its events, so none are asked. */
+class EventsNeedProject extends Error {
+  constructor() {
+    super("Palette serves an edge host's events only in its project, and its project is not known");
+  }
 }

@@ -14,6 +14,7 @@ import type { CommandContext, ParsedCommand, Reply, VerbSpec } from "../verb-kit
 import { escapeMrkdwn } from "../views/mrkdwn.ts";
 import { scopeArg } from "../views/scope.ts";
 import type { WhyData } from "../views/why.ts";
+import { whyEdgeHost } from "./edge-host.ts";
 import { gatherStory, type WhyReads } from "./gather.ts";
 import { type ClusterNow, likelyCause } from "./likely-cause.ts";
 import { parseSince } from "./range.ts";
@@ -32,7 +33,7 @@ export const WHY_EVENT_LIMIT = 60;
 
 export const whyVerb: VerbSpec = {
   name: "why",
-  usage: "why <cluster> [since 24h|7d|<date>] [project:<uid>]",
+  usage: "why <cluster|edge host> [since 24h|7d|<date>] [project:<uid>]",
   summary:
     "what changed before the cluster's trouble and who did it: Palette's audit and events and this bot's record, newest first, with the likely cause",
   examples: [
@@ -84,7 +85,19 @@ async function runWhy(command: ParsedCommand, ctx: CommandContext): Promise<Repl
     (uid, projectUid) =>
       `why ${quoteArg(uid)}${scopeArg(projectUid)}${rest.length > 0 ? ` ${rest.join(" ")}` : ""}`,
   );
-  if (found.kind === "reply") return found.reply;
+  if (found.kind === "reply") {
+    if (found.reason !== "unknown") return found.reply;
+    // no cluster by that name: it may be an edge host (issue 39, item 4)
+    const edgeAnswer = await whyEdgeHost(ref, command, ctx, {
+      since,
+      untilMs,
+      page,
+      pageSize: WHY_PAGE,
+      eventLimit: WHY_EVENT_LIMIT,
+      refusal: (action, projectUid) => personalRefusals(ctx, projectUid, action).refusal,
+    });
+    return edgeAnswer ?? found.reply;
+  }
   const { cluster: resolved, scope } = found;
   const projectUid = resolved.projectUid ?? scope.projectUid;
   const cluster = { uid: resolved.uid, name: resolved.name, ...(projectUid ? { projectUid } : {}) };
@@ -140,6 +153,7 @@ async function runWhy(command: ParsedCommand, ctx: CommandContext): Promise<Repl
 function personalRefusals(
   ctx: CommandContext,
   projectUid: string | undefined,
+  eventsAction = "read this cluster's events",
 ): Pick<WhyReads, "refusal"> {
   const { actingAs, identity } = ctx;
   if (!actingAs || !identity) return {};
@@ -149,7 +163,7 @@ function personalRefusals(
         await personalRefusalLines(
           error,
           actingAs,
-          source === "audit" ? "read Palette's audit log" : "read this cluster's events",
+          source === "audit" ? "read Palette's audit log" : eventsAction,
           projectUid,
           identity,
         )

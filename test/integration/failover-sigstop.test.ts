@@ -34,13 +34,18 @@ const TTL_MS = 3_000;
  * (the answer waits in its socket until SIGCONT). Woken, it has that change in hand and a commit
  * to make: the commit the fence must refuse.
  */
+const POLL_LISTING = "/v1/dashboard/spectroclusters/search";
+
 async function startHoldingProxy(target: string) {
   let holding = false;
   const held: Array<() => void> = [];
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (holding) await new Promise<void>((resolve) => held.push(resolve));
+    // only the poll's listing is held: the radar reads beside the poll, and a held radar read
+    // would leave the poll nothing to commit when A wakes (the radar's own write is fenced too)
+    const pollRead = req.method === "POST" && req.url?.startsWith(POLL_LISTING) === true;
+    if (holding && pollRead) await new Promise<void>((resolve) => held.push(resolve));
     try {
       const headers = Object.fromEntries(
         Object.entries(req.headers).filter(

@@ -114,24 +114,38 @@ describe("a plan longer than Slack's private_metadata", () => {
 
   it("a confirmation submitted after its plan is no longer kept is refused clearly; nothing is sent", async () => {
     const h = await start();
-    repavePending(h, "left-open");
+    const { cluster } = repavePending(h, "left-open");
     const view = await askToOpen(h, "repave approve left-open");
     h.clock.advance(CHANGE_PLAN_TTL_MS + 60_000);
     const answer = await submit(h, view);
     expect(answer).toMatchObject({ response_action: "update" });
     expect(JSON.stringify(answer)).toContain("Nothing was sent");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(h.writes).toEqual([]);
-    expect(h.bot.fake.callsTo("chat.postMessage")).toEqual([]);
+    // a fresh confirmation of the same repave, submitted after it and sent: once its repave is
+    // approved, the refused one has had its turn, and it sent nothing
+    const fresh = await askToOpen(h, "repave approve left-open");
+    expect(await submit(h, fresh)).toEqual({});
+    await waitForCall(h, "chat.postMessage", "Approving the repave");
+    expect(h.writes).toEqual([
+      { method: "PATCH", path: `/v1/spectroclusters/${cluster.uid}/repave/approve` },
+    ]);
+    expect(
+      h.bot.fake
+        .callsTo("chat.postMessage")
+        .filter((call) => JSON.stringify(call.body).includes("Approving the repave")),
+    ).toHaveLength(1);
   });
 
   it("another person cannot submit a confirmation opened for someone else", async () => {
     const h = await start();
-    repavePending(h, "not-yours");
+    const { cluster } = repavePending(h, "not-yours");
     const view = await askToOpen(h, "repave approve not-yours");
     const answer = await submit(h, view, BOB);
     expect(JSON.stringify(answer)).toContain("Nothing was sent");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(h.writes).toEqual([]);
+    // its owner submits it after: once that repave is approved, Bob's submit has had its turn
+    expect(await submit(h, view)).toEqual({});
+    await waitForCall(h, "chat.postMessage", "Approving the repave");
+    expect(h.writes).toEqual([
+      { method: "PATCH", path: `/v1/spectroclusters/${cluster.uid}/repave/approve` },
+    ]);
   });
 });

@@ -124,7 +124,12 @@ describe("Socket Mode at debug", () => {
     sockets[0]!.send(
       `{"envelope_id":"env-broken","payload":{"view":{"state":{"values":{"k":{"k":{"value":"${PASTED_KEY}"}}}}}`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // no ack comes for it: wait for its arrival in the log (the line that could leak), not a while
+    const started = Date.now();
+    while (!lines.some((line) => line.includes("env-broken"))) {
+      expect(Date.now() - started, "the broken envelope was never logged").toBeLessThan(5_000);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
 
     // the debug logging is on: the envelope's arrival is in the log, only its state is not
     expect(lines.some((line) => line.includes("env-login"))).toBe(true);

@@ -92,7 +92,12 @@ describe("unfreeze", () => {
     const bot = await start();
     await say(bot, "freeze all until 4h release train", ALICE, ANNOUNCED);
     await say(bot, "unfreeze all shipped", BOB, ANNOUNCED);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // the lift's audit row is written once every channel it was told in has been posted to (its
+    // answer after that): it names this channel alone, and nothing was posted here besides
+    const [row] = (await bot.audit.recent(10)).filter(
+      (entry) => entry.action === "freeze" && entry.outcome === "removed",
+    );
+    expect(JSON.parse(row!.detail!)).toMatchObject({ toldIn: [ANNOUNCED] });
     expect(postsIn(bot, ANNOUNCED)).toEqual([]);
   });
 

@@ -9,7 +9,7 @@ import { startSimulator } from "../../src/simulator/server.ts";
 import type { RunningSimulator } from "../../src/simulator/types.ts";
 import { SAMPLE_ANSWERS } from "../support/launch-answers.ts";
 import { apiKeyClient, serviceAccountClient } from "../support/palette-client-helpers.ts";
-import { openapi, requestDefinition, schemaErrors } from "../support/simulator-openapi.ts";
+import { requestDefinition, schemaErrors, templateOf } from "../support/simulator-openapi.ts";
 
 /**
  * Every request body the real client sends, captured on the wire while it calls every method it
@@ -31,21 +31,6 @@ function recorded(client: (transport: ReturnType<typeof createUndiciTransport>) 
     },
     close: () => inner.close(),
   });
-}
-
-/** `/v1/spectroclusters/aws` → the operation's path template, preferring literal segments. */
-function templateOf(method: string, path: string): string {
-  const pathname = path.split("?")[0]!;
-  const candidates = Object.keys(openapi.paths as Record<string, unknown>).filter((template) => {
-    const operations = (openapi.paths as Record<string, Record<string, unknown>>)[template]!;
-    if (!(method.toLowerCase() in operations)) return false;
-    const pattern = template.replace(/\{[^}]+\}/g, "[^/]+");
-    return new RegExp(`^${pattern}$`).test(pathname);
-  });
-  candidates.sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
-  const template = candidates[0];
-  if (!template) throw new Error(`no operation for ${method} ${pathname} in the spec subset`);
-  return template;
 }
 
 beforeAll(async () => {

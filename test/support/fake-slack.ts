@@ -27,6 +27,11 @@ export interface RecordedCall {
    * nothing reached the channel, so `callsTo` and `waitFor` leave it out; `calls` keeps it
    */
   refusedBy?: "limits" | "rate";
+  /**
+   * resolves when the caller gave up on this call before its answer was written (its time-out,
+   * a lost connection): a test holding Slack's answer waits on it, not on a sleep
+   */
+  abandoned?: Promise<void>;
 }
 
 export type FakeAnswer =
@@ -386,6 +391,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       body: parseBody(raw.toString("utf8"), req.headers["content-type"]),
       headers: req.headers,
       at: Date.now(),
+      abandoned: new Promise<void>((resolve) => {
+        res.once("close", () => {
+          if (!res.writableEnded) resolve();
+        });
+      }),
     };
     if (method === "response") call.body._responseId = path.slice("/response/".length);
     calls.push(call);

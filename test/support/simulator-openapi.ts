@@ -94,6 +94,21 @@ export function requestDefinition(method: string, template: string): string {
   return name;
 }
 
+/** `/v1/spectroclusters/aws` → the operation's path template, preferring literal segments. */
+export function templateOf(method: string, path: string): string {
+  const pathname = path.split("?")[0]!;
+  const candidates = Object.keys(openapi.paths).filter((template) => {
+    const operations = openapi.paths[template]!;
+    if (!(method.toLowerCase() in operations)) return false;
+    const pattern = template.replace(/\{[^}]+\}/g, "[^/]+");
+    return new RegExp(`^${pattern}$`).test(pathname);
+  });
+  candidates.sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+  const template = candidates[0];
+  if (!template) throw new Error(`no operation for ${method} ${pathname} in the spec subset`);
+  return template;
+}
+
 export function loadExample(file: string): unknown {
   return readFixtureJson("palette-api", "examples", file);
 }

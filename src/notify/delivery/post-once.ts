@@ -18,6 +18,12 @@ export const LOOKUP_MARGIN_MS = 5 * 60_000;
  * follower's round) waits until the earlier call has surely ended.
  */
 export const EARLIER_ATTEMPT_SETTLES_MS = 15_000;
+/**
+ * How long a marker a crash left behind is kept (the lease holder's retention round prunes it
+ * after): far longer than any row waits to be tried again (the outbox's retries and pauses, a
+ * change card's eight tries of up to 5 minutes), and a look-up reads at most 20 pages anyway.
+ */
+export const POST_ATTEMPT_KEEP_MS = 7 * 86_400_000;
 /** the code of "wait `retryAfterMs`: an earlier attempt may still land"; no failed attempt */
 export const EARLIER_ATTEMPT_IN_FLIGHT = "earlier_attempt_in_flight";
 /** after Slack refused the look-up itself (no history scope), how long before asking again */

@@ -23,6 +23,9 @@ import { radarRollups } from "./022_radar_rollups.ts";
 import { radarRollupVersion } from "./023_radar_rollup_version.ts";
 import { changeUnconfirmedAt } from "./024_change_unconfirmed_at.ts";
 import { postAttempts } from "./025_post_attempts.ts";
+import { edgeHosts } from "./026_edge_hosts.ts";
+import { edgeRadarMarks } from "./027_edge_radar_marks.ts";
+import { changeCardLeases } from "./028_change_card_leases.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -51,4 +54,7 @@ export const MIGRATIONS: Migration[] = [
   radarRollupVersion,
   changeUnconfirmedAt,
   postAttempts,
+  edgeHosts,
+  edgeRadarMarks,
+  changeCardLeases,
 ];

@@ -613,7 +613,7 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
   {
     id: 110,
     name: "post_attempts",
-    // src/store/migrations/023_post_attempts.ts: a token and the time before each Slack post
+    // src/store/migrations/025_post_attempts.ts: a token and the time before each Slack post
     up: `
       CREATE TABLE post_attempts (
         key TEXT PRIMARY KEY,
@@ -623,6 +623,62 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
         at_ms BIGINT NOT NULL
       );
       CREATE INDEX post_attempts_at ON post_attempts (at_ms);
+    `,
+  },
+  {
+    id: 111,
+    name: "edge_hosts",
+    // src/store/migrations/026_edge_hosts.ts; a CHECK changes in place here
+    up: `
+      ALTER TABLE notify_subscriptions DROP CONSTRAINT notify_subscriptions_kind_check;
+      ALTER TABLE notify_subscriptions ADD CONSTRAINT notify_subscriptions_kind_check
+        CHECK (kind IN ('clusters', 'alerts', 'all', 'risks', 'edge'));
+      CREATE TABLE edge_hosts (
+        host_uid TEXT PRIMARY KEY,
+        scope TEXT NOT NULL,
+        project_uid TEXT NOT NULL,
+        name TEXT NOT NULL,
+        site TEXT,
+        tags TEXT NOT NULL,
+        cluster_uid TEXT,
+        cluster_name TEXT,
+        state TEXT NOT NULL,
+        health TEXT NOT NULL,
+        message TEXT,
+        agent_version TEXT,
+        modified_at BIGINT,
+        first_seen_at BIGINT NOT NULL,
+        seen_at BIGINT NOT NULL,
+        unhealthy_since BIGINT,
+        last_seen_healthy BIGINT,
+        told TEXT NOT NULL DEFAULT '' CHECK (told IN ('', 'unhealthy', 'unpaired'))
+      );
+      CREATE INDEX edge_hosts_scope ON edge_hosts (scope, health);
+      CREATE INDEX edge_hosts_site ON edge_hosts (project_uid, site);
+    `,
+  },
+  {
+    id: 112,
+    name: "edge_radar_marks",
+    // src/store/migrations/027_edge_radar_marks.ts
+    up: `
+      CREATE TABLE edge_radar_marks (
+        host_uid TEXT NOT NULL,
+        mark TEXT NOT NULL CHECK (mark IN ('shell-open', 'ready-unused')),
+        since BIGINT NOT NULL,
+        PRIMARY KEY (host_uid, mark)
+      );
+    `,
+  },
+  {
+    id: 113,
+    name: "change_card_leases",
+    // src/store/migrations/028_change_card_leases.ts: who holds an owed card, by the database's clock
+    up: `
+      ALTER TABLE changes ADD COLUMN card_lease_token TEXT;
+      ALTER TABLE changes ADD COLUMN card_lease_until BIGINT;
+      ALTER TABLE changes ADD COLUMN request_lease_token TEXT;
+      ALTER TABLE changes ADD COLUMN request_lease_until BIGINT;
     `,
   },
 ];

@@ -1,30 +1,13 @@
 import { describe, expect, it } from "vitest";
-import {
-  type Delivered,
-  type MadeChange,
-  readNotification,
-  scoreChaos,
-} from "../../../bench/chaos/score.ts";
+import { readNotification, scoreChaos } from "../../../bench/chaos/score.ts";
 import type { CardPayload } from "../../../src/model/notification.ts";
 import { notificationCard, notificationThreadLine } from "../../../src/views/notification.ts";
+import { change, said } from "../../support/chaos-score-fixtures.ts";
 
 const channels = new Map([
   ["C1", "p1"],
   ["C2", "p2"],
 ]);
-const change = (
-  at: number,
-  cluster: string,
-  field: "state" | "health",
-  to: string,
-): MadeChange => ({
-  at,
-  cluster,
-  project: "p1",
-  field,
-  to,
-});
-const said = (at: number, text: string, channel = "C1"): Delivered => ({ channel, at, text });
 
 function payload(lines: string[], worse = false): CardPayload {
   return {

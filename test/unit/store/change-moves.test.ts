@@ -145,14 +145,14 @@ describe.each(BACKENDS)(
       expect(await store.owedDue("card", clock.now())).toEqual([]);
       clock.advance(1_000);
       const again = await store.takeOwed("card", record.id, 60_000);
-      expect(again!.cardOwed!.tries).toBe(1);
+      expect(again!.record.cardOwed!.tries).toBe(1);
       // something newer owed while this one is in hand: it stays owed after the older is shown
       await store.owe("card", record.id, { status: "done", line: "newer" });
-      expect(await store.owedShown("card", record.id, again!.cardOwed!.raw)).toBe(false);
+      expect(await store.owedShown("card", record.id, again!.record.cardOwed!.raw)).toBe(false);
       expect(await store.owedDue("card", clock.now())).toEqual([record.id]);
       const newer = await store.takeOwed("card", record.id, 60_000);
-      expect(newer!.cardOwed!.value.line).toBe("newer");
-      expect(await store.owedShown("card", record.id, newer!.cardOwed!.raw)).toBe(true);
+      expect(newer!.record.cardOwed!.value.line).toBe("newer");
+      expect(await store.owedShown("card", record.id, newer!.record.cardOwed!.raw)).toBe(true);
       expect((await store.get(record.id))!.cardOwed).toBeUndefined();
       // the request card's slot is its own
       await store.owe("request", record.id, { line: "did not run" });
