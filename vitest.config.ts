@@ -11,6 +11,7 @@ const processTests = [
   "test/integration/start-process.test.ts",
   "test/integration/notify-crash.test.ts",
   "test/integration/sole-replica-processes.test.ts",
+  "test/integration/sqlite-lease-lost-process.test.ts",
   "test/integration/once-across-kill.test.ts",
   "test/integration/edge-crash.test.ts",
 ];

@@ -184,6 +184,15 @@ const rawEnvSchema = z.object({
     .min(1, { message: "wants at least 1 entry" })
     .max(1_000_000, { message: "wants at most 1000000 entries" })
     .default(10_000),
+  /**
+   * `/palette audit`: the temp volume's own limit (the chart's /tmp sizeLimit, enforced by
+   * eviction, which statfs does not see: it reports the node's disk); unset: statfs alone
+   */
+  AUDIT_TMP_BYTES: z.coerce
+    .number({ message: "wants a number of bytes" })
+    .int({ message: "wants a whole number of bytes" })
+    .min(1_048_576, { message: "wants at least 1048576 bytes (1 MiB)" })
+    .optional(),
   /** the radar (issue 28): certificates within this many days of expiry are a risk */
   CERT_WARN_DAYS: z.coerce
     .number({ message: "wants a number of days" })
@@ -372,6 +381,8 @@ export interface Config {
   edgeRisks: { tokenWarnDays: number; shellWarnHours: number; unusedDays: number };
   /** AUDIT_EXPORT_MAX: Palette's entries in one `/palette audit` export at most */
   auditExportMax: number;
+  /** AUDIT_TMP_BYTES: the temp volume's size limit, when it has one statfs cannot see */
+  auditTmpBytes?: number;
   logLevel: "debug" | "info" | "warn" | "error";
   identity: IdentityConfig;
   /** ASSISTANT_PROVIDER and friends (issue 33); absent: no assistant and no model traffic */
@@ -537,6 +548,7 @@ export function loadConfig(
       unusedDays: raw.EDGE_UNUSED_DAYS,
     },
     auditExportMax: raw.AUDIT_EXPORT_MAX,
+    ...(raw.AUDIT_TMP_BYTES !== undefined ? { auditTmpBytes: raw.AUDIT_TMP_BYTES } : {}),
     changesRetentionDays: raw.CHANGES_RETENTION_DAYS,
     logLevel: raw.LOG_LEVEL,
     identity: identityConfig(raw),

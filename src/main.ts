@@ -28,7 +28,9 @@ async function main(argv: string[]): Promise<number> {
       // listening before start-up, so a SIGTERM during it still ends in a graceful stop
       const stopRequested = untilSignal(logger);
       const bot = await startBot(config, logger, systemClock);
-      await stopRequested;
+      // a signal, or the bot must not run on (its SQLite file taken by another process)
+      const fatal = await Promise.race([stopRequested.then(() => undefined), bot.fatal]);
+      if (fatal) logger.error({ err: fatal.message }, "exiting: this process must not run on");
       // Kubernetes kills the pod after its grace period (30 s) anyway; better to say why first
       const watchdog = setTimeout(() => {
         logger.error("shutdown took longer than 20 s; exiting without finishing it");
@@ -37,7 +39,8 @@ async function main(argv: string[]): Promise<number> {
       watchdog.unref();
       await bot.stop();
       clearTimeout(watchdog);
-      return 0;
+      // non-zero, so the orchestrator starts it again and its start-up claim decides
+      return fatal ? 1 : 0;
     }
     case "console": {
       const config = loadConfig(process.env, { requireSlack: false });

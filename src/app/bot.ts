@@ -1,5 +1,6 @@
 import { createAccessPolicy } from "../access/policy.ts";
 import { type Clock, systemClock } from "../clock.ts";
+import { AuditExportRoom } from "../commands/audit-room.ts";
 import { sweepStaleSpools } from "../commands/audit-spool.ts";
 import type { Config } from "../config.ts";
 import { createEdgeWatch } from "../edge/watch.ts";
@@ -26,9 +27,10 @@ import { slackEmailOf, slackHomeOf, slackPersonOf } from "../slack/user-email.ts
 import { AssistantTurnStore } from "../store/assistant-turns.ts";
 import { AuditLog } from "../store/audit.ts";
 import { ChangeStore } from "../store/changes.ts";
-import { leaseFor, SINGLETONS_LEASE, sqliteFileLease } from "../store/lease.ts";
+import { type LeaderLease, leaseFor, SINGLETONS_LEASE, sqliteFileLease } from "../store/lease.ts";
 import { openStore } from "../store/open.ts";
 import { PostAttemptStore } from "../store/post-attempts.ts";
+import type { SqlDb } from "../store/sql.ts";
 import type { CommandDeps } from "../verb-kit/types.ts";
 import { buildAssistant } from "./assistant.ts";
 import { homeSources } from "./home-sources.ts";
@@ -39,9 +41,14 @@ import {
   paletteMetricsHook,
   registerAckTiming,
 } from "./instrument.ts";
-import { systemTimers, type Timers } from "./leader.ts";
+import { type DeposedReason, systemTimers, type Timers } from "./leader.ts";
 import { createLeadership } from "./leadership.ts";
-import { claimSqliteFile, soleReplicaHolder, startupTimers } from "./sole-replica.ts";
+import {
+  claimSqliteFile,
+  SqliteFileLost,
+  soleReplicaHolder,
+  startupTimers,
+} from "./sole-replica.ts";
 import { refuseNetworkSqlite } from "./sqlite-volume.ts";
 
 /** how often the leader reads the state of the day-2 changes Palette accepted */
@@ -57,6 +64,11 @@ export interface RunningBot {
   metricsPort?: number;
   /** graceful: stop taking requests, finish what is in flight, stop the jobs, close the store */
   stop(): Promise<void>;
+  /**
+   * Settles when this process must not run on: on a SQLite file, its lease was taken over or ran
+   * out (SqliteFileLost); the caller stops the bot and exits non-zero. Never settles otherwise.
+   */
+  fatal: Promise<Error>;
 }
 
 /** What tests put in place of the wall-clock parts (the clock is startBot's own argument). */
@@ -104,20 +116,41 @@ export async function startBot(
   if (config.stateDb.kind === "sqlite" && config.stateDb.path !== ":memory:") {
     await refuseNetworkSqlite(config.stateDb.path);
   }
-  const db = await openStore(config.stateDb, {
-    onError: (error) => logger.warn({ err: error.message }, "a pooled database connection failed"),
-  });
-  // Only the lease holder runs the singletons (issue 12); on SQLite, one replica, it always
-  // holds it. Created first: the singletons' writes are fenced by it; they start once elected.
-  // A SQLite file keeps the lease in itself, so a second process on the file is found out.
+  // A SQLite file keeps the singletons' lease in itself, so a second process on the file is found
+  // out; it is claimed before the file is migrated (a newer release started beside a live older
+  // one must not change the schema under it) and before anything talks to Slack or Palette.
   const sqliteFile =
     config.stateDb.kind === "sqlite" && config.stateDb.path !== ":memory:"
       ? config.stateDb.path
       : undefined;
-  const lease = sqliteFile
-    ? await sqliteFileLease(db, SINGLETONS_LEASE)
-    : leaseFor(db, SINGLETONS_LEASE);
   const leaseClock = options.leaseClock ?? systemClock;
+  let mustExit: (error: Error) => void = () => {};
+  const fatal = new Promise<Error>((resolve) => {
+    mustExit = resolve;
+  });
+  // on a SQLite file the holder says which kernel boot, PID namespace and process it is
+  const holder = options.replicaId ?? (sqliteFile ? soleReplicaHolder() : undefined);
+  let fileLease: LeaderLease | undefined;
+  const claimFile = async (unmigrated: SqlDb, path: string, self: string) => {
+    fileLease = await sqliteFileLease(unmigrated, SINGLETONS_LEASE);
+    await claimSqliteFile({
+      lease: fileLease,
+      holder: self,
+      path,
+      ttlMs: config.leader.ttlMs,
+      clock: leaseClock,
+      timers: options.leaseTimers ?? startupTimers,
+    });
+  };
+  const db = await openStore(config.stateDb, {
+    onError: (error) => logger.warn({ err: error.message }, "a pooled database connection failed"),
+    ...(sqliteFile && holder
+      ? { beforeMigrating: (unmigrated: SqlDb) => claimFile(unmigrated, sqliteFile, holder) }
+      : {}),
+  });
+  // Only the lease holder runs the singletons (issue 12); on SQLite, one replica, it always
+  // holds it. Created first: the singletons' writes are fenced by it; they start once elected.
+  const lease = fileLease ?? leaseFor(db, SINGLETONS_LEASE);
   const leadership = createLeadership({
     lease,
     ttlMs: config.leader.ttlMs,
@@ -125,25 +158,20 @@ export async function startBot(
     clock: leaseClock,
     timers: options.leaseTimers ?? systemTimers,
     logger: logger.child({ component: "leader" }),
-    // on a SQLite file the holder says which kernel boot, PID namespace and process it is
-    holder: options.replicaId ?? (sqliteFile ? soleReplicaHolder() : undefined),
+    holder,
     // the singletons below exist by the time the elector starts (after the app is up)
     singletons: { start: () => startSingletons(), stop: () => stopSingletons() },
+    // woken past its lease (paused), another process may run on the file: this one must not
+    ...(sqliteFile
+      ? {
+          onDeposed: (reason: DeposedReason) => {
+            if (reason === "lost" || reason === "expired") {
+              mustExit(new SqliteFileLost(sqliteFile, reason));
+            }
+          },
+        }
+      : {}),
   });
-  if (sqliteFile) {
-    // before anything talks to Slack or Palette: a second process on the file stops here
-    await claimSqliteFile({
-      lease,
-      holder: leadership.holder,
-      path: sqliteFile,
-      ttlMs: config.leader.ttlMs,
-      clock: leaseClock,
-      timers: options.leaseTimers ?? startupTimers,
-    }).catch(async (error: unknown) => {
-      await db.close();
-      throw error;
-    });
-  }
   const fence = leadership.fence;
   const countPaletteEvent = paletteMetricsHook(metrics);
   // the probes read the poller (created below) only when /readyz is asked, after start-up
@@ -213,6 +241,10 @@ export async function startBot(
     policy,
     approvals: config.approvals,
     auditExportMax: config.auditExportMax,
+    // the temp volume's own limit (the chart's /tmp sizeLimit), which statfs does not see
+    auditExportRoom: new AuditExportRoom(
+      config.auditTmpBytes !== undefined ? { limitBytes: config.auditTmpBytes } : {},
+    ),
     clock,
     logger,
     projects: config.palette.projects,
@@ -506,6 +538,7 @@ export async function startBot(
   return {
     port,
     metricsPort: opsServer?.port,
+    fatal,
     async stop() {
       health.setDraining();
       await slackApp.stop();

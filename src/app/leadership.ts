@@ -6,7 +6,12 @@ import type { LeaderStats } from "../http/metrics.ts";
 import type { Logger } from "../log.ts";
 import { FencedOut, type LeaderLease } from "../store/lease.ts";
 import type { SqlExecutor } from "../store/sql.ts";
-import { createLeaderElector, type LeaderElector, type Timers } from "./leader.ts";
+import {
+  createLeaderElector,
+  type DeposedReason,
+  type LeaderElector,
+  type Timers,
+} from "./leader.ts";
 import type { Leadership as ReadinessLeadership } from "./palette-readiness.ts";
 
 /**
@@ -37,6 +42,8 @@ export interface LeadershipOptions {
   singletons: Singletons;
   /** default: host name, pid and a random suffix */
   holder?: string;
+  /** told after the singletons stopped, whatever the reason (the SQLite bot exits on a lost lease) */
+  onDeposed?: (reason: DeposedReason) => void;
 }
 
 export interface Leadership {
@@ -90,6 +97,7 @@ export function createLeadership(options: LeadershipOptions): Leadership {
       const level = reason === "stopped" ? "info" : "warn";
       logger[level]({ holder, reason }, "leader lease lost: the poll and sender stop here");
       await singletons.stop();
+      options.onDeposed?.(reason);
     },
     onError(error) {
       logger.warn({ err: String(error), holder }, "leader lease: renewal or callback failed");

@@ -31,6 +31,22 @@ export class SqliteFileShared extends Error {
 }
 
 /**
+ * This process's lease on its SQLite file was taken over or ran out while it ran (a process
+ * paused past its lease, SIGSTOP or a frozen VM, wakes to find another one on the file). On
+ * PostgreSQL a deposed replica serves commands as a follower; on SQLite there is no second
+ * replica, so it must stop, and the orchestrator starts it again, when its claim decides.
+ */
+export class SqliteFileLost extends Error {
+  override readonly name = "SqliteFileLost";
+
+  constructor(path: string, reason: "lost" | "expired") {
+    super(
+      `this process's lease on the SQLite file ${path} was ${reason === "lost" ? "taken by another process" : "let run out"} while it ran (paused past LEADER_LEASE_TTL_MS?): SQLite serves one process, so this one exits and leaves the file to the one that holds it`,
+    );
+  }
+}
+
+/**
  * Timers that keep the process alive: at start-up nothing else holds the event loop yet, and
  * the leader's own timers are unref'd, so waiting on them would let Node exit with 0.
  */

@@ -108,10 +108,9 @@ export class ChangeFollower {
 
   /**
    * An unconfirmed change: Palette read to find whether it took effect. Shown: followed like an
-   * accepted one. Not shown after UNCONFIRMED_CHECK_MS: it ends "not applied". Never re-sent.
+   * accepted one. Not shown after UNCONFIRMED_CHECK_MS: it ends "not seen in Palette". Never re-sent.
    */
   private async check(record: ChangeRecord): Promise<void> {
-    const now = this.deps.clock.now();
     let effect: boolean | undefined;
     try {
       effect = await tookEffect(record.plan, this.deps.palette, record.paletteRef);
@@ -136,12 +135,15 @@ export class ChangeFollower {
       await this.follow((await this.store.get(accepted.id)) ?? accepted);
       return;
     }
-    // from when it became unconfirmed: a card recorded since moves updatedAt, not the window
-    const waited = now - (record.unconfirmedAt ?? record.updatedAt);
-    if (waited < unconfirmedCheckMs(record.plan.verb)) return;
+    // from when it became unconfirmed (a card recorded since moves updatedAt, not the window), by
+    // the database's clock, which stamped it: another replica's clock may run ahead of this one's
+    const waited = await this.store.unconfirmedForMs(record.id);
+    if (waited === undefined || waited < unconfirmedCheckMs(record.plan.verb)) return;
     const line =
       effect === false
-        ? `not applied: Palette did not answer and, ${formatTook(waited)} later, shows no sign of it. It was not sent again; ask again if it is still needed`
+        ? // "not seen", not "not applied": a sender paused between its last check and the socket's
+          // write (SIGSTOP, a frozen VM) still sends when it wakes, which no fence can stop
+          `not seen in Palette: Palette did not answer and, ${formatTook(waited)} later, shows no sign of it yet. It was not sent again; look in Palette before asking again`
         : record.plan.verb === "renew"
           ? `could not be checked: Palette did not answer and, ${formatTook(waited)} later, the certificates' earliest expiry did not move. It was not sent again; look in Palette before asking again`
           : "could not be checked: Palette did not answer and names no request to follow. It was not sent again; look in Palette before asking again";

@@ -1,5 +1,7 @@
-import { statfs } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { readdir, stat, statfs } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AuditExportRoomPort, AuditRoomAnswer } from "../verb-kit/types.ts";
 
 /**
@@ -40,6 +42,29 @@ export async function freeBytesOf(dir: string): Promise<number | undefined> {
   }
 }
 
+/**
+ * Bytes of the files under `dir` (the temp volume: what counts against its size limit); what
+ * cannot be read (a file deleted meanwhile, another user's dir) counts 0.
+ */
+export async function bytesUnder(dir: string): Promise<number> {
+  let total = 0;
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    try {
+      total += (await stat(join(entry.parentPath, entry.name))).size;
+    } catch {
+      // gone since the listing
+    }
+  }
+  return total;
+}
+
 export class AuditExportRoom implements AuditExportRoomPort {
   /** the estimates of the exports running now */
   private readonly running = new Set<{ bytes: number }>();
@@ -50,8 +75,23 @@ export class AuditExportRoom implements AuditExportRoomPort {
       /** where the spools go: the OS's temp dir, read at each claim (TMPDIR) */
       dir?: () => string;
       freeBytes?: (dir: string) => Promise<number | undefined>;
+      /**
+       * AUDIT_TMP_BYTES: the volume's own size limit (the chart's /tmp emptyDir sizeLimit: the
+       * kubelet evicts the pod past it, while statfs reports the node's whole disk)
+       */
+      limitBytes?: number;
+      usedBytes?: (dir: string) => Promise<number>;
     } = {},
   ) {}
+
+  /** the smaller of the disk's free space and what the volume's limit leaves; undefined if unknown */
+  private async freeBytes(dir: string): Promise<number | undefined> {
+    const onDisk = await (this.options.freeBytes ?? freeBytesOf)(dir);
+    const limit = this.options.limitBytes;
+    if (limit === undefined) return onDisk;
+    const left = Math.max(0, limit - (await (this.options.usedBytes ?? bytesUnder)(dir)));
+    return onDisk === undefined ? left : Math.min(onDisk, left);
+  }
 
   /** a place for an export of at most `neededBytes`; `release()` once its files are deleted */
   async claim(neededBytes: number): Promise<AuditRoomAnswer> {
@@ -61,7 +101,7 @@ export class AuditExportRoom implements AuditExportRoomPort {
     const claim = { bytes: neededBytes };
     this.running.add(claim);
     const dir = (this.options.dir ?? tmpdir)();
-    const free = await (this.options.freeBytes ?? freeBytesOf)(dir);
+    const free = await this.freeBytes(dir);
     // unknown (statfs failed): the export goes on, a full disk then fails it cleanly
     if (free !== undefined) {
       let othersMayWrite = 0;

@@ -208,6 +208,8 @@ export const auditVerb: VerbSpec = {
       await exportTrail(ctx, command.args.join(" ").slice(0, 200), "denied", { reason: room.kind });
       return noRoomReply(room);
     }
+    // the export's own room is its bound from here: the command slots stay for the other verbs
+    ctx.leaveCommandSlot?.();
     let spool: AuditSpool;
     try {
       spool = await AuditSpool.create();

@@ -206,7 +206,7 @@ export const CHANGE_STATES: Readonly<
   done: { moves: [], requesterSees: "done" },
   failed: {
     moves: [],
-    requesterSees: "failed with Palette's reason, not sent (and why), or not applied",
+    requesterSees: "failed with Palette's reason, not sent (and why), or not seen in Palette",
   },
 };
 

@@ -16,7 +16,12 @@ import {
 import { RequestPacer, realSleep, type Sleep } from "./limiter.ts";
 import { nextPageToken } from "./paging.ts";
 import { parseBody, parseJson } from "./parse.ts";
-import { requestGate, requestLastCheck, requestPriority } from "./priority.ts";
+import {
+  requestGate,
+  requestLastCheck,
+  requestPriority,
+  withoutRequestChecks,
+} from "./priority.ts";
 import { prefixLabel, ruleFor } from "./rate-limits.ts";
 import {
   type BackoffOptions,
@@ -218,7 +223,7 @@ export function createClientCore(options: PaletteClientOptions): ClientCore {
   ): Promise<{ headers: Record<string, string>; token?: string }> {
     if (spec.anonymous) return { headers: spec.token ? { Authorization: spec.token } : {} };
     if (credentials.kind === "apiKey") return { headers: { apiKey: credentials.apiKey.reveal() } };
-    const token = await keeper!.token();
+    const token = await withoutRequestChecks(() => keeper!.token());
     return { headers: { Authorization: token }, token };
   }
 
@@ -257,7 +262,7 @@ export function createClientCore(options: PaletteClientOptions): ClientCore {
         if (response.status === 401 && token !== undefined && !reauthenticated && keeper) {
           reauthenticated = true;
           counters.reauthentications++;
-          await keeper.reauthenticate(token);
+          await withoutRequestChecks(() => keeper.reauthenticate(token));
           continue;
         }
         failure = errorFromResponse(response.status, response.body.toString("utf8"), endpoint);

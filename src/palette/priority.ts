@@ -94,3 +94,16 @@ export function requestGate(): RequestGate | undefined {
 export function requestLastCheck(): RequestGate | undefined {
   return current.getStore()?.lastCheck;
 }
+
+/**
+ * Runs `work` (the service account's login or re-login) at the caller's priority but without its
+ * gate and last check. The login is shared by every caller: a change's stale claim or the radar
+ * stopping, met there, would fail it for all of them, and the login backoff would then answer the
+ * poll and every command with that one caller's error for minutes. The caller's own requests
+ * still meet its checks, the one after the login included.
+ */
+export function withoutRequestChecks<T>(work: () => Promise<T>): Promise<T> {
+  const mark = current.getStore();
+  if (!mark || (!mark.gate && !mark.lastCheck)) return work();
+  return current.run({ priority: mark.priority }, work);
+}

@@ -101,9 +101,19 @@ export function createRiskNotifier(deps: {
       await deps.fence?.(tx);
       return work(new RadarStore(tx), tx);
     });
-  /** right before a post: still the leader, and the channel's claims not posted yet */
-  const stillClaimed = (channel: string): Promise<Set<string>> =>
-    fenced((inTx) => inTx.unposted(channel));
+  /**
+   * A post Slack took, recorded without the fence: the message is in the channel whoever leads
+   * now, and a ts left unrecorded would have the next leader post it again once NOTICE_RETRY_MS
+   * passed. Guarded by the claim instead (ts IS NULL, src/store/radar.ts), so a post the new
+   * leader recorded meanwhile is not overwritten; claims and edits stay fenced.
+   */
+  const recordPosted = <T>(work: (inTx: RadarStore, tx: SqlExecutor) => Promise<T>): Promise<T> =>
+    db.transaction((tx) => work(new RadarStore(tx), tx));
+  /** right before a post: still the leader, and which of these claims are not posted yet */
+  const stillClaimed = (
+    channel: string,
+    notices: ReadonlyArray<Pick<Notice, "clusterUid" | "kind">>,
+  ): Promise<Set<string>> => fenced((inTx) => inTx.unposted(channel, notices));
   /** right before an edit: still the leader */
   const stillLeading = (): Promise<void> => fenced(async () => undefined);
 
@@ -136,6 +146,14 @@ export function createRiskNotifier(deps: {
       if (sub.kind !== "risks" || sub.pausedReason) continue;
       if (!snap || matchesFilter(sub, snap)) channels.add(sub.channel);
     }
+    return [...channels];
+  };
+
+  /** the channels with a risks subscription, paused or not */
+  const subscribedChannels = async (): Promise<string[]> => {
+    const channels = new Set<string>();
+    for (const sub of await subscriptions.all())
+      if (sub.kind === "risks") channels.add(sub.channel);
     return [...channels];
   };
 
@@ -180,17 +198,20 @@ export function createRiskNotifier(deps: {
     try {
       await paced(channel);
       // forgotten meanwhile (its channel unsubscribed) or taken over: not posted
-      if (!(await stillClaimed(channel)).has(unpostedKey(cluster.uid, risk.kind))) return;
+      const claimed = await stillClaimed(channel, [{ clusterUid: cluster.uid, kind: risk.kind }]);
+      if (!claimed.has(unpostedKey(cluster.uid, risk.kind))) return;
       const key = noticeKey(channel, cluster.uid, risk.kind);
       const { ts } = await once.post(key, {
         channel,
         text: riskNoticeText(row),
         blocks: riskNoticeBlocks(row),
       });
-      await fenced(async (inTx, tx) => {
-        await inTx.noticePosted(channel, cluster.uid, risk.kind, ts, clock.now());
+      await recordPosted(async (inTx, tx) => {
         // the next notice of this cluster and kind is another message: no marker carries over
-        await once.settled(tx, key);
+        // (left alone when the claim was another's by now: the marker may be its post's)
+        if (await inTx.noticePosted(channel, cluster.uid, risk.kind, ts, clock.now())) {
+          await once.settled(tx, key);
+        }
       });
     } catch (error) {
       if (error instanceof FencedOut) throw error;
@@ -216,7 +237,10 @@ export function createRiskNotifier(deps: {
   ): Promise<void> => {
     await paced(channel);
     // the members forgotten or taken over meanwhile are not told
-    const claimed = await stillClaimed(channel);
+    const claimed = await stillClaimed(
+      channel,
+      claimedMembers.map((m) => ({ clusterUid: m.cluster.uid, kind: m.risk.kind })),
+    );
     const members = claimedMembers.filter((m) =>
       claimed.has(unpostedKey(m.cluster.uid, m.risk.kind)),
     );
@@ -247,10 +271,11 @@ export function createRiskNotifier(deps: {
         blocks: riskRollupBlocks(view),
       });
       const at = clock.now();
-      await fenced(async (inTx, tx) => {
+      await recordPosted(async (inTx, tx) => {
+        // no member still unposted (the next leader told them meanwhile): nothing of this post
+        if ((await inTx.joinRollup(keys, group, ts, at)) === 0) return;
         await once.settled(tx, key);
         await inTx.rollupPosted({ channel, group, kind, ts }, at);
-        await inTx.joinRollup(keys, group, ts, at);
       });
     } catch (error) {
       if (error instanceof FencedOut) throw error;
@@ -446,9 +471,10 @@ export function createRiskNotifier(deps: {
     },
     async retryDue() {
       const now = clock.now();
-      // notices due in channels no longer subscribed would fill the batch below for good
-      const told = await channelsFor();
-      await fenced((inTx) => inTx.forgetDueOutside(told));
+      // notices due in channels no longer subscribed would fill the batch below for good; a
+      // paused subscription (not_in_channel, for a while) still counts: its notices are kept
+      const subscribed = await subscribedChannels();
+      await fenced((inTx) => inTx.forgetDueOutside(subscribed));
       for (const uid of await store.noticesDue(now, now - NOTICE_RETRY_MS, RETRY_BATCH)) {
         const stored = await store.risksOf(uid);
         const cluster = (await store.cluster(uid)) ?? {

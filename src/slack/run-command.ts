@@ -6,20 +6,29 @@ import { deliverReply, notice } from "./deliver.ts";
 import type { InFlight } from "./in-flight.ts";
 import type { CommandTarget, Dispatch, SlackEdge, SlackHooks } from "./types.ts";
 
-/** At most `max` tasks at once; the rest wait in arrival order. */
+/**
+ * At most `max` tasks at once; the rest wait in arrival order. A task may leave its slot before
+ * it ends (`leave`, given to it): the audit export does once its own room is granted.
+ */
 export function concurrencyLimit(max: number) {
   let active = 0;
   const waiting: Array<() => void> = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
+  return async <T>(task: (leave: () => void) => Promise<T>): Promise<T> => {
     if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
     else active++;
-    try {
-      return await task();
-    } finally {
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
       // hand the slot straight to the next in line, so a newcomer cannot overtake it
       const next = waiting.shift();
       if (next) next();
       else active--;
+    };
+    try {
+      return await task(leave);
+    } finally {
+      leave();
     }
   };
 }
@@ -49,13 +58,18 @@ export function createRunCommand(deps: {
     text: string,
     target: CommandTarget,
     handOff?: (reply: Reply) => Promise<boolean>,
+    leaveCommandSlot?: () => void,
   ) => {
     await turn();
     const started = performance.now();
     const verb = text.trim().split(/\s+/)[0]?.toLowerCase() || "help";
     let reply: Reply;
     try {
-      reply = await deps.dispatch(text, { ...deps.commandDeps, requester: target.requester });
+      reply = await deps.dispatch(text, {
+        ...deps.commandDeps,
+        requester: target.requester,
+        ...(leaveCommandSlot ? { leaveCommandSlot } : {}),
+      });
     } catch (error) {
       deps.logger.error(
         {
@@ -95,10 +109,10 @@ export function createRunCommand(deps: {
         text,
       ) && target.triggerId !== undefined;
     // an audit export may wait on Palette for ten minutes: it has room of its own, at most two at
-    // once (src/commands/audit-room.ts), and takes no command slot from the other verbs
-    const ownRoom = /^\s*audit\b/i.test(text);
+    // once (src/commands/audit-room.ts), and leaves its command slot once that room is granted;
+    // its refusals and usage answers take a slot like any other verb's
     const task = (
-      urgent || ownRoom ? run(text, target, handOff) : limit(() => run(text, target, handOff))
+      urgent ? run(text, target, handOff) : limit((leave) => run(text, target, handOff, leave))
     ).catch((error: unknown) => {
       deps.logger.error({ err: String(error) }, "command delivery failed");
     });

@@ -330,6 +330,8 @@ export class ChangeStore {
   ): Promise<ChangeRecord | undefined> {
     assertMove(from, to);
     const now = this.clock.now();
+    // the not-applied window's start, by the database's clock as the heartbeats (see #now)
+    const clockNow = this.#now();
     const ended = to === "done" || to === "failed" ? now : null;
     const accepted = to === "accepted" ? now : null;
     // the card the move owes the person, in the same statement: a move is never without it
@@ -338,7 +340,7 @@ export class ChangeStore {
       `UPDATE changes SET status = ?, reason = COALESCE(?, reason),
          palette_ref = COALESCE(?, palette_ref),
          accepted_at = COALESCE(?, accepted_at), ended_at = COALESCE(?, ended_at), updated_at = ?,
-         unconfirmed_at = COALESCE(?, unconfirmed_at),
+         unconfirmed_at = CASE WHEN ? = 'unconfirmed' THEN ${clockNow.sql} ELSE unconfirmed_at END,
          card_owed = COALESCE(?, card_owed),
          card_owed_at = CASE WHEN CAST(? AS TEXT) IS NULL THEN card_owed_at
            WHEN card_owed_at IS NOT NULL AND card_owed_at > ? THEN card_owed_at ELSE ? END
@@ -350,7 +352,8 @@ export class ChangeStore {
         accepted,
         ended,
         now,
-        to === "unconfirmed" ? now : null,
+        to,
+        ...clockNow.params,
         card,
         card,
         now,
@@ -495,6 +498,21 @@ export class ChangeStore {
   }
 
   /**
+   * How long change `id` has been unconfirmed, by the database's clock (its unconfirmed_at was
+   * stamped by it): a follower whose clock runs ahead of the replica that moved it would end it
+   * "not applied" early. Undefined when it is not unconfirmed.
+   */
+  async unconfirmedForMs(id: number): Promise<number | undefined> {
+    const clockNow = this.#now();
+    const row = await this.db.get<{ waited: number | string }>(
+      `SELECT ${clockNow.sql} - COALESCE(unconfirmed_at, updated_at) AS waited
+         FROM changes WHERE id = ? AND status = 'unconfirmed'`,
+      [...clockNow.params, id],
+    );
+    return row ? Number(row.waited) : undefined;
+  }
+
+  /**
    * The sender's heartbeat on its claim, and its check just before the write: true while the
    * row is still `executing` (its own), false once the lease holder took it over. One statement,
    * so a takeover and a heartbeat never both land.
@@ -532,11 +550,12 @@ export class ChangeStore {
     assertMove("executing", "unconfirmed");
     const clockNow = this.#now();
     const row = await this.db.get<ChangeRow>(
-      `UPDATE changes SET status = 'unconfirmed', reason = ?, updated_at = ?, unconfirmed_at = ?
+      `UPDATE changes SET status = 'unconfirmed', reason = ?, updated_at = ?,
+         unconfirmed_at = ${clockNow.sql}
        WHERE id = ? AND status = 'executing'
          AND COALESCE(heartbeat_at, updated_at) < ${clockNow.sql} - ?
        RETURNING *`,
-      [reason, this.clock.now(), this.clock.now(), id, ...clockNow.params, stuckMs],
+      [reason, this.clock.now(), ...clockNow.params, id, ...clockNow.params, stuckMs],
     );
     return row ? toRecord(row) : undefined;
   }

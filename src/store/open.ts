@@ -5,6 +5,8 @@ import { openSqlite } from "./sqlite.ts";
 export interface OpenStoreOptions {
   /** an idle pooled PostgreSQL connection failed (the pool replaces it) */
   onError?: (error: Error) => void;
+  /** a SQLite file only: run before its migrations (see OpenSqliteOptions) */
+  beforeMigrating?: (db: SqlDb) => Promise<void>;
 }
 
 /**
@@ -15,7 +17,10 @@ export interface OpenStoreOptions {
  * its modules in memory (issue 31 item 14, the memory budget).
  */
 export async function openStore(store: StateStore, options: OpenStoreOptions = {}): Promise<SqlDb> {
-  if (store.kind === "sqlite") return openSqlite(store.path);
+  if (store.kind === "sqlite") {
+    const { beforeMigrating } = options;
+    return openSqlite(store.path, undefined, beforeMigrating ? { beforeMigrating } : {});
+  }
   const [{ openPostgres }, { migratePostgres }] = await Promise.all([
     import("./postgres.ts"),
     import("./postgres-migrate.ts"),

@@ -103,6 +103,9 @@ function parseTags(text: string): string[] {
   }
 }
 
+/** notices asked about in one statement (two parameters each, well under either backend's cap) */
+const UNPOSTED_CHUNK = 200;
+
 export class RadarStore {
   constructor(private readonly db: SqlExecutor) {}
 
@@ -523,18 +526,23 @@ export class RadarStore {
     return result.changes > 0;
   }
 
+  /**
+   * A post Slack took: its ts recorded on the claim, only while the claim is unposted (a post
+   * another replica recorded meanwhile is not overwritten). False when nothing was recorded.
+   */
   async noticePosted(
     channel: string,
     clusterUid: string,
     kind: RiskKind,
     ts: string,
     at: number,
-  ): Promise<void> {
-    await this.db.run(
+  ): Promise<boolean> {
+    const result = await this.db.run(
       `UPDATE radar_notices SET ts = ?, updated_at = ?, retry_at = NULL
-        WHERE channel = ? AND cluster_uid = ? AND kind = ?`,
+        WHERE channel = ? AND cluster_uid = ? AND kind = ? AND ts IS NULL`,
       [ts, at, channel, clusterUid, kind],
     );
+    return result.changes > 0;
   }
 
   async noticeShown(
@@ -576,31 +584,47 @@ export class RadarStore {
   }
 
   /**
-   * The notices of a channel claimed and not posted yet (ts NULL), as `${clusterUid} ${kind}`:
-   * checked before a post goes out, so a claim forgotten or taken over meanwhile is not posted.
+   * Of `notices` (one channel's, about to be posted), those still claimed and not posted (ts
+   * NULL), as `${clusterUid} ${kind}`: checked before a post goes out, so a claim forgotten or
+   * taken over meanwhile is not posted. Only those keys are read (in a storm a channel holds
+   * many claims, and this runs in a fenced transaction before every post).
    */
-  async unposted(channel: string): Promise<Set<string>> {
-    const rows = await this.db.all<{ cluster_uid: string; kind: string }>(
-      "SELECT cluster_uid, kind FROM radar_notices WHERE channel = ? AND ts IS NULL",
-      [channel],
-    );
-    return new Set(rows.map((row) => unpostedKey(row.cluster_uid, row.kind)));
+  async unposted(
+    channel: string,
+    notices: ReadonlyArray<Pick<Notice, "clusterUid" | "kind">>,
+  ): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let at = 0; at < notices.length; at += UNPOSTED_CHUNK) {
+      const chunk = notices.slice(at, at + UNPOSTED_CHUNK);
+      const rows = await this.db.all<{ cluster_uid: string; kind: string }>(
+        `SELECT cluster_uid, kind FROM radar_notices WHERE channel = ? AND ts IS NULL
+           AND (${chunk.map(() => "(cluster_uid = ? AND kind = ?)").join(" OR ")})`,
+        [channel, ...chunk.flatMap((notice) => [notice.clusterUid, notice.kind])],
+      );
+      for (const row of rows) found.add(unpostedKey(row.cluster_uid, row.kind));
+    }
+    return found;
   }
 
   /**
-   * Forgets the notices waiting to be tried again (a claim never posted, or a post or edit Slack
-   * said "not now" to) in channels no longer subscribed to risks (`channels` are those that
-   * are): nothing more is said there, and they no longer fill the retries' batch.
+   * In channels with no risks subscription at all (`channels` are those with one, paused ones
+   * included): the claims never posted are forgotten, and a posted notice's edit that Slack said
+   * "not now" to is given up (its row, which knows the message, stays). Nothing more is said
+   * there, and they no longer fill the retries' batch. A paused channel keeps its notices: once
+   * resumed, its messages are edited, not posted again.
    */
   async forgetDueOutside(channels: readonly string[]): Promise<number> {
-    const due = "(ts IS NULL OR retry_at IS NOT NULL)";
-    const result = await this.db.run(
-      channels.length === 0
-        ? `DELETE FROM radar_notices WHERE ${due}`
-        : `DELETE FROM radar_notices WHERE ${due} AND channel NOT IN (${channels.map(() => "?").join(",")})`,
+    const outside =
+      channels.length === 0 ? "" : `AND channel NOT IN (${channels.map(() => "?").join(",")})`;
+    const forgotten = await this.db.run(`DELETE FROM radar_notices WHERE ts IS NULL ${outside}`, [
+      ...channels,
+    ]);
+    const givenUp = await this.db.run(
+      `UPDATE radar_notices SET retry_at = NULL
+        WHERE ts IS NOT NULL AND retry_at IS NOT NULL ${outside}`,
       [...channels],
     );
-    return result.changes;
+    return forgotten.changes + givenUp.changes;
   }
 
   /** A risk that was gone holds again: its old notice is forgotten, so a new one is posted. */
@@ -638,20 +662,26 @@ export class RadarStore {
     );
   }
 
-  /** Claimed notices told in a roll-up: they take its group and its message. */
+  /**
+   * Claimed notices told in a roll-up: they take its group and its message, those still unposted
+   * only (as noticePosted). Returns how many joined.
+   */
   async joinRollup(
     notices: ReadonlyArray<Pick<Notice, "channel" | "clusterUid" | "kind">>,
     group: string,
     ts: string,
     at: number,
-  ): Promise<void> {
+  ): Promise<number> {
+    let joined = 0;
     for (const notice of notices) {
-      await this.db.run(
+      const result = await this.db.run(
         `UPDATE radar_notices SET ts = ?, rollup = ?, updated_at = ?, retry_at = NULL
-          WHERE channel = ? AND cluster_uid = ? AND kind = ?`,
+          WHERE channel = ? AND cluster_uid = ? AND kind = ? AND ts IS NULL`,
         [ts, group, at, notice.channel, notice.clusterUid, notice.kind],
       );
+      joined += result.changes;
     }
+    return joined;
   }
 
   /**

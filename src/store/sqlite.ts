@@ -18,9 +18,11 @@ export const SQLITE_CACHE_KIB = 2000;
 export async function openSqlite(
   path: string,
   migrations: readonly Migration[] = MIGRATIONS,
+  options: OpenSqliteOptions = {},
 ): Promise<SqlDb> {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  const store = new SqliteDb(db);
   try {
     // first: a second process opening the file at once waits for the first's locks (the switch
     // to WAL, the migrations) rather than failing at once with SQLITE_BUSY
@@ -33,12 +35,22 @@ export async function openSqlite(
     // 2 MB (SQLite's own default): with 4 MB the bench at 50,000 measured 121 MB steady, with 2
     // MB 119 MB, reconciliation and the radar's store time unchanged (docs/benchmarks.md)
     db.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+    await options.beforeMigrating?.(store);
     migrate(db, migrations);
   } catch (error) {
     db.close();
     throw error;
   }
-  return new SqliteDb(db);
+  return store;
+}
+
+export interface OpenSqliteOptions {
+  /**
+   * Run on the open file before any migration: the start-up claim of the file's lease
+   * (src/app/bot.ts), so a newer release started beside a live older one is refused the file
+   * before it changes the schema the older one runs on. Throwing closes the file.
+   */
+  beforeMigrating?: (db: SqlDb) => Promise<void>;
 }
 
 /** Applies the migrations `db` has not seen (exported for the schema parity test). */

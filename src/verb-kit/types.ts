@@ -67,6 +67,12 @@ export interface CommandDeps {
   auditExportMax?: number;
   /** room for audit exports on this replica (src/commands/audit-room.ts); absent: the process's */
   auditExportRoom?: AuditExportRoomPort;
+  /**
+   * Leaves the command slot this command holds (src/slack/run-command.ts) before it ends: an audit
+   * export, once its own room is granted, so its ten minutes on Palette block no other verb.
+   * Absent (the console, an unlimited command): nothing to leave.
+   */
+  leaveCommandSlot?: () => void;
   /** APPROVAL_REQUIRED and friends (src/changes/); absent: no change needs a second person */
   approvals?: ApprovalConfig;
   /** what keeps a change's sender's heartbeat (src/changes/claim.ts); absent: real timers */

@@ -160,4 +160,28 @@ describe("/palette audit: room for exports", () => {
     h.bot.bot.edge.commandDeps.auditExportRoom = new AuditExportRoom();
     expect(await exportAs(h, "audit since 7d")).toContain("were sent to your DMs");
   }, 60_000);
+
+  it("a refused or mistyped audit takes a command slot like any verb: only a granted export leaves it", async () => {
+    const h = await start(1);
+    // the one slot held by a command waiting on Palette
+    h.sim.control.addFault({ pathPrefix: "/v1/dashboard", kind: "hold", times: 1 });
+    const busy = await h.bot.command("clusters", { userId: AUDITOR, channelId: CHANNEL });
+    await until("the command waiting on Palette", () => h.sim.control.held() === 1);
+    const mistyped = await h.bot.command("audit since banana", {
+      userId: AUDITOR,
+      channelId: CHANNEL,
+    });
+    const refused = await h.bot.command("audit since 7d", { userId: "W999", channelId: CHANNEL });
+    h.sim.control.release();
+    await h.bot.responses(busy.responseId, 1, 10_000);
+    const [usage] = await h.bot.responses(mistyped.responseId, 1, 10_000);
+    const [denied] = await h.bot.responses(refused.responseId, 1, 10_000);
+    expect(JSON.stringify(denied!.body)).toContain("not allowed to export the audit");
+    expect(usage).toBeDefined();
+    // both waited for the slot: answered after the command that held it
+    const order = h.bot.fake.callsTo("response").map((call) => call.body._responseId);
+    const at = (id: string) => order.indexOf(id);
+    expect(at(mistyped.responseId)).toBeGreaterThan(at(busy.responseId));
+    expect(at(refused.responseId)).toBeGreaterThan(at(busy.responseId));
+  }, 60_000);
 });

@@ -208,7 +208,7 @@ describe("day-2 ends on two replicas", () => {
       true,
     );
     const said = fake.calls.map((call) => JSON.stringify(call.body)).join("\n");
-    expect(said).not.toContain("not applied");
+    expect(said).not.toContain("not seen in Palette");
     expect(cards()).toHaveLength(1);
     expect(sim.control.requests().filter((request) => request.method === "PUT")).toHaveLength(1);
     const steps = (await a.audit.recent(100))

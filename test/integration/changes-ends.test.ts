@@ -205,8 +205,10 @@ describe("day-2 ends: a write Palette applied but answered late", () => {
     expect((await records(h))[0]).toMatchObject({ status: "unconfirmed" });
     h.clock.advance(3 * 60_000);
     await tick(h);
-    const ended = await waitForCall(h.bot.fake, "chat.update", "not applied");
+    const ended = await waitForCall(h.bot.fake, "chat.update", "not seen in Palette");
     expect(ended).toContain("was not sent again");
+    // it says what the bot saw, not more: a paused sender's write may still land
+    expect(ended).toContain("look in Palette before asking again");
     expect((await records(h))[0]).toMatchObject({ status: "failed" });
     expect(h.writes.filter((write) => write.method === "PUT")).toHaveLength(1);
   });

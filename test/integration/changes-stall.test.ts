@@ -126,7 +126,7 @@ describe("a sender still at work", () => {
     expect(h.writes.filter((write) => write.method === "PUT")).toHaveLength(1);
     expect(cardsFor(h, "slow-put")).toHaveLength(1);
     const said = texts(h.bot.fake.calls).join("\n");
-    expect(said).not.toContain("not applied");
+    expect(said).not.toContain("not seen in Palette");
     expect(said).not.toContain("unconfirmed");
     expect(await steps(h)).toEqual(["request:created", "answer:accepted", "end:done"]);
   });
@@ -179,7 +179,7 @@ describe("a sender still at work", () => {
     expect(await only(h)).toMatchObject({ status: "done" });
     expect(cardsFor(h, "retried-put")).toHaveLength(1);
     const said = texts(h.bot.fake.calls).join("\n");
-    expect(said).not.toContain("not applied");
+    expect(said).not.toContain("not seen in Palette");
     expect(said).not.toContain("unconfirmed");
     expect(await steps(h)).toEqual(["request:created", "answer:accepted", "end:done"]);
     await patient!.close();

@@ -48,10 +48,11 @@ describe.each(BACKENDS)(
   "risk roll-ups told once, on $name",
   { timeout: POSTGRES_SETUP_TIMEOUT_MS },
   (backend) => {
-    const setUp = async () => {
+    /** `scopes`: the bot token's (without the history scopes no earlier post can be looked up) */
+    const setUp = async (scopes?: string[]) => {
       const db = await backend.open();
       const clock = new ManualClock();
-      fake = await startFakeSlack({ now: () => clock.now() });
+      fake = await startFakeSlack({ now: () => clock.now(), ...(scopes ? { scopes } : {}) });
       const subs = new SubscriptionStore(db, clock);
       const notifier = (
         fence?: (tx: SqlExecutor) => Promise<void>,
@@ -175,6 +176,45 @@ describe.each(BACKENDS)(
       expect(await store.notices("c7")).toEqual([]);
     });
 
+    it("a deposed leader's post Slack took is recorded, so the next leader does not post it again (even with no history scope)", async () => {
+      // no channels:history: the next leader could not find the post by its marker
+      const { db, clock, subs, notifier, posts, store, hold } = await setUp(["chat:write"]);
+      await subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+      const lease = await leaseOf(db);
+      const TTL = 30_000;
+      const tokenA = (await lease.tryAcquire("replica-a", TTL, clock.now()))!;
+      const a = notifier((tx) => lease.assertFenced(tx, tokenA, clock.now()));
+      await hold(a, cluster("b1"), [backupRisk]);
+      // Slack takes A's post but answers late; meanwhile A's lease runs out and B leads
+      const answer = signal();
+      const arrived = signal();
+      let first = true;
+      fake!.on("chat.postMessage", async () => {
+        if (!first) return undefined;
+        first = false;
+        arrived.fire();
+        await answer.fired;
+        return undefined;
+      });
+      const aFlush = a.flush().catch((error: unknown) => error);
+      await arrived.fired;
+      clock.advance(TTL + 1);
+      const tokenB = (await lease.tryAcquire("replica-b", TTL, clock.now()))!;
+      expect(tokenB).toBeGreaterThan(tokenA);
+      answer.fire();
+      await aFlush;
+      // the post is known: its ts is on the claim
+      const [notice] = await store.notices("b1");
+      expect(notice?.ts).toBeTruthy();
+      // past the claims' retry window, B retries what is due: nothing, the post stands alone
+      clock.advance(NOTICE_RETRY_MS + 1_000);
+      const tokenNow = (await lease.tryAcquire("replica-b", TTL, clock.now()))!;
+      const b = notifier((tx) => lease.assertFenced(tx, tokenNow, clock.now()));
+      await b.retryDue();
+      await b.flush();
+      expect(posts("CR")).toHaveLength(1);
+    });
+
     it("50 notices due in a channel no longer subscribed are forgotten and do not hold another channel's retry", async () => {
       const { clock, subs, notifier, posts, store, hold } = await setUp();
       const gone = await subs.add({ channel: "CX", kind: "risks", project: "px", createdBy: "U1" });
@@ -210,6 +250,64 @@ describe.each(BACKENDS)(
       expect(textOf(posts("CR")[1]!.body)).toContain("z-1");
       expect(posts("CX")).toHaveLength(50);
       expect((await store.notices("a-00")).length).toBe(0);
+    });
+
+    it("a channel paused for a moment keeps its notices: once resumed, its message is edited, not posted again", async () => {
+      const { clock, subs, notifier, posts, updates, store, hold } = await setUp();
+      await subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+      const radar = notifier();
+      await hold(radar, cluster("c1"), [certRisk(20)]);
+      await radar.flush();
+      expect(posts("CR")).toHaveLength(1);
+      // the next edit: Slack says "not now", so the posted notice waits for its Retry-After
+      let limited = true;
+      fake!.on("chat.update", () =>
+        limited
+          ? {
+              status: 429,
+              headers: { "Retry-After": "30" },
+              body: { ok: false, error: "ratelimited" },
+            }
+          : undefined,
+      );
+      clock.advance(5_000);
+      await hold(radar, cluster("c1"), [certRisk(19)]);
+      await radar.flush();
+      // the bot is out of the channel for a moment: its subscription paused, then resumed
+      await subs.pauseChannel("CR", "not_in_channel");
+      await radar.retryDue();
+      // kept while paused: the row that knows the message
+      const kept = await store.notices("c1");
+      expect(kept).toHaveLength(1);
+      expect(kept[0]!.ts).toBeTruthy();
+      await subs.resumeChannel("CR");
+      limited = false;
+      clock.advance(60_000);
+      await hold(radar, cluster("c1"), [certRisk(19)]);
+      await radar.flush();
+      await radar.retryDue();
+      expect(posts("CR")).toHaveLength(1);
+      expect(textOf(updates("CR").at(-1)!.body)).toContain("19 days");
+    });
+
+    it("an unsubscribed channel's claims never posted are forgotten, even when no channel is subscribed", async () => {
+      const { clock, subs, notifier, posts, store, hold } = await setUp();
+      const only = await subs.add({ channel: "CR", kind: "risks", createdBy: "U1" });
+      fake!.on("chat.postMessage", () => ({
+        status: 429,
+        headers: { "Retry-After": "30" },
+        body: { ok: false, error: "ratelimited" },
+      }));
+      const radar = notifier();
+      await hold(radar, cluster("c1"), [certRisk(20)]);
+      await radar.flush();
+      expect(posts("CR")).toHaveLength(1);
+      expect(await store.notices("c1")).toHaveLength(1);
+      await subs.remove("CR", only.id);
+      clock.advance(31_000);
+      await radar.retryDue();
+      expect(await store.notices("c1")).toHaveLength(0);
+      expect(posts("CR")).toHaveLength(1);
     });
   },
 );

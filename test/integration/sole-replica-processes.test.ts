@@ -66,6 +66,13 @@ function start(path: string, ttlMs: number): Child {
   return child;
 }
 
+/**
+ * A live holder's TTL: the refused one waits it out, and the holder renews every quarter of it,
+ * so only a holder whose event loop stalls for three quarters of it (9 s) loses its lease: a busy
+ * machine's pauses stay well under that (with 2 s, a 1.5 s stall let the waiter take over).
+ */
+const LIVE_TTL_MS = 12_000;
+
 function stateFile(): string {
   const dir = mkdtempSync(join(tmpdir(), "sole-replica-processes-"));
   dirs.push(dir);
@@ -75,7 +82,7 @@ function stateFile(): string {
 describe("processes claiming one SQLite file", () => {
   it("two started together: one leads, the other stops naming the file", async () => {
     const path = stateFile();
-    const [a, b] = [start(path, 2_000), start(path, 2_000)];
+    const [a, b] = [start(path, LIVE_TTL_MS), start(path, LIVE_TTL_MS)];
     expect(await a.line()).toMatchObject({ ready: true });
     expect(await b.line()).toMatchObject({ ready: true });
     // both claim at once
@@ -108,11 +115,11 @@ describe("processes claiming one SQLite file", () => {
 
   it("a live one is not taken over: the next waits for its lease and stops", async () => {
     const path = stateFile();
-    const first = start(path, 2_000);
+    const first = start(path, LIVE_TTL_MS);
     await first.line();
     first.proc.stdin!.write("go\n");
     expect(await first.line()).toMatchObject({ outcome: "started" });
-    const next = start(path, 2_000);
+    const next = start(path, LIVE_TTL_MS);
     await next.line();
     next.proc.stdin!.write("go\n");
     expect(await next.line()).toMatchObject({ outcome: "refused", name: "SqliteFileShared" });

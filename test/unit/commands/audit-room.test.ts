@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   AuditExportRoom,
@@ -78,5 +81,38 @@ describe("AuditExportRoom (issue 37, item 5)", () => {
   it("lets the export go on when the free space cannot be read (a full disk then fails it cleanly)", async () => {
     const { room } = roomWith(undefined);
     expect((await room.claim(10_000 * MB)).kind).toBe("granted");
+  });
+
+  it("a volume with a size limit (AUDIT_TMP_BYTES): the limit less what is on it, not the node's disk", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "audit-room-limit-"));
+    try {
+      // another export's spool, 6 MB, one level down, as audit-spool.ts makes them
+      mkdirSync(join(dir, "palette-audit-x"));
+      writeFileSync(join(dir, "palette-audit-x", "palette.csv"), Buffer.alloc(6 * MB));
+      // the node's disk has plenty (statfs, real): only the 10 MB limit can refuse
+      const room = new AuditExportRoom({ dir: () => dir, limitBytes: 10 * MB });
+      expect(await room.claim(5 * MB)).toEqual({
+        kind: "no-room",
+        neededBytes: 5 * MB,
+        freeBytes: 4 * MB,
+      });
+      expect((await room.claim(3 * MB)).kind).toBe("granted");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the disk's free space still counts when it is the smaller", async () => {
+    const room = new AuditExportRoom({
+      dir: () => "/spool-volume",
+      freeBytes: async () => 2 * MB,
+      limitBytes: 1_000 * MB,
+      usedBytes: async () => 0,
+    });
+    expect(await room.claim(3 * MB)).toEqual({
+      kind: "no-room",
+      neededBytes: 3 * MB,
+      freeBytes: 2 * MB,
+    });
   });
 });

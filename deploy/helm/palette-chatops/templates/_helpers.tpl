@@ -155,6 +155,10 @@ variable given by extraEnv or a Secret in extraEnvFrom counts too.
 {{- define "palette-chatops.configData" -}}
 PORT: {{ .Values.ports.http | quote }}
 METRICS_PORT: {{ .Values.ports.metrics | quote }}
+{{- if not (hasKey .Values.config "AUDIT_TMP_BYTES") }}
+# /tmp's sizeLimit (values: tmpVolume) in bytes: an audit export is refused when it would not fit
+AUDIT_TMP_BYTES: {{ mul .Values.tmpVolume.sizeLimitMiB 1048576 | toString | quote }}
+{{- end }}
 {{- with .Values.assistant }}
 {{- if .enabled }}
 # the assistant (values: assistant); its key is in the Secret
