@@ -68,6 +68,32 @@ async function countRows(db: SqlExecutor, table: string): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+export interface LiveLease {
+  name: string;
+  holder: string;
+  expiresAt: number;
+}
+
+/**
+ * The lease a replica holds on this store at `now` (replica_lease in a SQLite file,
+ * leader_leases in PostgreSQL), if any: a bot runs on it, or stopped less than a lease ago.
+ */
+export async function liveLeaseIn(
+  db: SqlExecutor & Pick<SqlDb, "dialect">,
+  now: number,
+): Promise<LiveLease | undefined> {
+  const tables = new Set(await tablesOf(db));
+  for (const table of ["replica_lease", "leader_leases"]) {
+    if (!tables.has(table)) continue;
+    const row = await db.get<{ name: string; holder: string; expires_at: number | string }>(
+      `SELECT name, holder, expires_at FROM ${quote(table)} WHERE expires_at > ? ORDER BY expires_at DESC LIMIT 1`,
+      [now],
+    );
+    if (row) return { name: row.name, holder: row.holder, expiresAt: Number(row.expires_at) };
+  }
+  return undefined;
+}
+
 /** The tables to copy, each with rows, in the target: empty when the store is new. */
 export async function rowsIn(db: SqlDb): Promise<CopiedTable[]> {
   const counted: CopiedTable[] = [];
