@@ -121,6 +121,10 @@ describe(".github/", () => {
     expect(at("gh release create")).toBeGreaterThan(at("helm push"));
     // a tag that is not the chart's and package.json's version stops the release
     expect(runs[at("GITHUB_REF_NAME#v")]).toMatch(/Chart\.yaml.*package\.json/s);
+    // ... before any image is built or pushed, so a mismatched tag leaves nothing behind
+    const firstBuild = all.findIndex((step) => step.uses?.startsWith("docker/build-push-action"));
+    expect(firstBuild).toBeGreaterThanOrEqual(0);
+    expect(at("GITHUB_REF_NAME#v")).toBeLessThan(firstBuild);
   });
 
   it("a v* tag builds both platforms, smoke-runs the image, and pushes it with an SBOM and provenance", () => {
