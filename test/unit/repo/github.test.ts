@@ -37,6 +37,7 @@ interface Step {
 interface Workflow {
   on: Record<string, unknown>;
   permissions?: Record<string, string>;
+  concurrency?: { group: string; "cancel-in-progress"?: boolean };
   jobs: Record<string, { steps: Step[]; strategy?: { matrix?: { node?: number[] } } }>;
 }
 const workflow = (name: string) =>
@@ -84,6 +85,12 @@ describe(".github/", () => {
     const ci = workflow("ci.yml");
     expect(Object.keys(ci.on).sort()).toEqual(["pull_request", "push"]);
     expect(ci.on.push).toEqual({ branches: ["**"] });
+    // a push and its pull request share one group (the branch), so the branch runs once
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the workflow's expression, verbatim
+    expect(ci.concurrency).toEqual({
+      group: "ci-${{ github.head_ref || github.ref_name }}",
+      "cancel-in-progress": true,
+    });
     const job = ci.jobs.test;
     expect(job?.strategy?.matrix?.node).toEqual([20, 22]);
     const runs = (job?.steps ?? []).flatMap((step) => (step.run ? [step.run] : []));
