@@ -113,6 +113,14 @@ export function proxyAddress(url: string): string {
   return `${parsed.hostname}:${port}`;
 }
 
+/**
+ * NO_PROXY entries written as CIDR ranges (`10.0.0.0/8`): undici matches none of them, so what
+ * they were meant to exempt still goes through the proxy.
+ */
+export function noProxyRanges(noProxy: string): string[] {
+  return noProxy.split(/[,\s]+/).filter((entry) => entry.includes("/"));
+}
+
 /** One line on the proxy in use, or undefined when there is none. */
 export function describeProxy(proxy: ProxyConfig): string | undefined {
   if (!proxyInUse(proxy)) return undefined;
