@@ -57,7 +57,8 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
  && mkdir -p /data \
  && chown node:node /data
 VOLUME /data
-USER node
+# node (uid and gid 1000 in the official image) by number: runAsNonRoot can verify only a number
+USER 1000:1000
 # 3000: Slack (PORT); 9090: /healthz, /readyz, /metrics when METRICS_PORT=9090 is set
 EXPOSE 3000 9090
 # Slim images have no curl; Node 22 has fetch. The probe follows METRICS_PORT when it is set.

@@ -3,6 +3,7 @@ import {
   type Dispatcher,
   EnvHttpProxyAgent,
   getGlobalDispatcher,
+  Pool,
   setGlobalDispatcher,
   fetch as undiciFetch,
 } from "undici";
@@ -21,10 +22,60 @@ export function proxyInUse(proxy: ProxyConfig | undefined): proxy is ProxyConfig
   return proxy?.httpsProxy !== undefined || proxy?.httpProxy !== undefined;
 }
 
-/** A dispatcher that goes through the proxy except for what NO_PROXY names. */
+/** How long the proxy has to accept the connection and answer CONNECT, unless told otherwise. */
+export const PROXY_TUNNEL_TIMEOUT_MS = 10_000;
+
+/** The proxy did not set up the tunnel: it closed the connection or never answered CONNECT. */
+export class ProxyTunnelError extends Error {
+  // not undici's UND_ERR_SOCKET: that code makes undici's client open a new tunnel at once, forever
+  readonly code = "PROXY_TUNNEL_FAILED";
+  constructor(cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`the proxy did not open a tunnel (${reason})`);
+    this.name = "ProxyTunnelError";
+  }
+}
+
+/**
+ * The pool that talks to the proxy itself. undici's ProxyAgent hands a failed CONNECT's error
+ * to the target's client as it came; when the proxy just closed the socket that is a
+ * UND_ERR_SOCKET, which the client takes for a dropped keep-alive and retries without a pause or
+ * a limit (hundreds of CONNECTs a second, the request's AbortSignal never consulted). Recast, it
+ * fails the waiting requests, and the callers' own retries (with their back-off) take over. The
+ * headers time-out bounds a proxy that accepts and never answers.
+ */
+function tunnelPoolFactory(timeoutMs: number) {
+  return (origin: URL, options: object): Dispatcher => {
+    const pool = new Pool(origin, { ...options, headersTimeout: timeoutMs });
+    const connect = pool.connect.bind(pool) as (
+      options: Dispatcher.ConnectOptions,
+    ) => Promise<Dispatcher.ConnectData>;
+    const failing = (options: Dispatcher.ConnectOptions) =>
+      connect(options).catch((error: unknown) => {
+        throw new ProxyTunnelError(error);
+      });
+    return Object.assign(pool, { connect: failing }) as Dispatcher;
+  };
+}
+
+function connectTimeoutOf(agent: Agent.Options): number {
+  const connect = agent.connect;
+  return typeof connect === "object" && connect?.timeout
+    ? connect.timeout
+    : PROXY_TUNNEL_TIMEOUT_MS;
+}
+
+/**
+ * A dispatcher that goes through the proxy except for what NO_PROXY names. The agent's connect
+ * time-out also bounds the proxy: reaching it and its answer to CONNECT.
+ */
 export function proxyDispatcher(proxy: ProxyConfig, agent: Agent.Options = {}): Dispatcher {
+  const timeoutMs = connectTimeoutOf(agent);
   return new EnvHttpProxyAgent({
+    connect: { timeout: timeoutMs },
     ...agent,
+    clientFactory: tunnelPoolFactory(timeoutMs),
+    proxyTls: { timeout: timeoutMs },
     // "" rather than undefined: undefined makes undici fall back to process.env
     httpsProxy: proxy.httpsProxy?.reveal() ?? proxy.httpProxy?.reveal() ?? "",
     httpProxy: proxy.httpProxy?.reveal() ?? "",
@@ -60,6 +111,14 @@ export function proxyAddress(url: string): string {
   const parsed = new URL(url);
   const port = parsed.port || (parsed.protocol === "https:" ? "443" : "80");
   return `${parsed.hostname}:${port}`;
+}
+
+/**
+ * NO_PROXY entries written as CIDR ranges (`10.0.0.0/8`): undici matches none of them, so what
+ * they were meant to exempt still goes through the proxy.
+ */
+export function noProxyRanges(noProxy: string): string[] {
+  return noProxy.split(/[,\s]+/).filter((entry) => entry.includes("/"));
 }
 
 /** One line on the proxy in use, or undefined when there is none. */

@@ -4,6 +4,7 @@ import {
   describeProxy,
   fetchThrough,
   NO_PROXY_CONFIG,
+  noProxyRanges,
   proxyDispatcher,
   proxyInUse,
 } from "../proxy.ts";
@@ -160,8 +161,18 @@ export function configLines(config: Config, env: Record<string, string | undefin
 }
 
 /** Which proxy the bot's HTTP clients go through: host and port only, never a user or password. */
-function proxyLine(config: Config): CheckLine {
-  const described = describeProxy(config.proxy ?? NO_PROXY_CONFIG);
+export function proxyLine(config: Config): CheckLine {
+  const proxy = config.proxy ?? NO_PROXY_CONFIG;
+  const described = describeProxy(proxy);
+  const ranges = proxyInUse(proxy) ? noProxyRanges(proxy.noProxy) : [];
+  if (described !== undefined && ranges.length > 0) {
+    return {
+      check: "config.proxy",
+      status: "warn",
+      result: `Slack, Palette and the model: ${described}; NO_PROXY's ${ranges.join(", ")} exempts nothing (no CIDR ranges are matched)`,
+      fix: "name the hosts or domains in NO_PROXY instead (.svc, .cluster.local, palette.internal)",
+    };
+  }
   return {
     check: "config.proxy",
     status: "pass",

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { ConfigError, loadStoreConfig, type StateStore } from "../config.ts";
-import { type CopiedTable, copyStore, rowsIn, StoreCopyError } from "../store/copy.ts";
+import { type CopiedTable, copyStore, liveLeaseIn, rowsIn, StoreCopyError } from "../store/copy.ts";
 import { openStore } from "../store/open.ts";
-import type { SqlDb } from "../store/sql.ts";
+import type { SqlDb, SqlExecutor } from "../store/sql.ts";
 import { openSqlite } from "../store/sqlite.ts";
 
 /**
@@ -94,6 +94,7 @@ export function migrateStoreCli(args: string[], env: Env, write: Write): Promise
       target,
       `copied ${fromPath} into PostgreSQL`,
       write,
+      true,
     );
   }, write);
 }
@@ -150,23 +151,53 @@ export const restoreCli = fileVerb(
       store,
       `restored ${file} into ${describe(store)}`,
       write,
+      false,
     );
   },
 );
 
-/** An existing SQLite file into a store, which must be empty: `migrate-store` and `restore`. */
+/**
+ * Refuses a store a bot runs on: a copy from it would miss what the bot writes meanwhile, and a
+ * copy into it would be overwritten by the bot, or fail half-way against its writes.
+ */
+async function refuseRunningBot(
+  db: SqlExecutor & Pick<SqlDb, "dialect">,
+  role: string,
+  now: number,
+): Promise<void> {
+  const lease = await liveLeaseIn(db, now);
+  if (!lease) return;
+  throw new StoreCopyError(
+    `a bot runs on ${role}: replica ${lease.holder} holds its lease ${lease.name} until ${new Date(lease.expiresAt).toISOString()}. Stop every replica first (kubectl scale deployment/<release> --replicas=0), wait for that time to pass, and run this again`,
+  );
+}
+
+/**
+ * An existing SQLite file into a store, which must be empty: `migrate-store` and `restore`. The
+ * source is read in one transaction, one snapshot of every table; SQLite's is a write lock, so a
+ * bot cannot start writing to the file between the lease check and the last read. A backup
+ * file's own lease is not checked: `backup` of a running bot copies its live lease row.
+ */
 async function copySqliteInto(
   path: string,
   role: string,
   target: StateStore,
   what: string,
   write: Write,
+  checkSourceLease: boolean,
 ): Promise<number> {
   const from = await openExistingSqlite(path, role);
   try {
     const to = await openStore(target);
     try {
-      report(await copyStore(from, to), what, write);
+      const now = Date.now();
+      await refuseRunningBot(to, describe(target), now);
+      const copied = await from.transaction(async (tx) => {
+        const source = { ...bind(tx), dialect: from.dialect };
+        if (checkSourceLease) await refuseRunningBot(source, role, now);
+        return copyStore(source, to);
+      });
+      report(copied, what, write);
     } finally {
       await to.close();
     }

@@ -189,3 +189,37 @@ describe.skipIf(noHelm)("docs/install.md, followed as written", () => {
     expect(doctor.output()).not.toContain(sim.credentials.apiKey);
   }, 120_000);
 });
+
+describe("docs/install.md: from one replica to two", () => {
+  // review finding 1: envFrom gave a CloudNativePG Secret's `uri` key as a variable `uri`, never
+  // DATABASE_URL, and a bare pod left `kubectl wait` to sit out 300 s silently on a failure
+  it("runs migrate-store as a Job given DATABASE_URL by the Secret's key, and follows its log", () => {
+    const [script] = blocks("#### From one replica to two", "sh");
+    const manifest = /<<'YAML'\n([\s\S]*?)\nYAML\n/.exec(script!)?.[1];
+    expect(manifest, "the helper's manifest in a <<'YAML' here-document").toBeDefined();
+    const job = parse(manifest!) as Json;
+    expect(at(job, "kind")).toBe("Job");
+    expect(at(job, "spec.backoffLimit")).toBe(0);
+    const container = at(job, "spec.template.spec.containers.0") as Json;
+    expect(at(container, "args")).toEqual([
+      "migrate-store",
+      "--from",
+      "/data/palette-chatops.sqlite",
+    ]);
+    expect((container as Record<string, unknown>).envFrom).toBeUndefined();
+    const secret = /--set database\.existingSecret=(\S+)/.exec(script!)?.[1];
+    const values = parse(
+      readFileSync(join(ROOT, "deploy", "helm", "palette-chatops", "values.yaml"), "utf8"),
+    ) as Json;
+    expect(at(container, "env")).toEqual([
+      {
+        name: "DATABASE_URL",
+        valueFrom: {
+          secretKeyRef: { name: secret, key: at(values, "database.secretKey") },
+        },
+      },
+    ]);
+    expect(script).toContain("kubectl logs -f job/palette-chatops-migrate --pod-running-timeout=");
+    expect(script).not.toMatch(/kubectl wait [^\n]*palette-chatops-migrate/);
+  });
+});

@@ -24,7 +24,16 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-export async function startCountingProxy(): Promise<CountingProxy> {
+/**
+ * What the proxy does with a CONNECT: tunnel it; close the connection without a word (a proxy
+ * that drops what its policy refuses); or hold it open and never answer.
+ */
+export type TunnelMode = "tunnel" | "close" | "silent";
+
+export async function startCountingProxy(
+  options: { connect?: TunnelMode } = {},
+): Promise<CountingProxy> {
+  const mode = options.connect ?? "tunnel";
   const sockets = new Set<Socket>();
   const proxy: Omit<CountingProxy, "url" | "close"> = {
     tunnels: [],
@@ -68,6 +77,12 @@ export async function startCountingProxy(): Promise<CountingProxy> {
     proxy.tunnels.push(request.url ?? "");
     if (request.headers["proxy-authorization"])
       proxy.authorizations.push(request.headers["proxy-authorization"]);
+    if (mode === "close") {
+      client.destroy();
+      return;
+    }
+    // held: the socket is already tracked, so close() ends it
+    if (mode === "silent") return;
     const [host, port] = (request.url ?? "").split(/:(?=\d+$)/);
     const upstream = connect(Number(port), host!, () => {
       proxy.upstreamPorts.add(upstream.localPort!);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { proxyLine } from "../../src/app/doctor.ts";
 import { ConfigError, loadConfig } from "../../src/config.ts";
-import { describeProxy, proxyAddress, proxyInUse } from "../../src/proxy.ts";
+import { describeProxy, noProxyRanges, proxyAddress, proxyInUse } from "../../src/proxy.ts";
 
 /** The proxy settings (issue 38 item 3): parsed once, shown by host and port only. */
 
@@ -57,6 +58,31 @@ describe("HTTPS_PROXY, HTTP_PROXY, NO_PROXY", () => {
   it("use HTTP_PROXY for https:// too when HTTPS_PROXY is unset (undici's rule)", () => {
     expect(describeProxy(proxyOf({ HTTP_PROXY: "http://only:8080" }))).toBe(
       "https:// through only:8080, http:// through only:8080, NO_PROXY empty",
+    );
+  });
+});
+
+describe("a CIDR range in NO_PROXY (issue 38, review finding 6)", () => {
+  it("is picked out, hosts and host:port are not", () => {
+    expect(noProxyRanges(".svc, 10.0.0.0/8 palette.internal:8443,fd00::/8")).toEqual([
+      "10.0.0.0/8",
+      "fd00::/8",
+    ]);
+    expect(noProxyRanges(".svc,.cluster.local")).toEqual([]);
+  });
+
+  it("makes the doctor's proxy line a warning naming the range, with hosts as the fix", () => {
+    const config = loadConfig({
+      ...BASE,
+      HTTPS_PROXY: "http://proxy.corp:3128",
+      NO_PROXY: ".svc,10.0.0.0/8",
+    });
+    const line = proxyLine(config);
+    expect(line.status).toBe("warn");
+    expect(line.result).toContain("10.0.0.0/8 exempts nothing");
+    expect(line.fix).toContain(".svc");
+    expect(proxyLine(loadConfig({ ...BASE, HTTPS_PROXY: "http://proxy.corp:3128" })).status).toBe(
+      "pass",
     );
   });
 });

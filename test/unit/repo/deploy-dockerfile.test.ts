@@ -93,6 +93,9 @@ describe("Dockerfile", () => {
     expect(users.length).toBeGreaterThan(0);
     const user = users.at(-1)!.args.split(":")[0]!;
     expect(["root", "0"]).not.toContain(user);
+    // by number: with a name, runAsNonRoot without runAsUser refuses to start the pod
+    // ("image has non-numeric user, cannot verify user is non-root")
+    expect(user).toMatch(/^[1-9]\d*$/);
   });
 
   it("checks /healthz and keeps state on a volume at /data", () => {

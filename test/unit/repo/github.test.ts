@@ -37,6 +37,7 @@ interface Step {
 interface Workflow {
   on: Record<string, unknown>;
   permissions?: Record<string, string>;
+  concurrency?: { group: string; "cancel-in-progress"?: boolean };
   jobs: Record<string, { steps: Step[]; strategy?: { matrix?: { node?: number[] } } }>;
 }
 const workflow = (name: string) =>
@@ -84,6 +85,12 @@ describe(".github/", () => {
     const ci = workflow("ci.yml");
     expect(Object.keys(ci.on).sort()).toEqual(["pull_request", "push"]);
     expect(ci.on.push).toEqual({ branches: ["**"] });
+    // a push and its pull request share one group (the branch), so the branch runs once
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the workflow's expression, verbatim
+    expect(ci.concurrency).toEqual({
+      group: "ci-${{ github.head_ref || github.ref_name }}",
+      "cancel-in-progress": true,
+    });
     const job = ci.jobs.test;
     expect(job?.strategy?.matrix?.node).toEqual([20, 22]);
     const runs = (job?.steps ?? []).flatMap((step) => (step.run ? [step.run] : []));
@@ -121,6 +128,10 @@ describe(".github/", () => {
     expect(at("gh release create")).toBeGreaterThan(at("helm push"));
     // a tag that is not the chart's and package.json's version stops the release
     expect(runs[at("GITHUB_REF_NAME#v")]).toMatch(/Chart\.yaml.*package\.json/s);
+    // ... before any image is built or pushed, so a mismatched tag leaves nothing behind
+    const firstBuild = all.findIndex((step) => step.uses?.startsWith("docker/build-push-action"));
+    expect(firstBuild).toBeGreaterThanOrEqual(0);
+    expect(at("GITHUB_REF_NAME#v")).toBeLessThan(firstBuild);
   });
 
   it("a v* tag builds both platforms, smoke-runs the image, and pushes it with an SBOM and provenance", () => {

@@ -162,7 +162,7 @@ describe.skipIf(noHelm)("the chart's ci/ values files, one per real install", ()
           ["NODE_EXTRA_CA_CERTS", "/etc/palette-chatops/ca/ca-bundle.crt"],
           ["HTTPS_PROXY", "http://proxy.corp.example:3128"],
           ["HTTP_PROXY", "http://proxy.corp.example:3128"],
-          ["NO_PROXY", ".cluster.local,.svc,10.0.0.0/8"],
+          ["NO_PROXY", ".cluster.local,.svc"],
         ],
       );
     }
