@@ -119,7 +119,7 @@ const routes = (gate: Gate) => ({
   direct: gate.peers.filter((port) => !proxy.upstreamPorts.has(port)).length,
 });
 
-/** a mention over the socket, answered by the assistant in its thread */
+/** a mention over the socket, answered by the assistant to the asker (a channel answer is ephemeral) */
 async function askOverSocket(): Promise<void> {
   const { payload } = readFixtureJson<{ payload: { event: object } }>(
     "slack",
@@ -127,7 +127,7 @@ async function askOverSocket(): Promise<void> {
     "app_mention.json",
   );
   const asked = model.requests.length;
-  const ended = fake.callsTo("chat.stopStream").length;
+  const answered = fake.callsTo("chat.postEphemeral").length;
   sockets.at(-1)!.send(
     JSON.stringify({
       envelope_id: `env-${Date.now()}`,
@@ -142,8 +142,8 @@ async function askOverSocket(): Promise<void> {
     }),
   );
   await until("the model to be asked", () => model.requests.length > asked, 20_000);
-  // the assistant streams its answer into the thread
-  await fake.waitFor("chat.stopStream", ended + 1, 20_000);
+  // in a channel the assistant answers the asker alone, not streamed (issue 36 item 2)
+  await fake.waitFor("chat.postEphemeral", answered + 1, 20_000);
 }
 
 /** a start, its first poll, a question to the assistant: every kind of outbound request */
