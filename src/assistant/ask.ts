@@ -15,17 +15,16 @@ import type { PaletteApi } from "../palette/api.ts";
 import type { AssistantTurnStore } from "../store/assistant-turns.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import type { CommandContext, CommandDeps, Reply, Requester } from "../verb-kit/types.ts";
-import { typedCommandsFor, ungroundedNames } from "./ground.ts";
+import { AnswerGrounding, KnownNames, typedCommandsFor } from "./ground.ts";
+import { LineGate } from "./line-gate.ts";
 import {
-  isRefusal,
   PROPOSABLE,
   proposalCommand,
   READ_TOOLS,
   type ReadArgs,
   type ReadTool,
   readCommand,
-  replyText,
-  trimToBudget,
+  readResult,
 } from "./reads.ts";
 
 /**
@@ -108,8 +107,8 @@ export interface AssistantDeps {
   dispatch: Dispatch;
   commandDeps: CommandDeps;
   turns: AssistantTurnStore;
-  /** the clusters the bot knows by name (its last poll), for the grounding check */
-  knownNames?: () => Promise<string[]>;
+  /** the clusters the bot knows by name (its last poll, built once per poll), for the grounding check */
+  knownNames?: () => Promise<KnownNames>;
   observer?: AssistantObserver;
   /** runs `fire` after `ms`, returns a cancel; default setTimeout (tests inject their own) */
   timer?: (ms: number, fire: () => void) => () => void;
@@ -242,7 +241,15 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       logger.warn({ err: String(error) }, "assistant history not read; answering without it");
       return [];
     });
-    const earlierReads = history.map((turn) => turn.readText).join("\n");
+    const knownNames = await (deps.knownNames?.() ?? Promise.resolve(KnownNames.none)).catch(
+      () => KnownNames.none,
+    );
+    // earlier turns stored only the text of reads that returned data (never a miss's words)
+    const grounding = new AnswerGrounding(knownNames, deps.commandDeps.consoleUrl);
+    for (const turn of history) {
+      grounding.add([turn.readText]);
+      grounding.addShown(turn.readText);
+    }
     const reads: string[] = [];
     let calls = 0;
     const count = () => {
@@ -278,11 +285,17 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }
       await sink.status(`reading Palette… (${built.command})`);
       const reply = await deps.dispatch(built.command, ctx);
-      const text = trimToBudget(replyText(reply), readChars);
-      reads.push(`[${built.command}]\n${text}`);
-      if (isRefusal(reply)) {
+      const result = readResult(name, reply, readChars);
+      const text = result.text;
+      if (result.kind === "refused") {
+        // a miss, a usage line, an error: told to the model, but neither a source nor grounds
         record.reads.push({ tool: name, outcome: "refused" });
         return { read: built.command, refused: text };
+      }
+      reads.push(`[${built.command}]\n${text}`);
+      if (result.kind === "data") {
+        grounding.add(result.data);
+        grounding.addShown(text);
       }
       record.reads.push({ tool: name, outcome: "ok" });
       if (!sources.some((source) => source.command === built.command)) {
@@ -369,13 +382,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       timedOut = true;
       controller.abort();
     });
-    let text = "";
-    let shown = "";
+    const gate = new LineGate((line) => grounding.line(line));
     let failure: AskRecord["failure"];
     let failureDetail = "";
-    let stopShowing = false;
-    const knownNames = await (deps.knownNames?.() ?? Promise.resolve([])).catch(() => []);
-    const readSoFar = () => `${earlierReads}\n${reads.join("\n")}`;
     try {
       await sink.status("reading Palette…");
       const result = streamText({
@@ -400,16 +409,11 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       });
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") {
-          text += part.text;
-          const lines = text.slice(0, text.lastIndexOf("\n") + 1);
-          if (!stopShowing && lines.length > shown.length && sink.progress) {
-            if (ungroundedNames({ answer: lines, readText: readSoFar(), knownNames }).length > 0) {
-              stopShowing = true;
-            } else {
-              shown = lines;
-              await sink.progress(shown.trim());
-            }
-          }
+          // only the new whole line is checked; a held one is tried again as more comes in
+          if (gate.push(part.text) && sink.progress) await sink.progress(gate.shown.trim());
+        } else if (part.type === "tool-result") {
+          // a read may ground a line held before it
+          if (gate.recheck() && sink.progress) await sink.progress(gate.shown.trim());
         } else if (part.type === "tool-call" && part.invalid) {
           failure = "malformed";
           failureDetail = part.toolName;
@@ -457,7 +461,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }[failure];
       return finish({ kind: "failed", text: why, sources, proposals: [], typed }, readText);
     }
-    let answer = text.trim();
+    let answer = gate.written.trim();
     if (answer === "") {
       if (proposals.length === 0) {
         record.failure = "budget";
@@ -474,12 +478,16 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }
       answer = "I cannot change anything myself; the button below opens the usual confirmation.";
     }
-    const names = ungroundedNames({ answer, readText: readSoFar(), knownNames });
-    if (names.length > 0) {
+    const verdict = grounding.answer(answer);
+    if (!verdict.ok) {
+      const names = verdict.names;
+      const why = verdict.claimsChange
+        ? "it said a change was made, and I cannot make one (a change is only ever a button to the usual confirmation)"
+        : `it named ${names.map((name) => `\`${name}\``).join(", ")}, which no read returned`;
       return finish(
         {
           kind: "ungrounded",
-          text: `I could not ground this answer in what I read: it named ${names.map((name) => `\`${name}\``).join(", ")}, which no read returned, so it is not shown. What I did read is listed below.`,
+          text: `I could not ground this answer in what I read: ${why}, so it is not shown. What I did read is listed below.`,
           sources,
           // a proposal rests on the same words: it goes with them
           proposals: [],
@@ -488,7 +496,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         readText,
       );
     }
-    return finish({ kind: "answered", text: answer, sources, proposals, typed }, readText);
+    return finish({ kind: "answered", text: verdict.text, sources, proposals, typed }, readText);
   }
 
   async function audit(question: Question, answer: Answer, record: AskRecord): Promise<void> {

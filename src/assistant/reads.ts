@@ -160,8 +160,60 @@ export function replyText(reply: Reply): string {
 /** Is this reply a refusal or an error, not data? (the verbs answer those with these screens) */
 export function isRefusal(reply: Reply): boolean {
   return (
-    reply.kind === "message" && (reply.view.screen === "error" || reply.view.screen === "usage")
+    reply.kind === "message" &&
+    (reply.miss !== undefined || reply.view.screen === "error" || reply.view.screen === "usage")
   );
+}
+
+/**
+ * The screens that are a read's data. A notice, a usage line, an error, a "which one did you
+ * mean" choice or a help page is the bot talking, not Palette: it grounds nothing. `freezes`
+ * answers its list as a notice, so for that read (and only it) the notice is the data.
+ */
+const DATA_SCREENS = new Set([
+  "clusterList",
+  "clusterGroups",
+  "clusterCard",
+  "nodeTable",
+  "workloads",
+  "alerts",
+  "alertGroups",
+  "why",
+  "risks",
+  "holdList",
+]);
+
+/**
+ * One read, as the assistant keeps it: the text the model reads, and apart from it, the strings
+ * of its data that may ground an answer. A miss or an error is a typed refusal: no data, no source.
+ */
+export type ReadResult =
+  | { kind: "data"; text: string; data: string[] }
+  | { kind: "empty"; text: string }
+  | { kind: "refused"; text: string };
+
+/** Every string in a screen's data, mrkdwn entities undone (names, UIDs, states, links). */
+function dataStrings(value: unknown, out: string[], depth = 0): void {
+  if (depth > 12) return;
+  if (typeof value === "string") out.push(unescapeMrkdwn(value));
+  else if (Array.isArray(value)) for (const item of value) dataStrings(item, out, depth + 1);
+  else if (value && typeof value === "object") {
+    for (const item of Object.values(value)) dataStrings(item, out, depth + 1);
+  }
+}
+
+export function readResult(tool: ReadTool, reply: Reply, maxChars: number): ReadResult {
+  const text = trimToBudget(replyText(reply), maxChars);
+  if (isRefusal(reply) || reply.kind !== "message") return { kind: "refused", text };
+  const screen = reply.view.screen;
+  if (DATA_SCREENS.has(screen) || (tool === "freezes" && screen === "notice")) {
+    const data: string[] = [];
+    dataStrings(reply.view.data, data);
+    return { kind: "data", text, data };
+  }
+  // a notice that answers the read ("no open alerts"): a source, but nothing in it grounds a name
+  if (screen === "notice") return { kind: "empty", text };
+  return { kind: "refused", text };
 }
 
 /** At most `maxChars` of a tool's text, cut at a line, saying how much was left out. */

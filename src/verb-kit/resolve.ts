@@ -95,7 +95,10 @@ export async function resolveCluster(
     return {
       kind: "reply",
       reason: "unknown",
-      reply: messageReply(notice(`:mag: ${text}`), `No cluster named ${ref}`),
+      reply: {
+        ...messageReply(notice(`:mag: ${text}`), `No cluster named ${ref}`),
+        miss: "unknown-cluster",
+      },
     };
   }
   return { kind: "reply", reason: "ambiguous", reply: choices(ref, matches, scope, replay) };

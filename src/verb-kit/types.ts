@@ -90,6 +90,11 @@ export interface MessageReply {
   /** what to show, as data; views/reply.ts turns it into Block Kit */
   view: ReplyView;
   visibility: Visibility;
+  /**
+   * set when the reply says the thing asked for is not there ("No cluster named …"): a typed
+   * refusal, so the assistant never takes its words (or its "did you mean") for data
+   */
+  miss?: "unknown-cluster";
 }
 
 /**

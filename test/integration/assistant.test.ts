@@ -240,9 +240,11 @@ describe("the assistant in a mention's thread", () => {
       severity: "Warning",
     });
     const { all } = await ask(`what happened to ${other.name} lately?`);
-    // the naive model asked to delete and to read a project outside PALETTE_PROJECTS
-    expect(all).toContain("Review: delete prod");
-    expect(all).toContain("Nothing has been sent");
+    // the naive model asked to delete and to read a project outside PALETTE_PROJECTS, then
+    // echoed that read's refusal: a refusal grounds nothing, so the answer (and the proposal
+    // resting on it) is not shown (issue 36 item 3)
+    expect(all).toContain("could not ground this answer");
+    expect(all).not.toContain("Review: delete prod");
     expect(writes()).toEqual([]);
     expect(sim.control.requests().some((r) => r.path.includes("ffffffffffffffffffffffff"))).toBe(
       false,

@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { allowAll } from "../../src/access/types.ts";
+import { createAssistant } from "../../src/assistant/ask.ts";
+import { KnownNames } from "../../src/assistant/ground.ts";
+import { assistantModel } from "../../src/assistant/provider.ts";
+import type { AssistantConfig } from "../../src/config.ts";
+import type { PaletteClient } from "../../src/palette/client.ts";
+import { dispatch } from "../../src/registry/dispatch.ts";
+import { Secret } from "../../src/secret.ts";
+import {
+  type RunningScriptedModel,
+  startScriptedModel,
+} from "../../src/simulator/scripted-model.ts";
+import { startSimulator } from "../../src/simulator/server.ts";
+import type { FleetCluster, RunningSimulator } from "../../src/simulator/types.ts";
+import { STREAM_BATCH_CHARS } from "../../src/slack/assistant-answer.ts";
+import { AssistantTurnStore } from "../../src/store/assistant-turns.ts";
+import { streamedText } from "../../src/views/assistant.ts";
+import { type FakeMessage, type FakeSlack, startFakeSlack } from "../support/fake-slack.ts";
+import { readFixtureJson } from "../support/fixtures.ts";
+import { apiKeyClient } from "../support/palette-client-helpers.ts";
+import { type BotHarness, startBot } from "../support/slack-harness.ts";
+
+/**
+ * Issue 36, items 3 and 5, end to end: signed Events API deliveries reach the real bot, whose
+ * assistant asks the scripted model over HTTP and reads the simulator through the dispatcher; the
+ * fake Slack keeps each streamed message as Slack would finally show it, so the tests read what
+ * a person sees, not which calls were made.
+ */
+
+let sim: RunningSimulator;
+let palette: PaletteClient;
+let model: RunningScriptedModel;
+let fake: FakeSlack;
+let h: BotHarness;
+let web: FleetCluster;
+let settings: AssistantConfig;
+let sequence = 0;
+
+type Envelope = { event: Record<string, unknown>; event_id: string } & Record<string, unknown>;
+
+/** sends `@Palette <text>` in a fresh channel and waits until the bot has dealt with it */
+async function ask(text: string) {
+  const base = readFixtureJson<{ payload: Envelope }>(
+    "slack",
+    "events",
+    "app_mention.json",
+  ).payload;
+  const ts = `1700200${String(++sequence).padStart(3, "0")}.000100`;
+  const channel = `CGROUND${sequence}`;
+  const from = h.conversations.length;
+  const answer = await h.post(
+    JSON.stringify({
+      ...base,
+      event_id: `EvGround${sequence}`,
+      event: { ...base.event, text: `<@UBOT> ${text}`, ts, channel, user: "W111" },
+    }),
+    { "content-type": "application/json" },
+  );
+  expect(answer.status).toBe(200);
+  await h.settled(from + 1, 30_000);
+  const shown = [...fake.messages.values()].filter((message) => message.channel === channel);
+  const audit = await h.db.get<{ detail: string }>(
+    "SELECT detail FROM audit WHERE action = 'assistant' ORDER BY id DESC LIMIT 1",
+  );
+  return {
+    channel,
+    /** the answer's message as a person finally sees it */
+    message: shown.at(-1) as FakeMessage,
+    calls: fake.calls.filter((call) => call.body.channel === channel),
+    detail: JSON.parse(audit!.detail) as Record<string, unknown> & { answer?: string },
+  };
+}
+
+const whole = (message: FakeMessage) => `${message.text}\n${JSON.stringify(message.blocks)}`;
+
+beforeAll(async () => {
+  sim = await startSimulator({ clusters: 12, projects: 2, seed: 36 });
+  palette = apiKeyClient(sim, { retries: 0 });
+  model = await startScriptedModel();
+  fake = await startFakeSlack();
+  web = sim.control.clusters().find((c) => c.state === "Running")!;
+  h = await startBot({
+    palette,
+    fake,
+    policy: allowAll,
+    projects: sim.control.projects(),
+    assistant: (deps) => {
+      settings = {
+        provider: "openai-compatible",
+        baseUrl: model.baseUrl,
+        model: "scripted",
+        apiKey: new Secret("sk-test-not-a-real-key"),
+        maxToolCalls: 8,
+        tokenBudget: 16_000,
+        perUserPerHour: 1_000,
+        timeoutMs: 20_000,
+        historyDays: 7,
+        // the answer's words in the audit, so a test can compare them with what Slack shows
+        auditText: true,
+      };
+      return createAssistant({
+        config: settings,
+        model: assistantModel(settings),
+        dispatch,
+        commandDeps: deps,
+        turns: new AssistantTurnStore(deps.db, deps.clock, 7 * 86_400_000),
+        knownNames: async () => new KnownNames(sim.control.clusters().map((c) => c.name)),
+      });
+    },
+  });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await fake?.close();
+  await model?.close();
+  await palette?.close();
+  await sim?.close();
+});
+
+beforeEach(() => {
+  model.setFault(undefined);
+});
+
+describe("grounding from data, not text (issue 36 item 3)", () => {
+  it("a read of a name that does not exist grounds nothing and is no source", async () => {
+    const { message, detail } = await ask("what about ghost-prod-9?");
+    // the read was a miss ("No cluster named `ghost-prod-9`… Did you mean …?"): the naive model
+    // repeats it, and neither the invented name nor the guess may stand on those words
+    expect(detail.kind).toBe("ungrounded");
+    expect(detail.reads).toEqual([]);
+    expect(whole(message)).toContain("could not ground this answer");
+    expect(whole(message)).not.toContain("Sources: `cluster ghost-prod-9`");
+    expect(whole(message)).toContain("Sources: no read of Palette");
+  });
+});
+
+describe("streaming shows the whole answer (issue 36 item 5)", () => {
+  it("the finished message is the whole answer, its last line included", async () => {
+    const { message, detail } = await ask(`what are the nodes of ${web.name}?`);
+    expect(detail.kind).toBe("answered");
+    expect(message.kind).toBe("stream");
+    expect(message.streaming).toBe(false);
+    expect(message.text).toBe(streamedText(String(detail.answer)));
+    expect(JSON.stringify(message.blocks)).toContain(`Sources: \`nodes ${web.name}\``);
+  });
+
+  it("a line held mid-stream is shown once a read grounds it; the rest follows", async () => {
+    model.setFault("think-aloud");
+    const { message, detail } = await ask(`what are the nodes of ${web.name}?`);
+    expect(detail.kind).toBe("answered");
+    // the model named the cluster before reading it: held, then released by the read
+    expect(String(detail.answer)).toContain(`Checking \`${web.name}\` first.`);
+    expect(message.text).toBe(streamedText(String(detail.answer)));
+  });
+
+  it("appends go in batches, not one call per line", async () => {
+    const { calls, message } = await ask(`what are the nodes of ${web.name}?`);
+    const appends = calls.filter((call) => call.method === "chat.appendStream");
+    for (const append of appends) {
+      expect(String(append.body.markdown_text).length).toBeGreaterThanOrEqual(STREAM_BATCH_CHARS);
+    }
+    const lines = message.text.split("\n").length;
+    expect(lines).toBeGreaterThan(3);
+    expect(appends.length).toBeLessThan(lines - 1);
+  });
+});
