@@ -45,10 +45,16 @@ export async function buildAssistant(input: {
         );
         return `${row?.n ?? 0}:${row?.latest ?? ""}`;
       },
-      names: async () =>
-        (await deps.db.all<{ name: string }>("SELECT DISTINCT name FROM notify_snapshots")).map(
-          (row) => row.name,
-        ),
+      // in the primary key's order, a page at a time (the row value compares as both stores do)
+      page: async (after, limit) =>
+        (
+          await deps.db.all<{ project: string; cluster_uid: string; name: string }>(
+            after
+              ? "SELECT project, cluster_uid, name FROM notify_snapshots WHERE (project, cluster_uid) > (?, ?) ORDER BY project, cluster_uid LIMIT ?"
+              : "SELECT project, cluster_uid, name FROM notify_snapshots ORDER BY project, cluster_uid LIMIT ?",
+            after ? [after[0], after[1], limit] : [limit],
+          )
+        ).map((row) => ({ key: [row.project, row.cluster_uid] as const, name: row.name })),
     }),
     observer: input.observer,
   });

@@ -11,12 +11,12 @@ import {
 } from "ai";
 import { z } from "zod";
 import type { AssistantConfig } from "../config.ts";
-import type { PaletteApi } from "../palette/api.ts";
 import type { AssistantTurnStore } from "../store/assistant-turns.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import type { CommandContext, CommandDeps, Reply, Requester } from "../verb-kit/types.ts";
 import { AnswerGrounding, KnownNames, typedCommandsFor } from "./ground.ts";
 import { LineGate } from "./line-gate.ts";
+import { ReadBounds } from "./read-bounds.ts";
 import {
   PROPOSABLE,
   proposalCommand,
@@ -134,19 +134,15 @@ const defaultTimer = (ms: number, fire: () => void) => {
   return () => clearTimeout(handle);
 };
 
-/** Counts the Palette calls a question makes, through the service client and personal ones. */
-function countingPalette<T extends object>(palette: T, count: () => void): T {
-  return new Proxy(palette, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== "function" || property === "close") return value;
-      return (...args: unknown[]) => {
-        count();
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-}
+/** the line under an answer whose reads were cut short or stopped by a bound */
+export const PARTIAL_LINE =
+  "_Some reads were cut short by the assistant's bounds (reads, Palette requests or tokens a question), so this answer may be incomplete; the typed commands show everything._";
+
+/** ASSISTANT_MAX_PALETTE_REQUESTS when the config does not say */
+const DEFAULT_MAX_PALETTE_REQUESTS = 40;
+
+const capLine = (max: number) =>
+  `The limit of ${max} Palette requests per question is reached (ASSISTANT_MAX_PALETTE_REQUESTS): answer with what you have, and say that the reads were cut short.`;
 
 /** per-user question times within the last hour (per replica: a bound, not a bill) */
 class HourlyLimit {
@@ -252,28 +248,28 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     }
     const reads: string[] = [];
     let calls = 0;
-    const count = () => {
-      record.paletteCalls += 1;
-    };
-    const identity = deps.commandDeps.identity;
+    /** a read was cut short or refused for a bound: the answer says so, from code */
+    let partial = false;
     const ctx: CommandContext = {
       ...deps.commandDeps,
-      palette: countingPalette(deps.commandDeps.palette as PaletteApi & object, count),
-      ...(identity
-        ? {
-            identity: {
-              ...identity,
-              paletteAs: (key) => countingPalette(identity.paletteAs(key), count),
-            },
-          }
-        : {}),
       requester: question.requester,
+      noFleetWalk: true,
     };
+    // the time limit starts here: it stops the model and, through the bounds, every read
+    const controller = new AbortController();
+    let timedOut = false;
+    const cancel = timer(config.timeoutMs, () => {
+      timedOut = true;
+      controller.abort();
+    });
+    const maxRequests = config.maxPaletteRequests ?? DEFAULT_MAX_PALETTE_REQUESTS;
+    const bounds = new ReadBounds(maxRequests, controller.signal);
 
     async function read(name: ReadTool, args: ReadArgs) {
       calls += 1;
       if (calls > config.maxToolCalls) {
         record.reads.push({ tool: name, outcome: "over-limit" });
+        partial = true;
         return {
           error: `The limit of ${config.maxToolCalls} reads per question is reached (ASSISTANT_MAX_TOOL_CALLS): answer with what you have.`,
         };
@@ -284,7 +280,19 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         return { error: built.refused };
       }
       await sink.status(`reading Palette… (${built.command})`);
-      const reply = await deps.dispatch(built.command, ctx);
+      if (bounds.capReached) {
+        record.reads.push({ tool: name, outcome: "over-limit" });
+        partial = true;
+        return { error: capLine(maxRequests) };
+      }
+      const reply = await bounds.run(() => deps.dispatch(built.command, ctx));
+      record.paletteCalls = bounds.requests;
+      if (bounds.capReached) {
+        // stopped part-way: what it read is not whole, so it is neither data nor a source
+        record.reads.push({ tool: name, outcome: "over-limit" });
+        partial = true;
+        return { error: capLine(maxRequests) };
+      }
       const result = readResult(name, reply, readChars);
       const text = result.text;
       if (result.kind === "refused") {
@@ -293,6 +301,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         return { read: built.command, refused: text };
       }
       reads.push(`[${built.command}]\n${text}`);
+      if (result.cut) partial = true;
       if (result.kind === "data") {
         grounding.add(result.data);
         grounding.addShown(text);
@@ -376,12 +385,6 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         : question.text,
     });
 
-    const controller = new AbortController();
-    let timedOut = false;
-    const cancel = timer(config.timeoutMs, () => {
-      timedOut = true;
-      controller.abort();
-    });
     const gate = new LineGate((line) => grounding.line(line));
     let failure: AskRecord["failure"];
     let failureDetail = "";
@@ -496,7 +499,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         readText,
       );
     }
-    return finish({ kind: "answered", text: verdict.text, sources, proposals, typed }, readText);
+    // said by code, not left to the model: the answer rests on less than was asked for
+    const text = partial ? `${verdict.text}\n\n${PARTIAL_LINE}` : verdict.text;
+    return finish({ kind: "answered", text, sources, proposals, typed }, readText);
   }
 
   async function audit(question: Question, answer: Answer, record: AskRecord): Promise<void> {

@@ -119,15 +119,27 @@ export function addGrounds(
  * the poll's stamp moves): looking a token up is one Set probe, at 50 or at 50,000 clusters.
  */
 export class KnownNames {
-  private readonly names: ReadonlySet<string>;
+  private names: ReadonlySet<string>;
 
   constructor(names: Iterable<string>) {
     const set = new Set<string>();
+    KnownNames.addTo(set, names);
+    this.names = set;
+  }
+
+  /** adds names to a Set being built a piece at a time (see known-names.ts), lower-cased */
+  static addTo(set: Set<string>, names: Iterable<string>): void {
     for (const name of names) {
       const lower = name.toLowerCase();
       if (lower.length >= 3 && !GRAMMAR.has(lower)) set.add(lower);
     }
-    this.names = set;
+  }
+
+  /** a Set built with {@link KnownNames.addTo}, taken as it is (no second pass over the fleet) */
+  static fromBuilt(set: Set<string>): KnownNames {
+    const known = new KnownNames([]);
+    (known as unknown as { names: Set<string> }).names = set;
+    return known;
   }
 
   has(lowerToken: string): boolean {

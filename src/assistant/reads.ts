@@ -188,8 +188,8 @@ const DATA_SCREENS = new Set([
  * of its data that may ground an answer. A miss or an error is a typed refusal: no data, no source.
  */
 export type ReadResult =
-  | { kind: "data"; text: string; data: string[] }
-  | { kind: "empty"; text: string }
+  | { kind: "data"; text: string; data: string[]; cut: boolean }
+  | { kind: "empty"; text: string; cut: boolean }
   | { kind: "refused"; text: string };
 
 /** Every string in a screen's data, mrkdwn entities undone (names, UIDs, states, links). */
@@ -203,16 +203,19 @@ function dataStrings(value: unknown, out: string[], depth = 0): void {
 }
 
 export function readResult(tool: ReadTool, reply: Reply, maxChars: number): ReadResult {
-  const text = trimToBudget(replyText(reply), maxChars);
+  const full = replyText(reply);
+  const text = trimToBudget(full, maxChars);
+  // the model was shown only part of it (the token budget): the answer must say so
+  const cut = text !== full;
   if (isRefusal(reply) || reply.kind !== "message") return { kind: "refused", text };
   const screen = reply.view.screen;
   if (DATA_SCREENS.has(screen) || (tool === "freezes" && screen === "notice")) {
     const data: string[] = [];
     dataStrings(reply.view.data, data);
-    return { kind: "data", text, data };
+    return { kind: "data", text, data, cut };
   }
   // a notice that answers the read ("no open alerts"): a source, but nothing in it grounds a name
-  if (screen === "notice") return { kind: "empty", text };
+  if (screen === "notice") return { kind: "empty", text, cut };
   return { kind: "refused", text };
 }
 

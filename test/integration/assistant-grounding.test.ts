@@ -25,7 +25,8 @@ import { type BotHarness, startBot } from "../support/slack-harness.ts";
  * Issue 36, items 3 and 5, end to end: signed Events API deliveries reach the real bot, whose
  * assistant asks the scripted model over HTTP and reads the simulator through the dispatcher; the
  * fake Slack keeps each streamed message as Slack would finally show it, so the tests read what
- * a person sees, not which calls were made.
+ * a person sees, not which calls were made. Item 7's bounds are counted as Palette's requests
+ * the simulator served, every page counted.
  */
 
 let sim: RunningSimulator;
@@ -75,11 +76,16 @@ async function ask(text: string) {
 const whole = (message: FakeMessage) => `${message.text}\n${JSON.stringify(message.blocks)}`;
 
 beforeAll(async () => {
-  sim = await startSimulator({ clusters: 12, projects: 2, seed: 36 });
+  // 300 clusters in 2 projects: a walk of every cluster is 3 pages a project
+  sim = await startSimulator({ clusters: 300, projects: 2, seed: 36 });
   palette = apiKeyClient(sim, { retries: 0 });
   model = await startScriptedModel();
   fake = await startFakeSlack();
-  web = sim.control.clusters().find((c) => c.state === "Running")!;
+  // a running cluster whose name no other cluster shares (300 clusters repeat some names)
+  const all = sim.control.clusters();
+  web = all.find(
+    (c) => c.state === "Running" && all.filter((other) => other.name === c.name).length === 1,
+  )!;
   h = await startBot({
     palette,
     fake,
@@ -121,6 +127,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   model.setFault(undefined);
+  sim.control.clearRequests();
 });
 
 describe("grounding from data, not text (issue 36 item 3)", () => {
@@ -164,5 +171,31 @@ describe("streaming shows the whole answer (issue 36 item 5)", () => {
     const lines = message.text.split("\n").length;
     expect(lines).toBeGreaterThan(3);
     expect(appends.length).toBeLessThan(lines - 1);
+  });
+});
+
+describe("bounds that hold (issue 36 item 7)", () => {
+  it("an invented name costs the name search only: no walk of the fleet for a did-you-mean", async () => {
+    const { detail } = await ask("what about ghost-prod-9?");
+    const served = sim.control.requests().filter((r) => !r.path.includes("auth"));
+    // one tenant-wide name search and one per watched project; the walk was 3 pages a project
+    expect(served.length).toBeLessThanOrEqual(3);
+    // the audit counts requests, pages included, as Palette served them
+    expect(detail.paletteCalls).toBe(served.length);
+  });
+
+  it("stops at ASSISTANT_MAX_PALETTE_REQUESTS, every page counted, and says the answer is partial", async () => {
+    // the list is one page a project (2 projects): the cap of 1 stops the second
+    settings.maxPaletteRequests = 1;
+    try {
+      const { detail, message } = await ask(`which clusters are unhealthy right now?`);
+      const served = sim.control.requests().filter((r) => !r.path.includes("auth"));
+      expect(served.length).toBe(1);
+      expect(detail.paletteCalls).toBe(1);
+      expect(detail.kind).toBe("answered");
+      expect(message.text).toContain("cut short");
+    } finally {
+      settings.maxPaletteRequests = undefined;
+    }
   });
 });
