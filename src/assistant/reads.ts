@@ -166,11 +166,13 @@ export function isRefusal(reply: Reply): boolean {
 }
 
 /**
- * The screens that are a read's data. A notice, a usage line, an error, a "which one did you
- * mean" choice or a help page is the bot talking, not Palette: it grounds nothing. `freezes`
- * answers its list as a notice, so for that read (and only it) the notice is the data.
+ * The screens that are a read's data. A notice, a usage line, an error or a help page is the bot
+ * talking, not Palette: it grounds nothing. The choice between clusters of the same name is data
+ * (Palette's exact matches, not a guess). `freezes` answers its list as a notice, so for that
+ * read (and only it) the notice is the data.
  */
 const DATA_SCREENS = new Set([
+  "clusterChoice",
   "clusterList",
   "clusterGroups",
   "clusterCard",

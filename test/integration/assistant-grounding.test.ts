@@ -141,6 +141,16 @@ describe("grounding from data, not text (issue 36 item 3)", () => {
     expect(whole(message)).not.toContain("Sources: `cluster ghost-prod-9`");
     expect(whole(message)).toContain("Sources: no read of Palette");
   });
+
+  it("two clusters of one name are data: the choice grounds their names and UIDs", async () => {
+    const all = sim.control.clusters();
+    const twin = all.find((c) => all.filter((other) => other.name === c.name).length === 2)!;
+    const { detail, message } = await ask(`what are the nodes of ${twin.name}?`);
+    expect(detail.kind).toBe("answered");
+    for (const c of all.filter((other) => other.name === twin.name)) {
+      expect(message.text).toContain(c.uid);
+    }
+  });
 });
 
 describe("streaming shows the whole answer (issue 36 item 5)", () => {
