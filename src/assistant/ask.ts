@@ -26,6 +26,7 @@ import {
   readCommand,
   readResult,
 } from "./reads.ts";
+import { READ_INPUTS } from "./tool-inputs.ts";
 
 /**
  * The grounded assistant (issue 33): a question in, an answer out that says only what the bot
@@ -138,6 +139,9 @@ const defaultTimer = (ms: number, fire: () => void) => {
 export const PARTIAL_LINE =
   "_Some reads were cut short by the assistant's bounds (reads, Palette requests or tokens a question), so this answer may be incomplete; the typed commands show everything._";
 
+/** the longest question taken (a question, not a pasted log: the prompt's budget is the reads') */
+export const MAX_QUESTION_CHARS = 2_000;
+
 /** ASSISTANT_MAX_PALETTE_REQUESTS when the config does not say */
 const DEFAULT_MAX_PALETTE_REQUESTS = 40;
 
@@ -221,6 +225,16 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       return { ...answer, ...(turnId !== undefined ? { turnId } : {}) };
     };
 
+    if (question.text.length > MAX_QUESTION_CHARS) {
+      // before the hourly count and the model: a pasted log is not a question
+      return finish({
+        kind: "limited",
+        text: `That question is ${question.text.length.toLocaleString("en-US")} characters; the assistant takes at most ${MAX_QUESTION_CHARS.toLocaleString("en-US")}. Ask it shorter, or type the commands.`,
+        sources,
+        proposals,
+        typed,
+      });
+    }
     const retryAt = limit.take(question.requester.userId, started);
     if (retryAt !== undefined) {
       const minutes = Math.max(1, Math.ceil((retryAt - started) / 60_000));
@@ -316,17 +330,6 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       return { read: built.command, quotedPaletteData: text };
     }
 
-    const readInput = z.object({
-      cluster: z.string().max(128).optional().describe("a cluster's name or UID"),
-      project: z.string().max(64).optional().describe("a project UID, to narrow the read"),
-      tags: z
-        .array(z.string().max(128))
-        .max(5)
-        .optional()
-        .describe("cluster tags, key or key:value"),
-      namespace: z.string().max(128).optional().describe("workloads: one namespace"),
-      since: z.string().max(16).optional().describe("why: 24h, 7d or a date YYYY-MM-DD"),
-    });
     const describe: Record<ReadTool, string> = {
       list_clusters: "List clusters (name, state, health, provider, project), all or by tags.",
       cluster_overview: "One cluster's overview: state, health, profile, version, nodes, cost.",
@@ -343,7 +346,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           name,
           tool({
             description: describe[name],
-            inputSchema: readInput,
+            inputSchema: READ_INPUTS[name] as z.ZodType<ReadArgs>,
             execute: (args: ReadArgs) => read(name, args),
           }),
         ]),

@@ -204,6 +204,15 @@ function dataStrings(value: unknown, out: string[], depth = 0): void {
   }
 }
 
+/** does a screen's data offer a next page (a list of more than one page, shown its first)? */
+function hasNextPage(value: unknown, depth = 0): boolean {
+  if (depth > 6 || value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some((item) => hasNextPage(item, depth + 1));
+  const record = value as Record<string, unknown>;
+  if (typeof record.nextCommand === "string" && record.nextCommand !== "") return true;
+  return Object.values(record).some((item) => hasNextPage(item, depth + 1));
+}
+
 export function readResult(tool: ReadTool, reply: Reply, maxChars: number): ReadResult {
   const full = replyText(reply);
   const text = trimToBudget(full, maxChars);
@@ -214,7 +223,8 @@ export function readResult(tool: ReadTool, reply: Reply, maxChars: number): Read
   if (DATA_SCREENS.has(screen) || (tool === "freezes" && screen === "notice")) {
     const data: string[] = [];
     dataStrings(reply.view.data, data);
-    return { kind: "data", text, data, cut };
+    // the first page of a longer list is not the whole: "none are unhealthy" may be wrong
+    return { kind: "data", text, data, cut: cut || hasNextPage(reply.view.data) };
   }
   // a notice that answers the read ("no open alerts"): a source, but nothing in it grounds a name
   if (screen === "notice") return { kind: "empty", text, cut };

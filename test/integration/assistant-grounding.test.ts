@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { allowAll } from "../../src/access/types.ts";
-import { createAssistant } from "../../src/assistant/ask.ts";
+import { type Assistant, createAssistant } from "../../src/assistant/ask.ts";
 import { KnownNames } from "../../src/assistant/ground.ts";
 import { assistantModel } from "../../src/assistant/provider.ts";
 import type { AssistantConfig } from "../../src/config.ts";
@@ -36,6 +36,7 @@ let fake: FakeSlack;
 let h: BotHarness;
 let web: FleetCluster;
 let settings: AssistantConfig;
+let assistant: Assistant;
 let sequence = 0;
 
 type Envelope = { event: Record<string, unknown>; event_id: string } & Record<string, unknown>;
@@ -105,7 +106,7 @@ beforeAll(async () => {
         // the answer's words in the audit, so a test can compare them with what Slack shows
         auditText: true,
       };
-      return createAssistant({
+      assistant = createAssistant({
         config: settings,
         model: assistantModel(settings),
         dispatch,
@@ -113,6 +114,7 @@ beforeAll(async () => {
         turns: new AssistantTurnStore(deps.db, deps.clock, 7 * 86_400_000),
         knownNames: async () => new KnownNames(sim.control.clusters().map((c) => c.name)),
       });
+      return assistant;
     },
   });
 });
@@ -207,5 +209,32 @@ describe("bounds that hold (issue 36 item 7)", () => {
     } finally {
       settings.maxPaletteRequests = undefined;
     }
+  });
+});
+
+describe("partial reads and long questions (issue 36 items 7 and 9)", () => {
+  it("a list longer than one page: the answer says, from code, it may be incomplete", async () => {
+    // 150 clusters a project, 50 a page: "none are unhealthy" from the first page could be wrong
+    const { detail, message } = await ask("which clusters are unhealthy right now?");
+    expect(detail.kind).toBe("answered");
+    expect(message.text).toContain("may be incomplete");
+  });
+
+  it("a question past the length cap gets a clear line, and the model is not asked", async () => {
+    // Slack's message path refuses text over 1,000 characters before it is a question; the
+    // console and any other surface reach the assistant directly, which holds its own cap
+    const before = model.requests.length;
+    const answer = await assistant.ask(
+      {
+        text: `tell me ${"what is so slow here ".repeat(2_000)}`,
+        requester: { userId: "W111", channelId: "CLONG", teamId: "T123ABC456" },
+        conversation: "CLONG:dm",
+        surface: "console",
+      },
+      { status: () => undefined },
+    );
+    expect(answer.kind).toBe("limited");
+    expect(answer.text).toContain("the assistant takes at most 2,000");
+    expect(model.requests.length).toBe(before);
   });
 });

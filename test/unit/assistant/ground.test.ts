@@ -8,6 +8,7 @@ import {
   readResult,
   trimToBudget,
 } from "../../../src/assistant/reads.ts";
+import { READ_INPUTS } from "../../../src/assistant/tool-inputs.ts";
 import { messageReply, notice } from "../../../src/verb-kit/reply.ts";
 import type { Reply } from "../../../src/verb-kit/types.ts";
 
@@ -186,5 +187,24 @@ describe("reads", () => {
     expect(typedCommandsFor("why did the nodes of web-prod go down?")).toEqual(
       expect.arrayContaining(["nodes <cluster>", "why <cluster>"]),
     );
+  });
+});
+
+describe("each read tool's own schema (issue 36 item 9)", () => {
+  it("requires a cluster where the read is about one", () => {
+    for (const tool of ["cluster_overview", "nodes", "workloads", "why"] as const) {
+      expect(READ_INPUTS[tool].safeParse({}).success).toBe(false);
+      expect(READ_INPUTS[tool].safeParse({ cluster: "web-prod" }).success).toBe(true);
+    }
+  });
+
+  it("offers since only on why, and namespace only on workloads", () => {
+    const offered = (tool: ReadTool) => Object.keys(READ_INPUTS[tool].shape);
+    expect(offered("why")).toContain("since");
+    expect(offered("list_clusters")).not.toContain("since");
+    expect(offered("cluster_overview")).not.toContain("since");
+    expect(offered("workloads")).toContain("namespace");
+    expect(offered("nodes")).not.toContain("namespace");
+    expect(offered("freezes")).toEqual([]);
   });
 });
