@@ -26,6 +26,7 @@ import {
   readCommand,
   readResult,
 } from "./reads.ts";
+import { budgetSpent, estimateTokens, mustAnswer } from "./step-budget.ts";
 import { READ_INPUTS } from "./tool-inputs.ts";
 
 /**
@@ -138,6 +139,12 @@ const defaultTimer = (ms: number, fire: () => void) => {
 /** the line under an answer whose reads were cut short or stopped by a bound */
 export const PARTIAL_LINE =
   "_Some reads were cut short by the assistant's bounds (reads, Palette requests or tokens a question), so this answer may be incomplete; the typed commands show everything._";
+
+/** thrown before the first step when not even it fits the token budget */
+class BudgetBeforeStart extends Error {}
+
+const budgetLine = (config: AssistantConfig) =>
+  `I did not reach an answer within the bounds (${config.maxToolCalls} reads, ${config.tokenBudget} tokens a question).`;
 
 /** the longest question taken (a question, not a pasted log: the prompt's budget is the reads') */
 export const MAX_QUESTION_CHARS = 2_000;
@@ -391,7 +398,16 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     const gate = new LineGate((line) => grounding.line(line));
     let failure: AskRecord["failure"];
     let failureDetail = "";
+    const maxOutputTokens = Math.min(2_000, Math.floor(config.tokenBudget / 4));
+    // the instruction and the tool definitions (about 60 tokens each) go with every step
+    const fixedPromptTokens = estimateTokens(SYSTEM) + 60 * Object.keys(tools).length;
+    if (estimateTokens(messages) + fixedPromptTokens + maxOutputTokens > config.tokenBudget) {
+      // not even the first step fits: the model is not asked at all
+      cancel();
+      failure = "budget";
+    }
     try {
+      if (failure) throw new BudgetBeforeStart();
       await sink.status("reading Palette…");
       const result = streamText({
         model: deps.model,
@@ -400,14 +416,22 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         tools,
         stopWhen: [
           stepCountIs(config.maxToolCalls + 2),
-          // no new step once the question's tokens reach the budget (the step in flight ends)
-          ({ steps }) =>
-            steps.reduce(
-              (used, step) => used + (step.usage.inputTokens ?? 0) + (step.usage.outputTokens ?? 0),
-              0,
-            ) >= config.tokenBudget,
+          // no new step once the budget is reached, except to answer from reads just made
+          ({ steps }) => budgetSpent(steps, config.tokenBudget),
         ],
-        maxOutputTokens: Math.min(2_000, Math.floor(config.tokenBudget / 4)),
+        // the prompt estimated before each step: the last affordable one answers, with no reads
+        prepareStep: ({ stepNumber, steps, messages: prompt }) =>
+          mustAnswer({
+            stepNumber,
+            lastStep: config.maxToolCalls + 1,
+            steps,
+            promptTokens: estimateTokens(prompt) + fixedPromptTokens,
+            answerTokens: maxOutputTokens,
+            budget: config.tokenBudget,
+          })
+            ? { toolChoice: "none" as const }
+            : {},
+        maxOutputTokens,
         maxRetries: 0,
         abortSignal: controller.signal,
         // the stream's error part is handled below; the SDK's default would print it to stderr
@@ -442,7 +466,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         }
       }
     } catch (error) {
-      if (!timedOut) {
+      if (error instanceof BudgetBeforeStart) {
+        // said below, as a budget stop
+      } else if (!timedOut) {
         failure = "model";
         const status = statusOf(error);
         failureDetail = status !== undefined ? `HTTP ${status}` : "unreachable";
@@ -463,7 +489,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         model: `The assistant's model did not answer (${failureDetail}), so I could not answer that.`,
         timeout: `The assistant took longer than ${Math.round(config.timeoutMs / 1000)} s (ASSISTANT_TIMEOUT_MS) and stopped.`,
         malformed: `The model answered with a tool call I could not read (${failureDetail.slice(0, 40)}), so I stopped rather than guess.`,
-        budget: "",
+        budget: budgetLine(config),
       }[failure];
       return finish({ kind: "failed", text: why, sources, proposals: [], typed }, readText);
     }
@@ -471,16 +497,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     if (answer === "") {
       if (proposals.length === 0) {
         record.failure = "budget";
-        return finish(
-          {
-            kind: "failed",
-            text: `I did not reach an answer within the bounds (${config.maxToolCalls} reads, ${config.tokenBudget} tokens a question).`,
-            sources,
-            proposals: [],
-            typed,
-          },
-          readText,
-        );
+        const text = budgetLine(config);
+        return finish({ kind: "failed", text, sources, proposals: [], typed }, readText);
       }
       answer = "I cannot change anything myself; the button below opens the usual confirmation.";
     }

@@ -252,6 +252,14 @@ function nextStep(
   fault: ModelFault | undefined,
 ): Step {
   const { question, results } = conversationOf(protocol, body);
+  // told to answer with no tool (OpenAI's tool_choice "none"; Anthropic's {type: "none"}), it does
+  const choice = body.tool_choice;
+  const noTools =
+    choice === "none" ||
+    (typeof choice === "object" &&
+      choice !== null &&
+      (choice as { type?: unknown }).type === "none");
+  if (noTools) return writeAnswer(question, results, fault);
   if (results.length === 0) {
     if (fault === "malformed") {
       return { kind: "tools", calls: [{ name: "nodes", args: '{"cluster": "web-' }] };
