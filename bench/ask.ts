@@ -100,6 +100,19 @@ function longestBlockMs(file: string, from: number, to: number): number {
   return Math.round(longest * 10) / 10;
 }
 
+/** Palette requests (pages counted) of each invented-name question, from the bot's own audit. */
+function readInventedCalls(dbPath: string): number[] {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return db
+      .prepare("SELECT detail FROM audit WHERE action = 'assistant' AND user_id LIKE 'UINV%'")
+      .all()
+      .map((row) => Number(JSON.parse((row as { detail: string }).detail).paletteCalls));
+  } finally {
+    db.close();
+  }
+}
+
 /** Adds `count` clusters to the bot's last-poll snapshot, as a fleet of that size would. */
 function seedKnownNames(dbPath: string, count: number): void {
   const db = new Database(dbPath);
@@ -181,7 +194,16 @@ export async function runAskBench(
     const answers: number[] = [];
     const blocks: number[] = [];
     let sequence = 0;
-    for (let round = 0; round < rounds; round++) {
+    // the rounds, then one more in which every question names a cluster that does not exist (a
+    // model inventing names): its Palette requests per question, against the cap
+    let text = "";
+    let modelRequests = 0;
+    for (let round = 0; round <= rounds; round++) {
+      const invented = round === rounds;
+      if (invented) {
+        text = await (await fetch(metricsUrl)).text();
+        modelRequests = model.requests.length;
+      }
       fake.reset();
       const roundStarted = Date.now();
       const sentAt = new Map<string, number>();
@@ -194,10 +216,12 @@ export async function runAskBench(
             event_id: `EvASKB${n}`,
             event: {
               ...(payload.event as object),
-              text: `<@UBOT> ${asks[i % asks.length]!(names[n % names.length]!)}`,
+              text: invented
+                ? `<@UBOT> what about ghost-prod-${n}?`
+                : `<@UBOT> ${asks[i % asks.length]!(names[n % names.length]!)}`,
               ts: `${1_800_000_000 + n}.000100`,
               channel,
-              user: `UASK${i}`,
+              user: invented ? `UINV${i}` : `UASK${i}`,
             },
           });
           const request = signedRequest(SIGNING_SECRET, body, { contentType: "application/json" });
@@ -217,6 +241,7 @@ export async function runAskBench(
       while (done().size < questions && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+      if (invented) break;
       blocks.push(longestBlockMs(probeFile, roundStarted, Date.now()));
       for (const [channel, sent] of sentAt) {
         const status = fake.calls.find(
@@ -232,7 +257,7 @@ export async function runAskBench(
         if (end) answers.push(end.at - sent);
       }
     }
-    const text = await (await fetch(metricsUrl)).text();
+    const inventedCalls = readInventedCalls(join(dir, "ack.sqlite"));
     const asked = metric(text, "palette_chatops_assistant_questions_total");
     const answered = metric(
       text,
@@ -250,7 +275,12 @@ export async function runAskBench(
       longestEventLoopBlockPerRoundMs: blocks,
       firstStatus: percentiles(firstStatus),
       answer: percentiles(answers),
-      modelRequestsPerQuestion: mean([model.requests.length / Math.max(1, asked)]),
+      inventedNames: {
+        questions: inventedCalls.length,
+        paletteRequests: percentiles(inventedCalls),
+        cap: 40,
+      },
+      modelRequestsPerQuestion: mean([modelRequests / Math.max(1, asked)]),
       paletteCallsPerQuestion: mean([
         metric(text, "palette_chatops_assistant_palette_calls_total") / Math.max(1, asked),
       ]),
