@@ -44,6 +44,15 @@ export function seenByOthers(channel: string): boolean {
   return !channel.startsWith("D");
 }
 
+/**
+ * Streamed text is sent in pieces of at least this many characters (Slack's SDK buffers 256 in
+ * its ChatStreamer): appendStream is Tier 4 and chat.update Tier 3, so not one call per line;
+ * what is left at the end goes with chat.stopStream.
+ */
+export const STREAM_BATCH_CHARS = 256;
+/** chat.stopStream takes at most this much markdown_text */
+const STOP_MARKDOWN_MAX = 12_000;
+
 export async function answerInSlack(
   assistant: Assistant,
   question: SlackQuestion,
@@ -53,6 +62,8 @@ export async function answerInSlack(
   const { client, channel, threadTs } = question;
   let mode: Mode = { kind: "idle" };
   let streamed = "";
+  /** in a message edited as the answer grows (a DM): the text it shows */
+  let edited = "";
   let lastStatus = "";
   const warn = (error: unknown, what: string) =>
     logger.warn({ slackError: describeSlackError(error).code }, what);
@@ -98,7 +109,7 @@ export async function answerInSlack(
     try {
       if (mode.kind === "stream") {
         const delta = shown.slice(streamed.length);
-        if (delta === "") return;
+        if (delta.length < STREAM_BATCH_CHARS) return;
         await client.chat.appendStream({ channel, ts: mode.ts, markdown_text: delta });
         streamed = shown;
         return;
@@ -123,7 +134,15 @@ export async function answerInSlack(
           return;
         }
       }
+      // an edited message: the first lines at once, then an edit per batch, not per line
+      if (
+        mode.kind === "edit" &&
+        edited !== "" &&
+        shown.length - edited.length < STREAM_BATCH_CHARS
+      )
+        return;
       await postOrEdit(shown);
+      edited = shown;
     } catch (error) {
       warn(error, "partial answer not shown");
     }
@@ -147,13 +166,20 @@ export async function answerInSlack(
     if (ended.kind === "stream") {
       const ts = ended.ts;
       const tail = assistantAnswerBlocks({ ...answer, withText: false });
+      // the rest of the answer (held lines that passed at the end, the last line, the batch not
+      // yet sent) goes with stopStream; when what was streamed is not the start of the final
+      // text (a link a later read grounded), the message is edited whole instead
+      const final = answer.kind === "answered" ? streamedText(answer.text) : "";
+      const rest = final.startsWith(streamed) ? final.slice(streamed.length) : undefined;
+      const appendable = rest !== undefined && rest.length <= STOP_MARKDOWN_MAX;
       await client.chat.stopStream({
         channel,
         ts,
+        ...(answer.kind === "answered" && appendable && rest !== "" ? { markdown_text: rest } : {}),
         ...(answer.kind === "answered" ? { blocks: tail } : {}),
       });
       // the streamed lines were grounded one by one; an answer that failed as a whole is replaced
-      if (answer.kind !== "answered") {
+      if (answer.kind !== "answered" || !appendable) {
         await client.chat.update({
           channel,
           ts,

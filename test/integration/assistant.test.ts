@@ -261,9 +261,12 @@ describe("the assistant in a mention's thread", () => {
     });
     const before = model.requests.length;
     const { all } = await ask(`what happened to ${other.name} lately?`);
-    // the naive model asked to delete and to read a project outside PALETTE_PROJECTS: code
-    // refused the proposal (the asker asked for no change; prod was never read), so no button
+    // the naive model asked to delete and to read a project outside PALETTE_PROJECTS, then
+    // echoed that read's refusal. Two guards, each enough alone: code refused the proposal (the
+    // asker asked for no change; prod was never read: issue 36 item 6), and a refusal grounds
+    // nothing, so the answer is not shown (item 3). Either way, no button
     expect(JSON.stringify(model.requests.slice(before))).toContain("did not ask to delete");
+    expect(all).toContain("could not ground this answer");
     expect(all).not.toContain("Review: delete");
     expect(all).not.toContain("palette_run:");
     expect(writes()).toEqual([]);
