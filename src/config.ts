@@ -611,6 +611,7 @@ function assistantEnv() {
     ASSISTANT_MAX_PALETTE_REQUESTS: count("requests", 1, 1_000).default(40),
     ASSISTANT_TOKEN_BUDGET: count("tokens", 1_000, 1_000_000).default(16_000),
     ASSISTANT_PER_USER_PER_HOUR: count("questions", 1, 10_000).default(20),
+    ASSISTANT_MAX_CONCURRENT: count("answers", 1, 64).default(4),
     ASSISTANT_TIMEOUT_MS: milliseconds.default(60_000),
     ASSISTANT_HISTORY_DAYS: count("days", 1, 365).default(7),
     ASSISTANT_PROPOSE_DANGEROUS: z
@@ -657,6 +658,11 @@ export interface AssistantConfig {
   /** tokens in and out per question, tool results included */
   tokenBudget: number;
   perUserPerHour: number;
+  /**
+   * ASSISTANT_MAX_CONCURRENT: answers worked out at once on a replica, in a room of their own
+   * beside the commands' slots (issue 36); absent: 4
+   */
+  maxConcurrent?: number;
   timeoutMs: number;
   historyDays: number;
   /** ASSISTANT_AUDIT_TEXT: keep the text of questions and answers in the audit */
@@ -699,6 +705,7 @@ function assistantConfig(raw: z.infer<typeof rawEnvSchema>): AssistantConfig | u
     maxPaletteRequests: raw.ASSISTANT_MAX_PALETTE_REQUESTS,
     tokenBudget: raw.ASSISTANT_TOKEN_BUDGET,
     perUserPerHour: raw.ASSISTANT_PER_USER_PER_HOUR,
+    maxConcurrent: raw.ASSISTANT_MAX_CONCURRENT,
     timeoutMs: raw.ASSISTANT_TIMEOUT_MS,
     historyDays: raw.ASSISTANT_HISTORY_DAYS,
     auditText: raw.ASSISTANT_AUDIT_TEXT,

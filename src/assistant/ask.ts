@@ -133,6 +133,8 @@ export interface Assistant {
   /** the words of a stored answer, for its asker to share; undefined: gone, or not theirs */
   answerToShare(turnId: number, userId: string): Promise<string | undefined>;
   readonly modelName: string;
+  /** ASSISTANT_MAX_CONCURRENT: answers the Slack edge works out at once */
+  readonly maxConcurrent?: number;
 }
 
 const SYSTEM = `You are the Palette assistant in a team's Slack. You answer questions about their Spectro Cloud Palette clusters.
@@ -163,6 +165,8 @@ export const MAX_QUESTION_CHARS = 2_000;
 
 /** ASSISTANT_MAX_PALETTE_REQUESTS when the config does not say */
 const DEFAULT_MAX_PALETTE_REQUESTS = 40;
+/** ASSISTANT_MAX_CONCURRENT unset */
+const DEFAULT_MAX_CONCURRENT = 4;
 
 const capLine = (max: number) =>
   `The limit of ${max} Palette requests per question is reached (ASSISTANT_MAX_PALETTE_REQUESTS): answer with what you have, and say that the reads were cut short.`;
@@ -609,6 +613,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
   return {
     ask,
     modelName,
+    maxConcurrent: config.maxConcurrent ?? DEFAULT_MAX_CONCURRENT,
     async answerToShare(turnId, userId) {
       return (await deps.turns.turnOf(turnId, userId))?.answer;
     },

@@ -23,7 +23,7 @@ import { createLaunchRuntime } from "./launch-runtime.ts";
 import { registerListeners } from "./listeners/index.ts";
 import { createSlackPoster } from "./notify-poster.ts";
 import { openLaunchModal } from "./open-launch-modal.ts";
-import { createRunCommand } from "./run-command.ts";
+import { assistantRoom, createRunCommand } from "./run-command.ts";
 import { describeSlackError } from "./slack-errors.ts";
 import type { SlackAppDeps, SlackEdge, SlackHooks } from "./types.ts";
 import { userTimeZone } from "./user-time-zone.ts";
@@ -303,6 +303,12 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
           );
         }),
       ),
+    assistantWork: assistantRoom({
+      inFlight,
+      answerGate,
+      maxConcurrent: deps.assistant?.maxConcurrent ?? 4,
+      logger,
+    }),
     runCommand: createRunCommand({
       commandDeps,
       dispatch,

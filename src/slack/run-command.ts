@@ -25,6 +25,30 @@ export function concurrencyLimit(max: number) {
 }
 
 /**
+ * The assistant's answers (issue 36 item 7): at most `maxConcurrent` worked out at once, in a room
+ * of their own, so an answer (up to ASSISTANT_TIMEOUT_MS of model steps and reads) takes none of
+ * the commands' slots; each waits its turn behind the acks of a burst, as a command does, and is
+ * tracked so a shutdown drains it. Never throws.
+ */
+export function assistantRoom(deps: {
+  inFlight: InFlight;
+  answerGate?: AnswerGate;
+  maxConcurrent: number;
+  logger: Logger;
+}): SlackEdge["assistantWork"] {
+  const limit = concurrencyLimit(deps.maxConcurrent);
+  return (work) =>
+    deps.inFlight.track(
+      limit(async () => {
+        await (deps.answerGate?.turn() ?? Promise.resolve());
+        await work();
+      }).catch((error: unknown) => {
+        deps.logger.error({ err: String(error) }, "assistant answer failed");
+      }),
+    );
+}
+
+/**
  * The slow half of every command: run it, deliver the reply. Called after the ack, so Slack's
  * 3-second window is never at stake. Never throws: a failure becomes an ephemeral answer.
  */
@@ -48,8 +72,8 @@ export function createRunCommand(deps: {
   const run = async (
     text: string,
     target: CommandTarget,
-    handOff?: (reply: Reply) => Promise<boolean>,
-  ) => {
+    handOff?: (reply: Reply) => (() => Promise<void>) | undefined,
+  ): Promise<(() => Promise<void>) | undefined> => {
     await turn();
     const started = performance.now();
     const verb = text.trim().split(/\s+/)[0]?.toLowerCase() || "help";
@@ -69,7 +93,10 @@ export function createRunCommand(deps: {
         `:warning: ${code(verb)} failed on our side; the details are in the bot's log.`,
       );
     }
-    if (handOff && (await handOff(reply))) return;
+    // the other answer runs once this command's slot is given back: an assistant's answer may
+    // take a minute, and has a room of its own
+    const instead = handOff?.(reply);
+    if (instead) return instead;
     await turn();
     await deliverReply(reply, target, {
       logger: deps.logger,
@@ -86,6 +113,7 @@ export function createRunCommand(deps: {
       },
       "command answered",
     );
+    return undefined;
   };
   return (text, target, handOff) => {
     // a modal must open within 3 s of the trigger_id: `launch` and the change verbs (which
@@ -99,9 +127,11 @@ export function createRunCommand(deps: {
     const ownRoom = /^\s*audit\b/i.test(text);
     const task = (
       urgent || ownRoom ? run(text, target, handOff) : limit(() => run(text, target, handOff))
-    ).catch((error: unknown) => {
-      deps.logger.error({ err: String(error) }, "command delivery failed");
-    });
+    )
+      .then((instead) => instead?.())
+      .catch((error: unknown) => {
+        deps.logger.error({ err: String(error) }, "command delivery failed");
+      });
     return deps.inFlight.track(task);
   };
 }

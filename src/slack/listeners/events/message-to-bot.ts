@@ -130,19 +130,21 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
           edge.logger.warn({ slackError: describeSlackError(error).code }, "title not set"),
         );
     }
-    await answerInSlack(
-      assistant,
-      {
-        text: question,
-        requester: target.requester,
-        client: args.client,
-        channel: message.channel,
-        threadTs: conversation.threadTs,
-        surface: view ? "assistant_view" : args.direct ? "dm" : "mention",
-        ...(view ? { setStatus: view.setStatus } : {}),
-      },
-      edge.logger,
-    );
+    await edge.assistantWork(async () => {
+      await answerInSlack(
+        assistant,
+        {
+          text: question,
+          requester: target.requester,
+          client: args.client,
+          channel: message.channel,
+          threadTs: conversation.threadTs,
+          surface: view ? "assistant_view" : args.direct ? "dm" : "mention",
+          ...(view ? { setStatus: view.setStatus } : {}),
+        },
+        edge.logger,
+      );
+    });
   };
   if (plan.kind === "ask") {
     if (!assistant) return "ignored";
@@ -161,11 +163,10 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
   // unhealthy?": usage, or no cluster named `is`) are a question for it; a verb that runs stays
   // a verb, answered as typed
   const handOff = assistant
-    ? async (reply: Reply) => {
-        if (!typedRunMissed(reply)) return false;
-        await ask(commandFromMessage(message.text, args.botUserId), assistant);
-        return true;
-      }
+    ? (reply: Reply) =>
+        typedRunMissed(reply)
+          ? () => ask(commandFromMessage(message.text, args.botUserId), assistant)
+          : undefined
     : undefined;
   await edge.runCommand(plan.text, target, handOff);
   return "answered";
