@@ -90,6 +90,46 @@ const GRAMMAR = new Set([
 const CHANGE_CLAIM =
   /(^|\n)\s*[*_>•-]*\s*(done|completed|success(fully)?)\b\s*[:!.,-]|\b(i|i've|i have|we|we've|we have)\s+(now\s+|just\s+|already\s+|successfully\s+)*(scaled|deleted|cordoned|uncordoned|drained|repaved|paused|resumed|backed up|upgraded|renewed|restarted|rebooted|applied|changed|approved|removed|created|launched)\b|\b(has|have)\s+been\s+(scaled|deleted|cordoned|uncordoned|repaved|paused|resumed|upgraded|renewed|restarted)\s+(by me|for you)\b/i;
 
+/** the past tense of the changes the bot can make (and a few a model may claim besides) */
+const CHANGED =
+  /\b(scaled|deleted|cordoned|uncordoned|drained|repaved|paused|resumed|upgraded|backed\s+up|renewed|restarted|rebooted|rolled\s+back|froze|frozen|unfroze|muted)\b/i;
+/** words that make a past-tense change the assistant's own doing */
+const DONE_BY_ME =
+  /\b(for you|by me|on your behalf|went ahead|as (you )?(asked|requested))\b|\b(now|just)\s+(been\s+)?\w+ed\b|✅|:white_check_mark:|:heavy_check_mark:/i;
+/**
+ * words that make it a report of what happened (a `why` answer): a passive or a state ("was
+ * scaled", "is paused"), an agent ("by alice@…", "by its autoscaler") or a time ("yesterday")
+ */
+const REPORTED =
+  /\b(was|were|has been|have been|had been|had|is|are|got|be|being)\s+(\w+ly\s+|last\s+|already\s+)?(scaled|deleted|cordoned|uncordoned|drained|repaved|paused|resumed|upgraded|backed\s+up|renewed|restarted|rebooted|rolled\s+back|frozen|muted)\b|\bby\s+(?!me\b)\S+|\b(yesterday|ago|earlier|last (night|week|month)|since|on \d|at \d)\b/i;
+
+/**
+ * A line that says a change was made without an "I" ("Scaled `x` to 5 for you.", "`x` is now
+ * scaled", "✅ `x` scaled to 5", "I went ahead and deleted `x`"). A line quoted from a read
+ * (`>`) is the read's, not the assistant's; a report of history ("was scaled by alice
+ * yesterday") is what a `why` answer is for.
+ */
+function claimsChangeInLine(line: string): boolean {
+  if (/^\s*>/.test(line) || !CHANGED.test(line)) return false;
+  if (DONE_BY_ME.test(line)) return true;
+  return !REPORTED.test(line);
+}
+
+/** Smart quotes folded to plain ones, so "I’ve scaled" reads as "I've scaled". */
+function foldQuotes(text: string): string {
+  return text.replace(/[\u2018\u2019\u02BC]/g, "'").replace(/[\u201C\u201D]/g, '"');
+}
+
+/** Does the answer say that it (or the bot) changed something? */
+export function claimsChange(text: string): boolean {
+  const folded = foldQuotes(text);
+  const unquoted = folded
+    .split("\n")
+    .filter((line) => !/^\s*>/.test(line))
+    .join("\n");
+  return CHANGE_CLAIM.test(unquoted) || folded.split("\n").some(claimsChangeInLine);
+}
+
 /** What the reads of a question returned, as whole tokens (lower-cased) and links. */
 export interface Grounds {
   /** the tokens of the reads' data: the only grounds for a name or a UID */
@@ -204,7 +244,7 @@ export function checkGrounding(text: string, grounds: Grounds, known: KnownNames
     if (!grounded) names.push(word);
     if (names.length >= 10) break;
   }
-  return { names, claimsChange: CHANGE_CLAIM.test(text) };
+  return { names, claimsChange: claimsChange(text) };
 }
 
 /**

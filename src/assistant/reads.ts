@@ -194,13 +194,40 @@ export type ReadResult =
   | { kind: "empty"; text: string; cut: boolean }
   | { kind: "refused"; text: string };
 
-/** Every string in a screen's data, mrkdwn entities undone (names, UIDs, states, links). */
+/**
+ * The fields of a screen's data that echo the request rather than report Palette's answer: the
+ * filters asked for (a list's tags, a workloads read's namespaces, the risks
+ * filter), the name asked for (a choice's `ref`), the range asked for, and the commands for the
+ * next page. The model chose them, so they ground nothing: a list read of `tag:ghost-prod-9`
+ * must not make `ghost-prod-9` a name a read returned. (The scope stays: it is the project the
+ * bot resolved and read, by its UID and Palette's name for it, not the words asked for.)
+ */
+const ECHO_FIELDS = new Set([
+  "filter",
+  "ref",
+  "rangeLabel",
+  "env",
+  "command",
+  "nextCommand",
+  "moreCommand",
+]);
+
+/** a list's `tags` are the tags asked for; a card's `tags` are the cluster's own */
+function echoesRequest(record: Record<string, unknown>, key: string): boolean {
+  if (ECHO_FIELDS.has(key)) return true;
+  return key === "tags" && ("items" in record || "groups" in record);
+}
+
+/** Every string Palette returned in a screen's data, mrkdwn entities undone (names, UIDs, states, links). */
 function dataStrings(value: unknown, out: string[], depth = 0): void {
   if (depth > 12) return;
   if (typeof value === "string") out.push(unescapeMrkdwn(value));
   else if (Array.isArray(value)) for (const item of value) dataStrings(item, out, depth + 1);
   else if (value && typeof value === "object") {
-    for (const item of Object.values(value)) dataStrings(item, out, depth + 1);
+    const record = value as Record<string, unknown>;
+    for (const [key, item] of Object.entries(record)) {
+      if (!echoesRequest(record, key)) dataStrings(item, out, depth + 1);
+    }
   }
 }
 
