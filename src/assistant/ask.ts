@@ -121,6 +121,11 @@ export interface AssistantDeps {
   turns: AssistantTurnStore;
   /** the clusters the bot knows by name (its last poll, built once per poll), for the grounding check */
   knownNames?: () => Promise<KnownNames>;
+  /**
+   * ASSISTANT_PER_USER_PER_HOUR kept where every replica counts (src/store/assistant-questions.ts);
+   * absent (the console, tests): counted in this process
+   */
+  hourly?: QuestionLimit;
   observer?: AssistantObserver;
   /** runs `fire` after `ms`, returns a cancel; default setTimeout (tests inject their own) */
   timer?: (ms: number, fire: () => void) => () => void;
@@ -171,17 +176,19 @@ const DEFAULT_MAX_CONCURRENT = 4;
 const capLine = (max: number) =>
   `The limit of ${max} Palette requests per question is reached (ASSISTANT_MAX_PALETTE_REQUESTS): answer with what you have, and say that the reads were cut short.`;
 
-/** per-user question times within the last hour (per replica: a bound, not a bill) */
-class HourlyLimit {
+/** the hourly limit's one question: undefined when allowed (and counted), else when to retry */
+export interface QuestionLimit {
+  take(userId: string, now: number, perHour: number): Promise<number | undefined>;
+}
+
+/** per-user question times within the last hour, in this process (one replica's own count) */
+class HourlyLimit implements QuestionLimit {
   private readonly asked = new Map<string, number[]>();
 
-  /** the bound is read at each question, so a changed setting applies at once */
-  constructor(private readonly perHour: () => number) {}
-
   /** undefined when allowed (and counted); else when the oldest question leaves the hour */
-  take(userId: string, now: number): number | undefined {
+  async take(userId: string, now: number, perHour: number): Promise<number | undefined> {
     const recent = (this.asked.get(userId) ?? []).filter((at) => at > now - 3_600_000);
-    if (recent.length >= this.perHour()) {
+    if (recent.length >= perHour) {
       this.asked.set(userId, recent);
       return recent[0]! + 3_600_000;
     }
@@ -200,7 +207,8 @@ function statusOf(error: unknown): number | undefined {
 
 export function createAssistant(deps: AssistantDeps): Assistant {
   const { config } = deps;
-  const limit = new HourlyLimit(() => config.perUserPerHour);
+  const ownCount = new HourlyLimit();
+  const limit = deps.hourly ?? ownCount;
   const timer = deps.timer ?? defaultTimer;
   // a read's share of the token budget, at about 4 characters a token
   const readChars = Math.max(
@@ -260,7 +268,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         typed,
       });
     }
-    const retryAt = limit.take(question.requester.userId, started);
+    // the bound is read at each question, so a changed setting applies at once
+    const retryAt = await limit
+      .take(question.requester.userId, started, config.perUserPerHour)
+      .catch((error: unknown) => {
+        // the shared store is out of reach: this replica's own count still bounds the person
+        logger.warn({ err: String(error) }, "assistant hourly limit not read; counted here");
+        return ownCount.take(question.requester.userId, started, config.perUserPerHour);
+      });
     if (retryAt !== undefined) {
       const minutes = Math.max(1, Math.ceil((retryAt - started) / 60_000));
       return finish({

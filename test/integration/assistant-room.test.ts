@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { allowAll } from "../../src/access/types.ts";
+import { buildAssistant } from "../../src/app/assistant.ts";
 import { createAssistant } from "../../src/assistant/ask.ts";
 import { assistantModel } from "../../src/assistant/provider.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
@@ -165,5 +166,50 @@ describe("the assistant's room (issue 36 item 7)", () => {
     // stop() returned: the answer was delivered before it did, not cut off
     expect(answeredIn(question).length).toBeGreaterThan(0);
     await h.close();
+  });
+});
+
+describe("the hourly limit is the store's, not a replica's (issue 36 item 7)", () => {
+  it("ASSISTANT_PER_USER_PER_HOUR=2 holds across two replicas on one store", async () => {
+    const h = await bot({ maxConcurrent: 4, commands: 8 });
+    try {
+      const config = scriptedAssistantConfig(model.baseUrl, { perUserPerHour: 2 });
+      // two replicas: each builds its assistant as the bot does, over the one shared store
+      const deps = h.bot.edge.commandDeps;
+      const replicas = [
+        (await buildAssistant({ config, deps, dispatch }))!,
+        (await buildAssistant({ config, deps, dispatch }))!,
+      ];
+      const ask = (replica: number, text: string) =>
+        replicas[replica]!.ask(
+          {
+            text,
+            requester: { userId: "WHOUR", channelId: "DHOUR" },
+            conversation: `DHOUR:${text}`,
+            surface: "dm",
+          },
+          { status: () => undefined },
+        );
+      expect((await ask(0, "which clusters are unhealthy right now?")).kind).not.toBe("limited");
+      expect((await ask(1, `what are the nodes of ${web.name}?`)).kind).not.toBe("limited");
+      const third = await ask(0, "and the alerts?");
+      expect(third.kind).toBe("limited");
+      expect(third.text).toContain("ASSISTANT_PER_USER_PER_HOUR");
+      const fourth = await ask(1, "and the freezes?");
+      expect(fourth.kind).toBe("limited");
+      // another person has their own hour
+      const other = await replicas[1]!.ask(
+        {
+          text: "which clusters are unhealthy right now?",
+          requester: { userId: "WOTHER", channelId: "DOTHER" },
+          conversation: "DOTHER:x",
+          surface: "dm",
+        },
+        { status: () => undefined },
+      );
+      expect(other.kind).not.toBe("limited");
+    } finally {
+      await h.close();
+    }
   });
 });
