@@ -15,7 +15,7 @@ import type { AssistantTurnStore } from "../store/assistant-turns.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import type { CommandContext, CommandDeps, Reply, Requester } from "../verb-kit/types.ts";
 import { AnswerGrounding, KnownNames, typedCommandsFor } from "./ground.ts";
-import { historyMessages } from "./history.ts";
+import { fitHistory } from "./history.ts";
 import { LineGate } from "./line-gate.ts";
 import {
   changeVerbsAsked,
@@ -299,12 +299,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     const knownNames = await (deps.knownNames?.() ?? Promise.resolve(KnownNames.none)).catch(
       () => KnownNames.none,
     );
-    // earlier turns stored only the text of reads that returned data (never a miss's words)
     const grounding = new AnswerGrounding(knownNames, deps.commandDeps.consoleUrl);
-    for (const turn of history) {
-      grounding.add([turn.readText]);
-      grounding.addShown(turn.readText);
-    }
     const reads: string[] = [];
     let calls = 0;
     /** a read was cut short or refused for a bound: the answer says so, from code */
@@ -452,24 +447,33 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }),
     };
 
-    // earlier reads go back as tool results, never inside a `user` message
-    const messages: ModelMessage[] = [
-      // the person's own words too: an address typed into a question is not sent either
-      ...historyMessages(
-        history.map((turn) => ({ ...turn, question: redactText(turn.question, redaction) })),
-        readChars,
-      ),
-      { role: "user", content: redactText(question.text, redaction) },
-    ];
+    const maxOutputTokens = Math.min(2_000, Math.floor(config.tokenBudget / 4));
+    // the instruction and the tool definitions (about 60 tokens each) go with every step
+    const fixedPromptTokens = estimateTokens(SYSTEM) + 60 * Object.keys(tools).length;
+    const fits = (prompt: ModelMessage[]) =>
+      estimateTokens(prompt) + fixedPromptTokens + maxOutputTokens <= config.tokenBudget;
+    // the person's own words too: an address typed into a question is not sent either
+    const asking: ModelMessage = { role: "user", content: redactText(question.text, redaction) };
+    // earlier reads go back as tool results, never inside a `user` message; the oldest turns are
+    // left out until the first step fits the budget
+    const earlier = fitHistory(
+      history.map((turn) => ({ ...turn, question: redactText(turn.question, redaction) })),
+      readChars,
+      (prompt) => fits([...prompt, asking]),
+    );
+    const messages: ModelMessage[] = [...earlier.messages, asking];
+    // earlier turns stored only the text of reads that returned data (never a miss's words); only
+    // those the model is shown ground its answer
+    for (const turn of earlier.turns) {
+      grounding.add([turn.readText]);
+      grounding.addShown(turn.readText);
+    }
 
     const gate = new LineGate((line) => grounding.line(line));
     let failure: AskRecord["failure"];
     let failureDetail = "";
-    const maxOutputTokens = Math.min(2_000, Math.floor(config.tokenBudget / 4));
-    // the instruction and the tool definitions (about 60 tokens each) go with every step
-    const fixedPromptTokens = estimateTokens(SYSTEM) + 60 * Object.keys(tools).length;
-    if (estimateTokens(messages) + fixedPromptTokens + maxOutputTokens > config.tokenBudget) {
-      // not even the first step fits: the model is not asked at all
+    if (!fits(messages)) {
+      // not even the question alone fits: the model is not asked at all
       cancel();
       failure = "budget";
     }

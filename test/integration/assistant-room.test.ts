@@ -213,3 +213,42 @@ describe("the hourly limit is the store's, not a replica's (issue 36 item 7)", (
     }
   });
 });
+
+describe("a follow-up's history is trimmed to fit the token budget (issue 36 item 7)", () => {
+  it("six long earlier turns: the oldest are left out and the question is answered", async () => {
+    const h = await bot({ maxConcurrent: 4, commands: 8 });
+    try {
+      const config = scriptedAssistantConfig(model.baseUrl);
+      const deps = h.bot.edge.commandDeps;
+      const assistant = (await buildAssistant({ config, deps, dispatch }))!;
+      const turns = new AssistantTurnStore(deps.db, deps.clock, 7 * 86_400_000);
+      // each turn near the stored cap: together far more than the 16,000-token budget
+      for (let i = 0; i < 6; i++) {
+        await turns.add({
+          conversation: "DFIT:1",
+          userId: "WFIT",
+          question: `earlier question ${i} ${"about the fleet ".repeat(100)}`,
+          answer: `earlier answer ${i} ${"all is well here ".repeat(450)}`,
+          readText: `[clusters]\n${"web-prod-1 Running Healthy aws\n".repeat(250)}`,
+        });
+      }
+      const before = model.requests.length;
+      const answer = await assistant.ask(
+        {
+          text: `what are the nodes of ${web.name}?`,
+          requester: { userId: "WFIT", channelId: "DFIT" },
+          conversation: "DFIT:1",
+          surface: "dm",
+        },
+        { status: () => undefined },
+      );
+      expect(answer.kind).toBe("answered");
+      const sent = JSON.stringify(model.requests[before]!.body.messages);
+      // the latest earlier turn is kept, the oldest left out
+      expect(sent).toContain("earlier question 5");
+      expect(sent).not.toContain("earlier question 0");
+    } finally {
+      await h.close();
+    }
+  });
+});
