@@ -23,19 +23,27 @@ export async function buildAssistant(input: {
 }): Promise<Assistant | undefined> {
   const { config, deps } = input;
   if (!config) return undefined;
-  const [{ createAssistant }, { assistantModel }, { AssistantTurnStore }, { knownNamesByPoll }] =
-    await Promise.all([
-      import("../assistant/ask.ts"),
-      import("../assistant/provider.ts"),
-      import("../store/assistant-turns.ts"),
-      import("../assistant/known-names.ts"),
-    ]);
+  const [
+    { createAssistant },
+    { assistantModel },
+    { AssistantTurnStore },
+    { knownNamesByPoll },
+    { AssistantQuestionLimit },
+  ] = await Promise.all([
+    import("../assistant/ask.ts"),
+    import("../assistant/provider.ts"),
+    import("../store/assistant-turns.ts"),
+    import("../assistant/known-names.ts"),
+    import("../store/assistant-questions.ts"),
+  ]);
   return createAssistant({
     config,
     model: assistantModel(config),
     dispatch: input.dispatch ?? registryDispatch,
     commandDeps: deps,
     turns: new AssistantTurnStore(deps.db, deps.clock, config.historyDays * 86_400_000),
+    // ASSISTANT_PER_USER_PER_HOUR counted in the shared store: it holds across replicas
+    hourly: new AssistantQuestionLimit(deps.db),
     // the last poll's names, a Set built once per poll: a real cluster the model was not shown
     // is caught by name too
     knownNames: knownNamesByPoll({

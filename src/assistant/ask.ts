@@ -15,7 +15,7 @@ import type { AssistantTurnStore } from "../store/assistant-turns.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import type { CommandContext, CommandDeps, Reply, Requester } from "../verb-kit/types.ts";
 import { AnswerGrounding, KnownNames, typedCommandsFor } from "./ground.ts";
-import { historyMessages } from "./history.ts";
+import { fitHistory } from "./history.ts";
 import { LineGate } from "./line-gate.ts";
 import {
   changeVerbsAsked,
@@ -121,6 +121,11 @@ export interface AssistantDeps {
   turns: AssistantTurnStore;
   /** the clusters the bot knows by name (its last poll, built once per poll), for the grounding check */
   knownNames?: () => Promise<KnownNames>;
+  /**
+   * ASSISTANT_PER_USER_PER_HOUR kept where every replica counts (src/store/assistant-questions.ts);
+   * absent (the console, tests): counted in this process
+   */
+  hourly?: QuestionLimit;
   observer?: AssistantObserver;
   /** runs `fire` after `ms`, returns a cancel; default setTimeout (tests inject their own) */
   timer?: (ms: number, fire: () => void) => () => void;
@@ -171,17 +176,19 @@ const DEFAULT_MAX_CONCURRENT = 4;
 const capLine = (max: number) =>
   `The limit of ${max} Palette requests per question is reached (ASSISTANT_MAX_PALETTE_REQUESTS): answer with what you have, and say that the reads were cut short.`;
 
-/** per-user question times within the last hour (per replica: a bound, not a bill) */
-class HourlyLimit {
+/** the hourly limit's one question: undefined when allowed (and counted), else when to retry */
+export interface QuestionLimit {
+  take(userId: string, now: number, perHour: number): Promise<number | undefined>;
+}
+
+/** per-user question times within the last hour, in this process (one replica's own count) */
+class HourlyLimit implements QuestionLimit {
   private readonly asked = new Map<string, number[]>();
 
-  /** the bound is read at each question, so a changed setting applies at once */
-  constructor(private readonly perHour: () => number) {}
-
   /** undefined when allowed (and counted); else when the oldest question leaves the hour */
-  take(userId: string, now: number): number | undefined {
+  async take(userId: string, now: number, perHour: number): Promise<number | undefined> {
     const recent = (this.asked.get(userId) ?? []).filter((at) => at > now - 3_600_000);
-    if (recent.length >= this.perHour()) {
+    if (recent.length >= perHour) {
       this.asked.set(userId, recent);
       return recent[0]! + 3_600_000;
     }
@@ -200,7 +207,8 @@ function statusOf(error: unknown): number | undefined {
 
 export function createAssistant(deps: AssistantDeps): Assistant {
   const { config } = deps;
-  const limit = new HourlyLimit(() => config.perUserPerHour);
+  const ownCount = new HourlyLimit();
+  const limit = deps.hourly ?? ownCount;
   const timer = deps.timer ?? defaultTimer;
   // a read's share of the token budget, at about 4 characters a token
   const readChars = Math.max(
@@ -260,7 +268,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         typed,
       });
     }
-    const retryAt = limit.take(question.requester.userId, started);
+    // the bound is read at each question, so a changed setting applies at once
+    const retryAt = await limit
+      .take(question.requester.userId, started, config.perUserPerHour)
+      .catch((error: unknown) => {
+        // the shared store is out of reach: this replica's own count still bounds the person
+        logger.warn({ err: String(error) }, "assistant hourly limit not read; counted here");
+        return ownCount.take(question.requester.userId, started, config.perUserPerHour);
+      });
     if (retryAt !== undefined) {
       const minutes = Math.max(1, Math.ceil((retryAt - started) / 60_000));
       return finish({
@@ -284,12 +299,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     const knownNames = await (deps.knownNames?.() ?? Promise.resolve(KnownNames.none)).catch(
       () => KnownNames.none,
     );
-    // earlier turns stored only the text of reads that returned data (never a miss's words)
     const grounding = new AnswerGrounding(knownNames, deps.commandDeps.consoleUrl);
-    for (const turn of history) {
-      grounding.add([turn.readText]);
-      grounding.addShown(turn.readText);
-    }
     const reads: string[] = [];
     let calls = 0;
     /** a read was cut short or refused for a bound: the answer says so, from code */
@@ -437,24 +447,33 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }),
     };
 
-    // earlier reads go back as tool results, never inside a `user` message
-    const messages: ModelMessage[] = [
-      // the person's own words too: an address typed into a question is not sent either
-      ...historyMessages(
-        history.map((turn) => ({ ...turn, question: redactText(turn.question, redaction) })),
-        readChars,
-      ),
-      { role: "user", content: redactText(question.text, redaction) },
-    ];
+    const maxOutputTokens = Math.min(2_000, Math.floor(config.tokenBudget / 4));
+    // the instruction and the tool definitions (about 60 tokens each) go with every step
+    const fixedPromptTokens = estimateTokens(SYSTEM) + 60 * Object.keys(tools).length;
+    const fits = (prompt: ModelMessage[]) =>
+      estimateTokens(prompt) + fixedPromptTokens + maxOutputTokens <= config.tokenBudget;
+    // the person's own words too: an address typed into a question is not sent either
+    const asking: ModelMessage = { role: "user", content: redactText(question.text, redaction) };
+    // earlier reads go back as tool results, never inside a `user` message; the oldest turns are
+    // left out until the first step fits the budget
+    const earlier = fitHistory(
+      history.map((turn) => ({ ...turn, question: redactText(turn.question, redaction) })),
+      readChars,
+      (prompt) => fits([...prompt, asking]),
+    );
+    const messages: ModelMessage[] = [...earlier.messages, asking];
+    // earlier turns stored only the text of reads that returned data (never a miss's words); only
+    // those the model is shown ground its answer
+    for (const turn of earlier.turns) {
+      grounding.add([turn.readText]);
+      grounding.addShown(turn.readText);
+    }
 
     const gate = new LineGate((line) => grounding.line(line));
     let failure: AskRecord["failure"];
     let failureDetail = "";
-    const maxOutputTokens = Math.min(2_000, Math.floor(config.tokenBudget / 4));
-    // the instruction and the tool definitions (about 60 tokens each) go with every step
-    const fixedPromptTokens = estimateTokens(SYSTEM) + 60 * Object.keys(tools).length;
-    if (estimateTokens(messages) + fixedPromptTokens + maxOutputTokens > config.tokenBudget) {
-      // not even the first step fits: the model is not asked at all
+    if (!fits(messages)) {
+      // not even the question alone fits: the model is not asked at all
       cancel();
       failure = "budget";
     }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { allowAll } from "../../src/access/types.ts";
+import { buildAssistant } from "../../src/app/assistant.ts";
 import { createAssistant } from "../../src/assistant/ask.ts";
 import { assistantModel } from "../../src/assistant/provider.ts";
 import type { PaletteClient } from "../../src/palette/client.ts";
@@ -165,5 +166,89 @@ describe("the assistant's room (issue 36 item 7)", () => {
     // stop() returned: the answer was delivered before it did, not cut off
     expect(answeredIn(question).length).toBeGreaterThan(0);
     await h.close();
+  });
+});
+
+describe("the hourly limit is the store's, not a replica's (issue 36 item 7)", () => {
+  it("ASSISTANT_PER_USER_PER_HOUR=2 holds across two replicas on one store", async () => {
+    const h = await bot({ maxConcurrent: 4, commands: 8 });
+    try {
+      const config = scriptedAssistantConfig(model.baseUrl, { perUserPerHour: 2 });
+      // two replicas: each builds its assistant as the bot does, over the one shared store
+      const deps = h.bot.edge.commandDeps;
+      const replicas = [
+        (await buildAssistant({ config, deps, dispatch }))!,
+        (await buildAssistant({ config, deps, dispatch }))!,
+      ];
+      const ask = (replica: number, text: string) =>
+        replicas[replica]!.ask(
+          {
+            text,
+            requester: { userId: "WHOUR", channelId: "DHOUR" },
+            conversation: `DHOUR:${text}`,
+            surface: "dm",
+          },
+          { status: () => undefined },
+        );
+      expect((await ask(0, "which clusters are unhealthy right now?")).kind).not.toBe("limited");
+      expect((await ask(1, `what are the nodes of ${web.name}?`)).kind).not.toBe("limited");
+      const third = await ask(0, "and the alerts?");
+      expect(third.kind).toBe("limited");
+      expect(third.text).toContain("ASSISTANT_PER_USER_PER_HOUR");
+      const fourth = await ask(1, "and the freezes?");
+      expect(fourth.kind).toBe("limited");
+      // another person has their own hour
+      const other = await replicas[1]!.ask(
+        {
+          text: "which clusters are unhealthy right now?",
+          requester: { userId: "WOTHER", channelId: "DOTHER" },
+          conversation: "DOTHER:x",
+          surface: "dm",
+        },
+        { status: () => undefined },
+      );
+      expect(other.kind).not.toBe("limited");
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe("a follow-up's history is trimmed to fit the token budget (issue 36 item 7)", () => {
+  it("six long earlier turns: the oldest are left out and the question is answered", async () => {
+    const h = await bot({ maxConcurrent: 4, commands: 8 });
+    try {
+      const config = scriptedAssistantConfig(model.baseUrl);
+      const deps = h.bot.edge.commandDeps;
+      const assistant = (await buildAssistant({ config, deps, dispatch }))!;
+      const turns = new AssistantTurnStore(deps.db, deps.clock, 7 * 86_400_000);
+      // each turn near the stored cap: together far more than the 16,000-token budget
+      for (let i = 0; i < 6; i++) {
+        await turns.add({
+          conversation: "DFIT:1",
+          userId: "WFIT",
+          question: `earlier question ${i} ${"about the fleet ".repeat(100)}`,
+          answer: `earlier answer ${i} ${"all is well here ".repeat(450)}`,
+          readText: `[clusters]\n${"web-prod-1 Running Healthy aws\n".repeat(250)}`,
+        });
+      }
+      const before = model.requests.length;
+      const answer = await assistant.ask(
+        {
+          text: `what are the nodes of ${web.name}?`,
+          requester: { userId: "WFIT", channelId: "DFIT" },
+          conversation: "DFIT:1",
+          surface: "dm",
+        },
+        { status: () => undefined },
+      );
+      expect(answer.kind).toBe("answered");
+      const sent = JSON.stringify(model.requests[before]!.body.messages);
+      // the latest earlier turn is kept, the oldest left out
+      expect(sent).toContain("earlier question 5");
+      expect(sent).not.toContain("earlier question 0");
+    } finally {
+      await h.close();
+    }
   });
 });

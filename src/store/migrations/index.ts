@@ -23,6 +23,7 @@ import { radarRollups } from "./022_radar_rollups.ts";
 import { radarRollupVersion } from "./023_radar_rollup_version.ts";
 import { changeUnconfirmedAt } from "./024_change_unconfirmed_at.ts";
 import { postAttempts } from "./025_post_attempts.ts";
+import { assistantQuestions } from "./026_assistant_questions.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -51,4 +52,5 @@ export const MIGRATIONS: Migration[] = [
   radarRollupVersion,
   changeUnconfirmedAt,
   postAttempts,
+  assistantQuestions,
 ];

@@ -625,4 +625,20 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       CREATE INDEX post_attempts_at ON post_attempts (at_ms);
     `,
   },
+  {
+    id: 111,
+    name: "assistant_questions",
+    // src/store/migrations/026_assistant_questions.ts: the hourly limit, shared by the replicas
+    up: `
+      CREATE TABLE assistant_question_users (
+        user_id TEXT PRIMARY KEY,
+        asked_at BIGINT NOT NULL
+      );
+      CREATE TABLE assistant_questions (
+        user_id TEXT NOT NULL,
+        asked_at BIGINT NOT NULL
+      );
+      CREATE INDEX assistant_questions_user ON assistant_questions (user_id, asked_at);
+    `,
+  },
 ];
