@@ -14,7 +14,7 @@ import type { AssistantConfig } from "../config.ts";
 import type { AssistantTurnStore } from "../store/assistant-turns.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import type { CommandContext, CommandDeps, Reply, Requester } from "../verb-kit/types.ts";
-import { AnswerGrounding, KnownNames, typedCommandsFor } from "./ground.ts";
+import { AnswerGrounding, groundLines, KnownNames, typedCommandsFor } from "./ground.ts";
 import { fitHistory } from "./history.ts";
 import { LineGate } from "./line-gate.ts";
 import {
@@ -235,6 +235,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     const typed = typedCommandsFor(question.text);
     const sources: Source[] = [];
     const proposals: Proposal[] = [];
+    /** the data strings this question's reads returned: what its follow-ups may be grounded by */
+    const dataRead: string[] = [];
     const finish = async (answer: Answer, readText = ""): Promise<Answer> => {
       record.kind = answer.kind;
       record.ms = clock.now() - started;
@@ -247,6 +249,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             question: question.text,
             answer: answer.text,
             readText,
+            readGrounds: groundLines(dataRead.map((piece) => redactText(piece, redaction))),
           })
           .catch((error: unknown) => {
             logger.warn({ err: String(error) }, "assistant turn not stored");
@@ -378,6 +381,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       if (result.cut) partial = true;
       if (result.kind === "data") {
         grounding.add(result.data);
+        dataRead.push(...result.data);
         grounding.addShown(text);
         for (const returnedName of clustersReturned(reply)) returned.add(returnedName);
       }
@@ -462,10 +466,11 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       (prompt) => fits([...prompt, asking]),
     );
     const messages: ModelMessage[] = [...earlier.messages, asking];
-    // earlier turns stored only the text of reads that returned data (never a miss's words); only
-    // those the model is shown ground its answer
+    // only the earlier turns the model is shown ground its answer, and each by the data its
+    // reads returned, never by their text (which holds the commands the model chose, such as
+    // `clusters tag:<anything>`, and empty notices); that text grounds plain words only
     for (const turn of earlier.turns) {
-      grounding.add([turn.readText]);
+      grounding.add(turn.readGrounds.split("\n"));
       grounding.addShown(turn.readText);
     }
 

@@ -155,6 +155,16 @@ export function addGrounds(
 }
 
 /**
+ * The grounds of reads' data as text to store with a turn, one token or link a line, each once:
+ * what a follow-up may be grounded by, and nothing of the text around it.
+ */
+export function groundLines(data: Iterable<string>): string {
+  const into = emptyGrounds();
+  for (const piece of data) addGrounds(into, piece);
+  return [...into.links, ...into.tokens].join("\n");
+}
+
+/**
  * The clusters the bot knows by name, lower-cased, built once per poll (the caller keeps it until
  * the poll's stamp moves): looking a token up is one Set probe, at 50 or at 50,000 clusters.
  */

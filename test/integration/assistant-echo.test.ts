@@ -169,3 +169,40 @@ describe("a claim of a change made is refused, however it is worded (review of i
     expect(answer.kind).toBe("answered");
   });
 });
+
+describe("a follow-up is grounded by earlier reads' data, not their text (review of issue 36)", () => {
+  it("an earlier read's command and empty notice ground nothing in the next turn", async () => {
+    const conversation = "D1:follow-up-echo";
+    const first = await run(
+      "list the clusters tagged ghost-prod-9",
+      [
+        toolStep("list_clusters", { tags: ["ghost-prod-9"] }),
+        textStep("No cluster carries that tag.\n"),
+      ],
+      conversation,
+    );
+    expect(first.kind).toBe("answered");
+    const followUp = await run(
+      "and is it healthy?",
+      [textStep("`ghost-prod-9` is down: 3 of its nodes are NotReady.\n")],
+      conversation,
+    );
+    expect(followUp.kind).toBe("ungrounded");
+  });
+
+  it("an earlier read's data still grounds the follow-up", async () => {
+    const conversation = "D1:follow-up-data";
+    const first = await run(
+      `nodes of ${web.name}?`,
+      [toolStep("nodes", { cluster: web.name }), textStep(`\`${web.name}\` has nodes.\n`)],
+      conversation,
+    );
+    expect(first.kind).toBe("answered");
+    const followUp = await run(
+      "and its UID?",
+      [textStep(`\`${web.name}\` is \`${web.uid}\`.\n`)],
+      conversation,
+    );
+    expect(followUp.kind).toBe("answered");
+  });
+});

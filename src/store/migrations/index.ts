@@ -24,6 +24,7 @@ import { radarRollupVersion } from "./023_radar_rollup_version.ts";
 import { changeUnconfirmedAt } from "./024_change_unconfirmed_at.ts";
 import { postAttempts } from "./025_post_attempts.ts";
 import { assistantQuestions } from "./026_assistant_questions.ts";
+import { assistantTurnGrounds } from "./027_assistant_turn_grounds.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -53,4 +54,5 @@ export const MIGRATIONS: Migration[] = [
   changeUnconfirmedAt,
   postAttempts,
   assistantQuestions,
+  assistantTurnGrounds,
 ];

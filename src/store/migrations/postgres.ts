@@ -641,4 +641,12 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       CREATE INDEX assistant_questions_user ON assistant_questions (user_id, asked_at);
     `,
   },
+  {
+    id: 115,
+    name: "assistant_turn_grounds",
+    // src/store/migrations/027_assistant_turn_grounds.ts: a follow-up grounded by data, not text
+    up: `
+      ALTER TABLE assistant_turns ADD COLUMN read_grounds TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];
