@@ -28,7 +28,7 @@ export function concurrencyLimit(max: number) {
  * The assistant's answers (issue 36 item 7): at most `maxConcurrent` worked out at once, in a room
  * of their own, so an answer (up to ASSISTANT_TIMEOUT_MS of model steps and reads) takes none of
  * the commands' slots; each waits its turn behind the acks of a burst, as a command does, and is
- * tracked so a shutdown drains it. Never throws.
+ * tracked so a shutdown drains it. A failure is the caller's, as the answer is.
  */
 export function assistantRoom(deps: {
   inFlight: InFlight;
@@ -37,13 +37,11 @@ export function assistantRoom(deps: {
   logger: Logger;
 }): SlackEdge["assistantWork"] {
   const limit = concurrencyLimit(deps.maxConcurrent);
-  return (work) =>
+  return <T>(work: () => Promise<T>) =>
     deps.inFlight.track(
       limit(async () => {
         await (deps.answerGate?.turn() ?? Promise.resolve());
-        await work();
-      }).catch((error: unknown) => {
-        deps.logger.error({ err: String(error) }, "assistant answer failed");
+        return work();
       }),
     );
 }

@@ -112,7 +112,7 @@ export interface SlackEdge extends SlackAppDeps {
    * once beside (not in) the commands' slots, after the acks of a burst (the answer gate), tracked
    * for shutdown to drain; never throws
    */
-  assistantWork(work: () => Promise<void>): Promise<void>;
+  assistantWork<T>(work: () => Promise<T>): Promise<T>;
   /**
    * runs `text` for the requester and delivers the reply; never throws. With `handOff`, a reply it
    * takes (returns the work that answers instead) is not delivered: that work answers the message

@@ -130,21 +130,21 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
           edge.logger.warn({ slackError: describeSlackError(error).code }, "title not set"),
         );
     }
-    await edge.assistantWork(async () => {
-      await answerInSlack(
-        assistant,
-        {
-          text: question,
-          requester: target.requester,
-          client: args.client,
-          channel: message.channel,
-          threadTs: conversation.threadTs,
-          surface: view ? "assistant_view" : args.direct ? "dm" : "mention",
-          ...(view ? { setStatus: view.setStatus } : {}),
-        },
-        edge.logger,
-      );
-    });
+    await answerInSlack(
+      assistant,
+      {
+        text: question,
+        requester: target.requester,
+        client: args.client,
+        channel: message.channel,
+        threadTs: conversation.threadTs,
+        surface: view ? "assistant_view" : args.direct ? "dm" : "mention",
+        ...(view ? { setStatus: view.setStatus } : {}),
+      },
+      edge.logger,
+      // in the assistant's room: ASSISTANT_MAX_CONCURRENT, the answer gate, the shutdown drain
+      edge.assistantWork,
+    );
   };
   if (plan.kind === "ask") {
     if (!assistant) return "ignored";
