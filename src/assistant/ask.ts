@@ -18,10 +18,15 @@ import { AnswerGrounding, groundLines, KnownNames, typedCommandsFor } from "./gr
 import { fitHistory } from "./history.ts";
 import { LineGate } from "./line-gate.ts";
 import {
+  type ClusterRead,
   changeVerbsAsked,
+  clustersRead,
   clustersReturned,
+  numbersSaid,
   personRefusal,
+  proposableUid,
   proposalRuleRefusal,
+  wordsSaid,
 } from "./proposals.ts";
 import { ReadBounds } from "./read-bounds.ts";
 import {
@@ -65,9 +70,12 @@ export interface Source {
 
 /** A change the answer offers: a button that runs the typed verb, which opens its confirmation. */
 export interface Proposal {
+  /** the typed command the button runs, the cluster pinned by the UID a read returned */
   command: string;
   verb: string;
   cluster: string;
+  /** the same command with the cluster's name, for people to read */
+  label: string;
 }
 
 export type AnswerKind = "answered" | "ungrounded" | "failed" | "limited";
@@ -325,6 +333,10 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     // what a proposal may rest on: the person's own words and the clusters this question read
     const asked = changeVerbsAsked(question.text);
     const returned = new Set<string>();
+    /** the clusters this question's reads returned, for a proposal to be pinned to by UID */
+    const clusterReads: ClusterRead[] = [];
+    const said = wordsSaid(question.text);
+    const numbers = numbersSaid(question.text);
     const pendingReads = new Set<Promise<unknown>>();
 
     async function read(name: ReadTool, args: ReadArgs) {
@@ -384,6 +396,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         dataRead.push(...result.data);
         grounding.addShown(text);
         for (const returnedName of clustersReturned(reply)) returned.add(returnedName);
+        clusterReads.push(...clustersRead(reply));
       }
       record.reads.push({ tool: name, outcome: "ok" });
       if (!sources.some((source) => source.command === built.command)) {
@@ -437,10 +450,29 @@ export function createAssistant(deps: AssistantDeps): Assistant {
               dangerous: config.proposeDangerous === true,
             }) ?? (await personRefusal(deps.commandDeps, question.requester, args.verb));
           if (refused) return { error: refused };
-          const built = proposalCommand(args);
+          const unsaid = (args.args ?? []).find((arg) => /^\d+$/.test(arg) && !numbers.has(arg));
+          if (unsaid !== undefined) {
+            return {
+              error: `The person did not say ${unsaid}: offer only the numbers they typed.`,
+            };
+          }
+          // the read's UID, not a name and a project the model chose: the button acts on the
+          // cluster that was read
+          const uid = proposableUid(args.cluster, clusterReads, said);
+          if (uid === undefined) {
+            return {
+              error:
+                "Offer a change only for a cluster the person named, or one read on its own (not from a list).",
+            };
+          }
+          const { project: _ignored, ...pinned } = args;
+          const built = proposalCommand({ ...pinned, cluster: uid });
           if ("refused" in built) return { error: built.refused };
+          const shown = clusterReads.find((read) => read.uid === uid)?.name ?? uid;
+          const named = proposalCommand({ ...pinned, cluster: shown });
+          const label = "command" in named ? named.command : built.command;
           if (!proposals.some((p) => p.command === built.command) && proposals.length < 3) {
-            proposals.push({ command: built.command, verb: args.verb, cluster: built.cluster! });
+            proposals.push({ command: built.command, verb: args.verb, cluster: shown, label });
             record.proposals += 1;
           }
           return {

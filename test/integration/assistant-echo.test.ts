@@ -206,3 +206,43 @@ describe("a follow-up is grounded by earlier reads' data, not their text (review
     expect(followUp.kind).toBe("answered");
   });
 });
+
+describe("a proposal rests on the asker's own request (review of issue 36)", () => {
+  const others = () =>
+    sim.control.clusters().filter((c) => c.state === "Running" && c.name !== web.name);
+
+  it("a question about a past change offers no change, nor one for a listed cluster", async () => {
+    const other = others()[0]!;
+    const answer = await run(`why was ${web.name} scaled down yesterday?`, [
+      toolStep("why", { cluster: web.name }),
+      toolStep("list_clusters", {}),
+      toolStep("propose_change", { verb: "scale", cluster: other.name, args: ["0"] }),
+      toolStep("propose_change", { verb: "scale", cluster: web.name, args: ["0"] }),
+      textStep(`\`${web.name}\` was scaled by its autoscaler.\n`),
+    ]);
+    expect(answer.proposals).toEqual([]);
+  });
+
+  it("an imperative request offers its own cluster, pinned by UID, with no number it did not say", async () => {
+    const other = others()[0]!;
+    const answer = await run(`please scale ${web.name} pool worker-pool to 3`, [
+      toolStep("list_clusters", {}),
+      // a cluster the list returned but the person never named
+      toolStep("propose_change", {
+        verb: "scale",
+        cluster: other.name,
+        args: ["worker-pool", "3"],
+      }),
+      // a number the person never said
+      toolStep("propose_change", { verb: "scale", cluster: web.name, args: ["worker-pool", "0"] }),
+      toolStep("propose_change", {
+        verb: "scale",
+        cluster: web.name,
+        args: ["worker-pool", "3"],
+        project: "ffffffffffffffffffffffff",
+      }),
+      textStep(`The button below opens the confirmation for \`${web.name}\`.\n`),
+    ]);
+    expect(answer.proposals.map((p) => p.command)).toEqual([`scale ${web.uid} worker-pool 3`]);
+  });
+});

@@ -280,8 +280,10 @@ describe("the assistant in a mention's thread", () => {
     // the Review button, like the whole answer in a channel, is the asker's alone
     const stop = calls.find((call) => call.method === "chat.postEphemeral");
     const blocks = JSON.stringify(stop?.body.blocks);
-    const command = `scale ${web.name} worker-pool 5`;
+    // the button runs the command on the cluster the read returned, pinned by its UID
+    const command = `scale ${web.uid} worker-pool 5`;
     expect(blocks).toContain(`"value":"${command}"`);
+    expect(blocks).toContain(`Review: scale ${web.name} worker-pool 5`);
     expect(writes()).toEqual([]);
     const actionId = /"action_id":"(palette_run:[^"]+)"/.exec(blocks)![1]!;
     const opened = fake.callsTo("views.open").length;
@@ -664,7 +666,7 @@ describe("the console", () => {
     expect(out).toContain(`(reading Palette… (nodes ${web.name}))`);
     expect(out).toContain(`Sources: \`nodes ${web.name}\``);
     // a proposal at a terminal is the command to type, which asks for confirmation itself
-    expect(out).toContain(`(to go ahead, type: scale ${web.name} worker-pool 5)`);
+    expect(out).toContain(`(to go ahead, type: scale ${web.uid} worker-pool 5)`);
     expect(writes()).toEqual([]);
   });
 
