@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { knownNamesByPoll, type NamePage } from "../../../src/assistant/known-names.ts";
 
 /** a snapshot of `count` clusters served a page at a time, counting what was asked */
@@ -49,8 +49,8 @@ describe("the poll's names, a Set built once per poll (issue 36 item 4)", () => 
     now += 6_000;
     // the poll moved: this question is checked against the last names while the new Set builds
     expect(await known()).toBe(first);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(fleet.asked.pages).toBe(6);
+    // the rebuild runs behind the question: wait for its pages, not for a guessed time
+    await vi.waitFor(() => expect(fleet.asked.pages).toBe(6));
     now += 6_000;
     expect(await known()).not.toBe(first);
   });
