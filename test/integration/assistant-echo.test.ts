@@ -218,6 +218,8 @@ describe("a proposal rests on the asker's own request (review of issue 36)", () 
       toolStep("list_clusters", {}),
       toolStep("propose_change", { verb: "scale", cluster: other.name, args: ["0"] }),
       toolStep("propose_change", { verb: "scale", cluster: web.name, args: ["0"] }),
+      // the cluster read on its own, no number: only "the person asked for no change" stands
+      toolStep("propose_change", { verb: "scale", cluster: web.name }),
       textStep(`\`${web.name}\` was scaled by its autoscaler.\n`),
     ]);
     expect(answer.proposals).toEqual([]);
