@@ -53,8 +53,11 @@ const textStep = (text: string): Part[] => [
   { type: "text-end", id: "t" },
   { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
 ];
+/** every prompt the model was sent, as JSON: what reached it */
+const prompts: string[] = [];
 const model = new MockLanguageModelV3({
-  doStream: async () => {
+  doStream: async (options: { prompt: unknown }) => {
+    prompts.push(JSON.stringify(options.prompt));
     const parts = script[step++] ?? textStep("Nothing more.");
     return { stream: simulateReadableStream({ chunks: parts as never[] }) } as never;
   },
@@ -246,5 +249,33 @@ describe("a proposal rests on the asker's own request (review of issue 36)", () 
       textStep(`The button below opens the confirmation for \`${web.name}\`.\n`),
     ]);
     expect(answer.proposals.map((p) => p.command)).toEqual([`scale ${web.uid} worker-pool 3`]);
+  });
+});
+
+describe("secrets in Palette's texts never reach the model (review of issue 36, note 10)", () => {
+  it("token-shaped strings in an event message are taken out of the read the model sees", async () => {
+    const secrets = [
+      "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+      "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.c2lnbmF0dXJlLXRoYXQtaXMtbG9uZw",
+      "client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcEFJQkFBS0NBUUVB",
+      "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    ];
+    sim.control.addEvent(web.uid, {
+      reason: "Notice",
+      message: `debug dump ${secrets.join(" ")} end`,
+      severity: "Warning",
+    });
+    prompts.length = 0;
+    const answer = await run(`what happened to ${web.name}?`, [
+      toolStep("why", { cluster: web.name, since: "1d" }),
+      textStep(`\`${web.name}\` has a notice.\n`),
+    ]);
+    expect(answer.kind).toBe("answered");
+    const seen = prompts.join("\n");
+    expect(seen).toContain("debug dump");
+    for (const secret of secrets) {
+      const tail = secret.split(/[ :]+/).at(-1)!;
+      expect({ secret, leaked: seen.includes(tail) }).toEqual({ secret, leaked: false });
+    }
   });
 });
