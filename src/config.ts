@@ -669,8 +669,10 @@ function assistantEnv() {
     ASSISTANT_MODEL: z.string().max(200).optional(),
     ASSISTANT_API_KEY: optionalSecret,
     ASSISTANT_MAX_TOOL_CALLS: count("tool calls", 1, 32).default(8),
+    ASSISTANT_MAX_PALETTE_REQUESTS: count("requests", 1, 1_000).default(40),
     ASSISTANT_TOKEN_BUDGET: count("tokens", 1_000, 1_000_000).default(16_000),
     ASSISTANT_PER_USER_PER_HOUR: count("questions", 1, 10_000).default(20),
+    ASSISTANT_MAX_CONCURRENT: count("answers", 1, 64).default(4),
     ASSISTANT_TIMEOUT_MS: milliseconds.default(60_000),
     ASSISTANT_HISTORY_DAYS: count("days", 1, 365).default(7),
     ASSISTANT_PROPOSE_DANGEROUS: z
@@ -709,9 +711,19 @@ export interface AssistantConfig {
   model: string;
   apiKey?: Secret;
   maxToolCalls: number;
+  /**
+   * ASSISTANT_MAX_PALETTE_REQUESTS: Palette HTTP requests one question may make, each page and
+   * retry counted (issue 36); absent: 40
+   */
+  maxPaletteRequests?: number;
   /** tokens in and out per question, tool results included */
   tokenBudget: number;
   perUserPerHour: number;
+  /**
+   * ASSISTANT_MAX_CONCURRENT: answers worked out at once on a replica, in a room of their own
+   * beside the commands' slots (issue 36); absent: 4
+   */
+  maxConcurrent?: number;
   timeoutMs: number;
   historyDays: number;
   /** ASSISTANT_AUDIT_TEXT: keep the text of questions and answers in the audit */
@@ -751,8 +763,10 @@ function assistantConfig(raw: z.infer<typeof rawEnvSchema>): AssistantConfig | u
     model: raw.ASSISTANT_MODEL,
     apiKey: raw.ASSISTANT_API_KEY,
     maxToolCalls: raw.ASSISTANT_MAX_TOOL_CALLS,
+    maxPaletteRequests: raw.ASSISTANT_MAX_PALETTE_REQUESTS,
     tokenBudget: raw.ASSISTANT_TOKEN_BUDGET,
     perUserPerHour: raw.ASSISTANT_PER_USER_PER_HOUR,
+    maxConcurrent: raw.ASSISTANT_MAX_CONCURRENT,
     timeoutMs: raw.ASSISTANT_TIMEOUT_MS,
     historyDays: raw.ASSISTANT_HISTORY_DAYS,
     auditText: raw.ASSISTANT_AUDIT_TEXT,

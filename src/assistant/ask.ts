@@ -11,30 +11,36 @@ import {
 } from "ai";
 import { z } from "zod";
 import type { AssistantConfig } from "../config.ts";
-import type { PaletteApi } from "../palette/api.ts";
 import type { AssistantTurnStore } from "../store/assistant-turns.ts";
 import type { AuditOutcome } from "../store/audit.ts";
 import type { CommandContext, CommandDeps, Reply, Requester } from "../verb-kit/types.ts";
-import { typedCommandsFor, ungroundedNames } from "./ground.ts";
-import { historyMessages } from "./history.ts";
+import { AnswerGrounding, groundLines, KnownNames, typedCommandsFor } from "./ground.ts";
+import { fitHistory } from "./history.ts";
+import { LineGate } from "./line-gate.ts";
 import {
+  type ClusterRead,
   changeVerbsAsked,
+  clustersRead,
   clustersReturned,
+  numbersSaid,
   personRefusal,
+  proposableUid,
   proposalRuleRefusal,
+  wordsSaid,
 } from "./proposals.ts";
+import { ReadBounds } from "./read-bounds.ts";
 import {
-  isRefusal,
   PROPOSABLE,
   proposalCommand,
   READ_TOOLS,
   type ReadArgs,
   type ReadTool,
   readCommand,
-  replyText,
-  trimToBudget,
+  readResult,
 } from "./reads.ts";
 import { redactionOf, redactReply, redactText } from "./redact.ts";
+import { budgetSpent, estimateTokens, mustAnswer } from "./step-budget.ts";
+import { READ_INPUTS } from "./tool-inputs.ts";
 
 /**
  * The grounded assistant (issue 33): a question in, an answer out that says only what the bot
@@ -64,9 +70,12 @@ export interface Source {
 
 /** A change the answer offers: a button that runs the typed verb, which opens its confirmation. */
 export interface Proposal {
+  /** the typed command the button runs, the cluster pinned by the UID a read returned */
   command: string;
   verb: string;
   cluster: string;
+  /** the same command with the cluster's name, for people to read */
+  label: string;
 }
 
 export type AnswerKind = "answered" | "ungrounded" | "failed" | "limited";
@@ -118,8 +127,13 @@ export interface AssistantDeps {
   dispatch: Dispatch;
   commandDeps: CommandDeps;
   turns: AssistantTurnStore;
-  /** the clusters the bot knows by name (its last poll), for the grounding check */
-  knownNames?: () => Promise<string[]>;
+  /** the clusters the bot knows by name (its last poll, built once per poll), for the grounding check */
+  knownNames?: () => Promise<KnownNames>;
+  /**
+   * ASSISTANT_PER_USER_PER_HOUR kept where every replica counts (src/store/assistant-questions.ts);
+   * absent (the console, tests): counted in this process
+   */
+  hourly?: QuestionLimit;
   observer?: AssistantObserver;
   /** runs `fire` after `ms`, returns a cancel; default setTimeout (tests inject their own) */
   timer?: (ms: number, fire: () => void) => () => void;
@@ -132,6 +146,8 @@ export interface Assistant {
   /** the words of a stored answer, for its asker to share; undefined: gone, or not theirs */
   answerToShare(turnId: number, userId: string): Promise<string | undefined>;
   readonly modelName: string;
+  /** ASSISTANT_MAX_CONCURRENT: answers the Slack edge works out at once */
+  readonly maxConcurrent?: number;
 }
 
 const SYSTEM = `You are the Palette assistant in a team's Slack. You answer questions about their Spectro Cloud Palette clusters.
@@ -147,31 +163,40 @@ const defaultTimer = (ms: number, fire: () => void) => {
   return () => clearTimeout(handle);
 };
 
-/** Counts the Palette calls a question makes, through the service client and personal ones. */
-function countingPalette<T extends object>(palette: T, count: () => void): T {
-  return new Proxy(palette, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== "function" || property === "close") return value;
-      return (...args: unknown[]) => {
-        count();
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
+/** the line under an answer whose reads were cut short or stopped by a bound */
+export const PARTIAL_LINE =
+  "_Some reads were cut short by the assistant's bounds (reads, Palette requests or tokens a question), so this answer may be incomplete; the typed commands show everything._";
+
+/** thrown before the first step when not even it fits the token budget */
+class BudgetBeforeStart extends Error {}
+
+const budgetLine = (config: AssistantConfig) =>
+  `I did not reach an answer within the bounds (${config.maxToolCalls} reads, ${config.tokenBudget} tokens a question).`;
+
+/** the longest question taken (a question, not a pasted log: the prompt's budget is the reads') */
+export const MAX_QUESTION_CHARS = 2_000;
+
+/** ASSISTANT_MAX_PALETTE_REQUESTS when the config does not say */
+const DEFAULT_MAX_PALETTE_REQUESTS = 40;
+/** ASSISTANT_MAX_CONCURRENT unset */
+const DEFAULT_MAX_CONCURRENT = 4;
+
+const capLine = (max: number) =>
+  `The limit of ${max} Palette requests per question is reached (ASSISTANT_MAX_PALETTE_REQUESTS): answer with what you have, and say that the reads were cut short.`;
+
+/** the hourly limit's one question: undefined when allowed (and counted), else when to retry */
+export interface QuestionLimit {
+  take(userId: string, now: number, perHour: number): Promise<number | undefined>;
 }
 
-/** per-user question times within the last hour (per replica: a bound, not a bill) */
-class HourlyLimit {
+/** per-user question times within the last hour, in this process (one replica's own count) */
+class HourlyLimit implements QuestionLimit {
   private readonly asked = new Map<string, number[]>();
 
-  /** the bound is read at each question, so a changed setting applies at once */
-  constructor(private readonly perHour: () => number) {}
-
   /** undefined when allowed (and counted); else when the oldest question leaves the hour */
-  take(userId: string, now: number): number | undefined {
+  async take(userId: string, now: number, perHour: number): Promise<number | undefined> {
     const recent = (this.asked.get(userId) ?? []).filter((at) => at > now - 3_600_000);
-    if (recent.length >= this.perHour()) {
+    if (recent.length >= perHour) {
       this.asked.set(userId, recent);
       return recent[0]! + 3_600_000;
     }
@@ -190,7 +215,8 @@ function statusOf(error: unknown): number | undefined {
 
 export function createAssistant(deps: AssistantDeps): Assistant {
   const { config } = deps;
-  const limit = new HourlyLimit(() => config.perUserPerHour);
+  const ownCount = new HourlyLimit();
+  const limit = deps.hourly ?? ownCount;
   const timer = deps.timer ?? defaultTimer;
   // a read's share of the token budget, at about 4 characters a token
   const readChars = Math.max(
@@ -217,6 +243,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     const typed = typedCommandsFor(question.text);
     const sources: Source[] = [];
     const proposals: Proposal[] = [];
+    /** the data strings this question's reads returned: what its follow-ups may be grounded by */
+    const dataRead: string[] = [];
     const finish = async (answer: Answer, readText = ""): Promise<Answer> => {
       record.kind = answer.kind;
       record.ms = clock.now() - started;
@@ -229,6 +257,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
             question: question.text,
             answer: answer.text,
             readText,
+            readGrounds: groundLines(dataRead.map((piece) => redactText(piece, redaction))),
           })
           .catch((error: unknown) => {
             logger.warn({ err: String(error) }, "assistant turn not stored");
@@ -240,7 +269,24 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       return { ...answer, ...(turnId !== undefined ? { turnId } : {}) };
     };
 
-    const retryAt = limit.take(question.requester.userId, started);
+    if (question.text.length > MAX_QUESTION_CHARS) {
+      // before the hourly count and the model: a pasted log is not a question
+      return finish({
+        kind: "limited",
+        text: `That question is ${question.text.length.toLocaleString("en-US")} characters; the assistant takes at most ${MAX_QUESTION_CHARS.toLocaleString("en-US")}. Ask it shorter, or type the commands.`,
+        sources,
+        proposals,
+        typed,
+      });
+    }
+    // the bound is read at each question, so a changed setting applies at once
+    const retryAt = await limit
+      .take(question.requester.userId, started, config.perUserPerHour)
+      .catch((error: unknown) => {
+        // the shared store is out of reach: this replica's own count still bounds the person
+        logger.warn({ err: String(error) }, "assistant hourly limit not read; counted here");
+        return ownCount.take(question.requester.userId, started, config.perUserPerHour);
+      });
     if (retryAt !== undefined) {
       const minutes = Math.max(1, Math.ceil((retryAt - started) / 60_000));
       return finish({
@@ -261,30 +307,36 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         logger.warn({ err: String(error) }, "assistant history not read; answering without it");
         return [];
       });
-    const earlierReads = history.map((turn) => turn.readText).join("\n");
+    const knownNames = await (deps.knownNames?.() ?? Promise.resolve(KnownNames.none)).catch(
+      () => KnownNames.none,
+    );
+    const grounding = new AnswerGrounding(knownNames, deps.commandDeps.consoleUrl);
     const reads: string[] = [];
     let calls = 0;
-    const count = () => {
-      record.paletteCalls += 1;
-    };
-    const identity = deps.commandDeps.identity;
+    /** a read was cut short or refused for a bound: the answer says so, from code */
+    let partial = false;
     const ctx: CommandContext = {
       ...deps.commandDeps,
-      palette: countingPalette(deps.commandDeps.palette as PaletteApi & object, count),
-      ...(identity
-        ? {
-            identity: {
-              ...identity,
-              paletteAs: (key) => countingPalette(identity.paletteAs(key), count),
-            },
-          }
-        : {}),
       requester: question.requester,
+      noFleetWalk: true,
     };
+    // the time limit starts here: it stops the model and, through the bounds, every read
+    const controller = new AbortController();
+    let timedOut = false;
+    const cancel = timer(config.timeoutMs, () => {
+      timedOut = true;
+      controller.abort();
+    });
+    const maxRequests = config.maxPaletteRequests ?? DEFAULT_MAX_PALETTE_REQUESTS;
+    const bounds = new ReadBounds(maxRequests, controller.signal);
 
     // what a proposal may rest on: the person's own words and the clusters this question read
     const asked = changeVerbsAsked(question.text);
     const returned = new Set<string>();
+    /** the clusters this question's reads returned, for a proposal to be pinned to by UID */
+    const clusterReads: ClusterRead[] = [];
+    const said = wordsSaid(question.text);
+    const numbers = numbersSaid(question.text);
     const pendingReads = new Set<Promise<unknown>>();
 
     async function read(name: ReadTool, args: ReadArgs) {
@@ -301,6 +353,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       calls += 1;
       if (calls > config.maxToolCalls) {
         record.reads.push({ tool: name, outcome: "over-limit" });
+        partial = true;
         return {
           error: `The limit of ${config.maxToolCalls} reads per question is reached (ASSISTANT_MAX_TOOL_CALLS): answer with what you have.`,
         };
@@ -311,14 +364,39 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         return { error: built.refused };
       }
       await sink.status(`reading Palette… (${built.command})`);
-      const reply = redactReply(await deps.dispatch(built.command, ctx), redaction);
-      for (const returnedName of clustersReturned(reply)) returned.add(returnedName);
+      if (bounds.capReached) {
+        record.reads.push({ tool: name, outcome: "over-limit" });
+        partial = true;
+        return { error: capLine(maxRequests) };
+      }
       // e-mails (and with ASSISTANT_REDACT=names, people) never reach the model
-      const text = redactText(trimToBudget(replyText(reply), readChars), redaction);
-      reads.push(`[${built.command}]\n${text}`);
-      if (isRefusal(reply)) {
+      const reply = redactReply(
+        await bounds.run(() => deps.dispatch(built.command, ctx)),
+        redaction,
+      );
+      record.paletteCalls = bounds.requests;
+      if (bounds.capReached) {
+        // stopped part-way: what it read is not whole, so it is neither data nor a source
+        record.reads.push({ tool: name, outcome: "over-limit" });
+        partial = true;
+        return { error: capLine(maxRequests) };
+      }
+      const result = readResult(name, reply, readChars);
+      const text = redactText(result.text, redaction);
+      if (result.kind === "refused") {
+        // a miss, a usage line, an error: told to the model, but neither a source nor grounds
+        // (nor a cluster a proposal may rest on)
         record.reads.push({ tool: name, outcome: "refused" });
         return { read: built.command, refused: text };
+      }
+      reads.push(`[${built.command}]\n${text}`);
+      if (result.cut) partial = true;
+      if (result.kind === "data") {
+        grounding.add(result.data);
+        dataRead.push(...result.data);
+        grounding.addShown(text);
+        for (const returnedName of clustersReturned(reply)) returned.add(returnedName);
+        clusterReads.push(...clustersRead(reply));
       }
       record.reads.push({ tool: name, outcome: "ok" });
       if (!sources.some((source) => source.command === built.command)) {
@@ -330,17 +408,6 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       return { read: built.command, quotedPaletteData: text };
     }
 
-    const readInput = z.object({
-      cluster: z.string().max(128).optional().describe("a cluster's name or UID"),
-      project: z.string().max(64).optional().describe("a project UID, to narrow the read"),
-      tags: z
-        .array(z.string().max(128))
-        .max(5)
-        .optional()
-        .describe("cluster tags, key or key:value"),
-      namespace: z.string().max(128).optional().describe("workloads: one namespace"),
-      since: z.string().max(16).optional().describe("why: 24h, 7d or a date YYYY-MM-DD"),
-    });
     const describe: Record<ReadTool, string> = {
       list_clusters: "List clusters (name, state, health, provider, project), all or by tags.",
       cluster_overview: "One cluster's overview: state, health, profile, version, nodes, cost.",
@@ -357,7 +424,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           name,
           tool({
             description: describe[name],
-            inputSchema: readInput,
+            inputSchema: READ_INPUTS[name] as z.ZodType<ReadArgs>,
             execute: (args: ReadArgs) => read(name, args),
           }),
         ]),
@@ -383,10 +450,29 @@ export function createAssistant(deps: AssistantDeps): Assistant {
               dangerous: config.proposeDangerous === true,
             }) ?? (await personRefusal(deps.commandDeps, question.requester, args.verb));
           if (refused) return { error: refused };
-          const built = proposalCommand(args);
+          const unsaid = (args.args ?? []).find((arg) => /^\d+$/.test(arg) && !numbers.has(arg));
+          if (unsaid !== undefined) {
+            return {
+              error: `The person did not say ${unsaid}: offer only the numbers they typed.`,
+            };
+          }
+          // the read's UID, not a name and a project the model chose: the button acts on the
+          // cluster that was read
+          const uid = proposableUid(args.cluster, clusterReads, said);
+          if (uid === undefined) {
+            return {
+              error:
+                "Offer a change only for a cluster the person named, or one read on its own (not from a list).",
+            };
+          }
+          const { project: _ignored, ...pinned } = args;
+          const built = proposalCommand({ ...pinned, cluster: uid });
           if ("refused" in built) return { error: built.refused };
+          const shown = clusterReads.find((read) => read.uid === uid)?.name ?? uid;
+          const named = proposalCommand({ ...pinned, cluster: shown });
+          const label = "command" in named ? named.command : built.command;
           if (!proposals.some((p) => p.command === built.command) && proposals.length < 3) {
-            proposals.push({ command: built.command, verb: args.verb, cluster: built.cluster! });
+            proposals.push({ command: built.command, verb: args.verb, cluster: shown, label });
             record.proposals += 1;
           }
           return {
@@ -397,30 +483,39 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       }),
     };
 
-    // earlier reads go back as tool results, never inside a `user` message
-    const messages: ModelMessage[] = [
-      // the person's own words too: an address typed into a question is not sent either
-      ...historyMessages(
-        history.map((turn) => ({ ...turn, question: redactText(turn.question, redaction) })),
-        readChars,
-      ),
-      { role: "user", content: redactText(question.text, redaction) },
-    ];
+    const maxOutputTokens = Math.min(2_000, Math.floor(config.tokenBudget / 4));
+    // the instruction and the tool definitions (about 60 tokens each) go with every step
+    const fixedPromptTokens = estimateTokens(SYSTEM) + 60 * Object.keys(tools).length;
+    const fits = (prompt: ModelMessage[]) =>
+      estimateTokens(prompt) + fixedPromptTokens + maxOutputTokens <= config.tokenBudget;
+    // the person's own words too: an address typed into a question is not sent either
+    const asking: ModelMessage = { role: "user", content: redactText(question.text, redaction) };
+    // earlier reads go back as tool results, never inside a `user` message; the oldest turns are
+    // left out until the first step fits the budget
+    const earlier = fitHistory(
+      history.map((turn) => ({ ...turn, question: redactText(turn.question, redaction) })),
+      readChars,
+      (prompt) => fits([...prompt, asking]),
+    );
+    const messages: ModelMessage[] = [...earlier.messages, asking];
+    // only the earlier turns the model is shown ground its answer, and each by the data its
+    // reads returned, never by their text (which holds the commands the model chose, such as
+    // `clusters tag:<anything>`, and empty notices); that text grounds plain words only
+    for (const turn of earlier.turns) {
+      grounding.add(turn.readGrounds.split("\n"));
+      grounding.addShown(turn.readText);
+    }
 
-    const controller = new AbortController();
-    let timedOut = false;
-    const cancel = timer(config.timeoutMs, () => {
-      timedOut = true;
-      controller.abort();
-    });
-    let text = "";
-    let shown = "";
+    const gate = new LineGate((line) => grounding.line(line));
     let failure: AskRecord["failure"];
     let failureDetail = "";
-    let stopShowing = false;
-    const knownNames = await (deps.knownNames?.() ?? Promise.resolve([])).catch(() => []);
-    const readSoFar = () => `${earlierReads}\n${reads.join("\n")}`;
+    if (!fits(messages)) {
+      // not even the question alone fits: the model is not asked at all
+      cancel();
+      failure = "budget";
+    }
     try {
+      if (failure) throw new BudgetBeforeStart();
       await sink.status("reading Palette…");
       const result = streamText({
         model: deps.model,
@@ -429,14 +524,22 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         tools,
         stopWhen: [
           stepCountIs(config.maxToolCalls + 2),
-          // no new step once the question's tokens reach the budget (the step in flight ends)
-          ({ steps }) =>
-            steps.reduce(
-              (used, step) => used + (step.usage.inputTokens ?? 0) + (step.usage.outputTokens ?? 0),
-              0,
-            ) >= config.tokenBudget,
+          // no new step once the budget is reached, except to answer from reads just made
+          ({ steps }) => budgetSpent(steps, config.tokenBudget),
         ],
-        maxOutputTokens: Math.min(2_000, Math.floor(config.tokenBudget / 4)),
+        // the prompt estimated before each step: the last affordable one answers, with no reads
+        prepareStep: ({ stepNumber, steps, messages: prompt }) =>
+          mustAnswer({
+            stepNumber,
+            lastStep: config.maxToolCalls + 1,
+            steps,
+            promptTokens: estimateTokens(prompt) + fixedPromptTokens,
+            answerTokens: maxOutputTokens,
+            budget: config.tokenBudget,
+          })
+            ? { toolChoice: "none" as const }
+            : {},
+        maxOutputTokens,
         maxRetries: 0,
         abortSignal: controller.signal,
         // the stream's error part is handled below; the SDK's default would print it to stderr
@@ -444,16 +547,13 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       });
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") {
-          text += part.text;
-          const lines = text.slice(0, text.lastIndexOf("\n") + 1);
-          if (!stopShowing && lines.length > shown.length && sink.progress) {
-            if (ungroundedNames({ answer: lines, readText: readSoFar(), knownNames }).length > 0) {
-              stopShowing = true;
-            } else {
-              shown = lines;
-              await sink.progress(redactText(shown.trim(), redaction));
-            }
-          }
+          // only the new whole line is checked; a held one is tried again as more comes in
+          if (gate.push(part.text) && sink.progress)
+            await sink.progress(redactText(gate.shown.trim(), redaction));
+        } else if (part.type === "tool-result") {
+          // a read may ground a line held before it
+          if (gate.recheck() && sink.progress)
+            await sink.progress(redactText(gate.shown.trim(), redaction));
         } else if (part.type === "tool-call" && part.invalid) {
           failure = "malformed";
           failureDetail = part.toolName;
@@ -476,7 +576,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         }
       }
     } catch (error) {
-      if (!timedOut) {
+      if (error instanceof BudgetBeforeStart) {
+        // said below, as a budget stop
+      } else if (!timedOut) {
         failure = "model";
         const status = statusOf(error);
         failureDetail = status !== undefined ? `HTTP ${status}` : "unreachable";
@@ -497,34 +599,30 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         model: `The assistant's model did not answer (${failureDetail}), so I could not answer that.`,
         timeout: `The assistant took longer than ${Math.round(config.timeoutMs / 1000)} s (ASSISTANT_TIMEOUT_MS) and stopped.`,
         malformed: `The model answered with a tool call I could not read (${failureDetail.slice(0, 40)}), so I stopped rather than guess.`,
-        budget: "",
+        budget: budgetLine(config),
       }[failure];
       return finish({ kind: "failed", text: why, sources, proposals: [], typed }, readText);
     }
-    let answer = redactText(text.trim(), redaction);
+    let answer = redactText(gate.written.trim(), redaction);
     if (answer === "") {
       if (proposals.length === 0) {
         record.failure = "budget";
-        return finish(
-          {
-            kind: "failed",
-            text: `I did not reach an answer within the bounds (${config.maxToolCalls} reads, ${config.tokenBudget} tokens a question).`,
-            sources,
-            proposals: [],
-            typed,
-          },
-          readText,
-        );
+        const text = budgetLine(config);
+        return finish({ kind: "failed", text, sources, proposals: [], typed }, readText);
       }
       answer = "I cannot change anything myself; the button below opens the usual confirmation.";
     }
-    const names = ungroundedNames({ answer, readText: readSoFar(), knownNames });
-    if (names.length > 0) {
+    const verdict = grounding.answer(answer);
+    if (!verdict.ok) {
+      const names = verdict.names;
+      const why = verdict.claimsChange
+        ? "it said a change was made, and I cannot make one (a change is only ever a button to the usual confirmation)"
+        : `it named ${names.length === 1 ? "a cluster" : `${names.length} clusters`} no read returned`;
       return finish(
         {
           kind: "ungrounded",
           // the model's words are not repeated: the names it made up are not shown either
-          text: `I could not ground this answer in what I read: it named ${names.length === 1 ? "a cluster" : `${names.length} clusters`} no read returned, so it is not shown. What I did read is listed below.`,
+          text: `I could not ground this answer in what I read: ${why}, so it is not shown. What I did read is listed below.`,
           sources,
           // a proposal rests on the same words: it goes with them
           proposals: [],
@@ -533,7 +631,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         readText,
       );
     }
-    return finish({ kind: "answered", text: answer, sources, proposals, typed }, readText);
+    // said by code, not left to the model: the answer rests on less than was asked for
+    const text = partial ? `${verdict.text}\n\n${PARTIAL_LINE}` : verdict.text;
+    return finish({ kind: "answered", text, sources, proposals, typed }, readText);
   }
 
   async function audit(question: Question, answer: Answer, record: AskRecord): Promise<void> {
@@ -569,6 +669,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
   return {
     ask,
     modelName,
+    maxConcurrent: config.maxConcurrent ?? DEFAULT_MAX_CONCURRENT,
     async answerToShare(turnId, userId) {
       return (await deps.turns.turnOf(turnId, userId))?.answer;
     },

@@ -47,3 +47,21 @@ export function historyMessages(
   }
   return messages;
 }
+
+/**
+ * The asker's latest turns whose messages fit (issue 36 item 7): the oldest are left out one by
+ * one until `fits` says the first step's prompt is within the budget, so a long conversation is
+ * answered from its recent turns instead of refused as over the budget. Pure.
+ */
+export function fitHistory(
+  turns: readonly AssistantTurn[],
+  readChars: number,
+  fits: (messages: ModelMessage[]) => boolean,
+): { turns: AssistantTurn[]; messages: ModelMessage[] } {
+  for (let start = 0; start < turns.length; start++) {
+    const kept = turns.slice(start);
+    const messages = historyMessages(kept, readChars);
+    if (fits(messages)) return { turns: kept, messages };
+  }
+  return { turns: [], messages: [] };
+}

@@ -15,25 +15,57 @@ import type { Reply, Requester } from "../verb-kit/types.ts";
 /** Verbs whose button is never offered unless ASSISTANT_PROPOSE_DANGEROUS=true. */
 export const DANGEROUS_PROPOSALS: ReadonlySet<ChangeVerb> = new Set(["delete", "upgrade"]);
 
-/** The words in a person's question that ask for each change (whole words, any case). */
-const VERB_WORDS: ReadonlyArray<readonly [ChangeVerb, RegExp]> = [
-  ["scale", /\b(scale|scaled|scaling|resize)\b/],
-  ["delete", /\b(delete|deleting|remove|destroy)\b/],
-  ["cordon", /\bcordon(ed|ing)?\b/],
-  ["uncordon", /\buncordon(ed|ing)?\b/],
-  ["repave", /\brepav(e|ed|ing)\b/],
-  ["pause", /\bpaus(e|ed|ing)\b/],
-  ["resume", /\bresum(e|ed|ing)\b/],
-  ["backup", /\b(backup|back up|back-up)\b/],
-  ["logs", /\b(logs?|log bundle)\b/],
-  ["upgrade", /\bupgrad(e|ed|ing)\b/],
-  ["renew", /\brenew(ed|ing|al)?\b/],
+/** The base form of each change verb (whole words, any case): "scale", never "scaled". */
+const VERB_WORDS: ReadonlyArray<readonly [ChangeVerb, string]> = [
+  ["scale", "scale|resize"],
+  ["delete", "delete|remove|destroy"],
+  ["cordon", "cordon"],
+  ["uncordon", "uncordon"],
+  ["repave", "repave"],
+  ["pause", "pause"],
+  ["resume", "resume"],
+  ["backup", "backup|back up|back-up"],
+  ["logs", "logs?|log bundle"],
+  ["upgrade", "upgrade"],
+  ["renew", "renew"],
 ];
 
-/** The change verbs the person's own words ask for; empty: they asked for none. */
+/**
+ * Where a request may stand: the start of the question or a clause, or after words that ask
+ * ("please", "can you", "I want to"). "why was web-prod scaled down?" asks for nothing, and
+ * neither does "what would scale do?": only the imperative asks.
+ */
+const ASKING =
+  "(?:^|[.!?;:,]\\s*|\\b(?:and|then|also|please|pls|can you|could you|would you|will you|kindly|i want to|i'd like to|i would like to|i need to|let's|lets|go ahead and|help me)\\s+)(?:please\\s+|just\\s+|now\\s+)?";
+
+/** The change verbs the person's own words ask for, in the imperative; empty: they asked for none. */
 export function changeVerbsAsked(question: string): Set<ChangeVerb> {
-  const text = question.toLowerCase();
-  return new Set(VERB_WORDS.filter(([, words]) => words.test(text)).map(([verb]) => verb));
+  const text = question
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .trim();
+  return new Set(
+    VERB_WORDS.filter(([, words]) => new RegExp(`${ASKING}(?:${words})\\b`).test(text)).map(
+      ([verb]) => verb,
+    ),
+  );
+}
+
+/**
+ * The numbers a proposal may carry: only those the person typed (a size of 0 the model chose is
+ * not the person's).
+ */
+export function numbersSaid(question: string): Set<string> {
+  return new Set(question.match(/\b\d+\b/g) ?? []);
+}
+
+/** The whole words of the person's question, lower-case: the clusters they named themselves. */
+export function wordsSaid(question: string): Set<string> {
+  return new Set(
+    (question.toLowerCase().match(/[a-z0-9][a-z0-9._-]*[a-z0-9]|[a-z0-9]/g) ?? []).map((word) =>
+      word.replace(/[.]+$/, ""),
+    ),
+  );
 }
 
 /**
@@ -42,26 +74,58 @@ export function changeVerbsAsked(question: string): Set<ChangeVerb> {
  * none: a miss is not a cluster the read returned.
  */
 export function clustersReturned(reply: Reply): string[] {
+  return clustersRead(reply).flatMap((read) => [read.name.toLowerCase(), read.uid.toLowerCase()]);
+}
+
+/** A cluster a read returned, and whether that read was about it alone (not a list). */
+export interface ClusterRead {
+  name: string;
+  uid: string;
+  single: boolean;
+}
+
+/** {@link clustersReturned}, with each cluster's UID and whether its read was about it alone. */
+export function clustersRead(reply: Reply): ClusterRead[] {
   if (reply.kind !== "message") return [];
   const view = reply.view;
-  const named = (name: string, uid: string) => [name.toLowerCase(), uid.toLowerCase()];
+  const one = (name: string, uid: string) => [{ name, uid, single: true }];
   switch (view.screen) {
     case "clusterCard":
-      return named(view.data.card.name, view.data.card.uid);
+      return one(view.data.card.name, view.data.card.uid);
     case "nodeTable":
     case "workloads":
-      return named(view.data.clusterName, view.data.clusterUid);
+      return one(view.data.clusterName, view.data.clusterUid);
     case "why":
-      return named(view.data.cluster.name, view.data.cluster.uid);
+      return one(view.data.cluster.name, view.data.cluster.uid);
     case "clusterList":
-      return view.data.items.flatMap((item) => named(item.name, item.uid));
+      return view.data.items.map((item) => ({ name: item.name, uid: item.uid, single: false }));
     case "clusterGroups":
       return view.data.groups.flatMap((group) =>
-        group.items.flatMap((item) => named(item.name, item.uid)),
+        group.items.map((item) => ({ name: item.name, uid: item.uid, single: false })),
       );
     default:
       return [];
   }
+}
+
+/**
+ * The cluster a proposal may be for, by its UID: one a read of this question returned, named in
+ * the person's own words or read on its own (a card, its nodes, its workloads, its history), never
+ * one that merely appeared in a list. Undefined when there is none, or the name is ambiguous.
+ */
+export function proposableUid(
+  cluster: string,
+  reads: readonly ClusterRead[],
+  said: ReadonlySet<string>,
+): string | undefined {
+  const wanted = cluster.trim().toLowerCase();
+  const matches = reads.filter(
+    (read) =>
+      (read.uid.toLowerCase() === wanted || read.name.toLowerCase() === wanted) &&
+      (read.single || said.has(read.name.toLowerCase()) || said.has(read.uid.toLowerCase())),
+  );
+  const uids = new Set(matches.map((read) => read.uid));
+  return uids.size === 1 ? [...uids][0] : undefined;
 }
 
 export interface ProposalRules {

@@ -160,8 +160,102 @@ export function replyText(reply: Reply): string {
 /** Is this reply a refusal or an error, not data? (the verbs answer those with these screens) */
 export function isRefusal(reply: Reply): boolean {
   return (
-    reply.kind === "message" && (reply.view.screen === "error" || reply.view.screen === "usage")
+    reply.kind === "message" &&
+    (reply.miss !== undefined || reply.view.screen === "error" || reply.view.screen === "usage")
   );
+}
+
+/**
+ * The screens that are a read's data. A notice, a usage line, an error or a help page is the bot
+ * talking, not Palette: it grounds nothing. The choice between clusters of the same name is data
+ * (Palette's exact matches, not a guess). `freezes` answers its list as a notice, so for that
+ * read (and only it) the notice is the data.
+ */
+const DATA_SCREENS = new Set([
+  "clusterChoice",
+  "clusterList",
+  "clusterGroups",
+  "clusterCard",
+  "nodeTable",
+  "workloads",
+  "alerts",
+  "alertGroups",
+  "why",
+  "risks",
+  "holdList",
+]);
+
+/**
+ * One read, as the assistant keeps it: the text the model reads, and apart from it, the strings
+ * of its data that may ground an answer. A miss or an error is a typed refusal: no data, no source.
+ */
+export type ReadResult =
+  | { kind: "data"; text: string; data: string[]; cut: boolean }
+  | { kind: "empty"; text: string; cut: boolean }
+  | { kind: "refused"; text: string };
+
+/**
+ * The fields of a screen's data that echo the request rather than report Palette's answer: the
+ * filters asked for (a list's tags, a workloads read's namespaces, the risks
+ * filter), the name asked for (a choice's `ref`), the range asked for, and the commands for the
+ * next page. The model chose them, so they ground nothing: a list read of `tag:ghost-prod-9`
+ * must not make `ghost-prod-9` a name a read returned. (The scope stays: it is the project the
+ * bot resolved and read, by its UID and Palette's name for it, not the words asked for.)
+ */
+const ECHO_FIELDS = new Set([
+  "filter",
+  "ref",
+  "rangeLabel",
+  "env",
+  "command",
+  "nextCommand",
+  "moreCommand",
+]);
+
+/** a list's `tags` are the tags asked for; a card's `tags` are the cluster's own */
+function echoesRequest(record: Record<string, unknown>, key: string): boolean {
+  if (ECHO_FIELDS.has(key)) return true;
+  return key === "tags" && ("items" in record || "groups" in record);
+}
+
+/** Every string Palette returned in a screen's data, mrkdwn entities undone (names, UIDs, states, links). */
+function dataStrings(value: unknown, out: string[], depth = 0): void {
+  if (depth > 12) return;
+  if (typeof value === "string") out.push(unescapeMrkdwn(value));
+  else if (Array.isArray(value)) for (const item of value) dataStrings(item, out, depth + 1);
+  else if (value && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    for (const [key, item] of Object.entries(record)) {
+      if (!echoesRequest(record, key)) dataStrings(item, out, depth + 1);
+    }
+  }
+}
+
+/** does a screen's data offer a next page (a list of more than one page, shown its first)? */
+function hasNextPage(value: unknown, depth = 0): boolean {
+  if (depth > 6 || value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some((item) => hasNextPage(item, depth + 1));
+  const record = value as Record<string, unknown>;
+  if (typeof record.nextCommand === "string" && record.nextCommand !== "") return true;
+  return Object.values(record).some((item) => hasNextPage(item, depth + 1));
+}
+
+export function readResult(tool: ReadTool, reply: Reply, maxChars: number): ReadResult {
+  const full = replyText(reply);
+  const text = trimToBudget(full, maxChars);
+  // the model was shown only part of it (the token budget): the answer must say so
+  const cut = text !== full;
+  if (isRefusal(reply) || reply.kind !== "message") return { kind: "refused", text };
+  const screen = reply.view.screen;
+  if (DATA_SCREENS.has(screen) || (tool === "freezes" && screen === "notice")) {
+    const data: string[] = [];
+    dataStrings(reply.view.data, data);
+    // the first page of a longer list is not the whole: "none are unhealthy" may be wrong
+    return { kind: "data", text, data, cut: cut || hasNextPage(reply.view.data) };
+  }
+  // a notice that answers the read ("no open alerts"): a source, but nothing in it grounds a name
+  if (screen === "notice") return { kind: "empty", text, cut };
+  return { kind: "refused", text };
 }
 
 /** At most `maxChars` of a tool's text, cut at a line, saying how much was left out. */

@@ -37,6 +37,9 @@ const NAME_ONLY_VERBS = new Set([
   "logs",
 ]);
 
+/** Verbs that end in a free-text reason. */
+const REASON_VERBS = new Set(["mute", "freeze"]);
+
 /** words of English sentences that are never a cluster, tag or namespace a person means */
 const SENTENCE_WORDS = new Set(
   (
@@ -52,6 +55,9 @@ const SENTENCE_WORDS = new Set(
  * Decided before anything is run, so a question never walks the fleet for a cluster named `is`.
  */
 export function readsAsSentence(command: { verb: string; args: readonly string[] }): boolean {
+  // a reason is free text, but one that ends in "?" asks ("mute web-prod 1d is that wise?"):
+  // with the assistant on it is a question, and nothing is muted or frozen on it
+  if (REASON_VERBS.has(command.verb)) return command.args.at(-1)?.endsWith("?") ?? false;
   if (!NAME_ONLY_VERBS.has(command.verb)) return false;
   return command.args.some(
     (arg) => arg.endsWith("?") || SENTENCE_WORDS.has(arg.toLowerCase().replace(/[?!.,]+$/, "")),

@@ -81,6 +81,15 @@ export function withRequestChecks<T>(
   return runMarked(requestPriority(), work, checks.gate, checks.lastCheck);
 }
 
+/**
+ * Runs `work` as interactive (someone is waiting) with a gate before each of its requests: the
+ * assistant counts a question's Palette requests there, pages and retries included, and stops
+ * them at its cap or when the question's time limit has passed.
+ */
+export function interactiveGated<T>(work: () => Promise<T>, gate: RequestGate): Promise<T> {
+  return runMarked("interactive", work, gate);
+}
+
 export function requestPriority(): RequestPriority {
   return current.getStore()?.priority ?? "interactive";
 }

@@ -22,7 +22,12 @@ export type ModelFault =
   /** the first step calls a tool with arguments that are not JSON */
   | "malformed"
   /** the answer names a cluster no read returned */
-  | "ungrounded";
+  | "ungrounded"
+  /**
+   * the first step thinks aloud before its reads ("Let me look.", "Checking `x` first."), naming
+   * the cluster before any read returned it, as real models do (streamed, chat completions)
+   */
+  | "think-aloud";
 
 export interface ScriptedModelOptions {
   /** a fixed wait before each answer (the bench's 500 ms); default 0 */
@@ -60,7 +65,12 @@ interface ToolResult {
 }
 
 type Step =
-  | { kind: "tools"; calls: Array<{ name: string; args: Record<string, unknown> | string }> }
+  | {
+      kind: "tools";
+      calls: Array<{ name: string; args: Record<string, unknown> | string }>;
+      /** words streamed before the calls */
+      text?: string;
+    }
   | { kind: "text"; text: string };
 
 const CHANGE_WORDS: Record<string, string> = {
@@ -242,11 +252,25 @@ function nextStep(
   fault: ModelFault | undefined,
 ): Step {
   const { question, results } = conversationOf(protocol, body);
+  // told to answer with no tool (OpenAI's tool_choice "none"; Anthropic's {type: "none"}), it does
+  const choice = body.tool_choice;
+  const noTools =
+    choice === "none" ||
+    (typeof choice === "object" &&
+      choice !== null &&
+      (choice as { type?: unknown }).type === "none");
+  if (noTools) return writeAnswer(question, results, fault);
   if (results.length === 0) {
     if (fault === "malformed") {
       return { kind: "tools", calls: [{ name: "nodes", args: '{"cluster": "web-' }] };
     }
-    return pickReads(question);
+    const reads = pickReads(question);
+    if (fault === "think-aloud" && reads.kind === "tools") {
+      const named = reads.calls.find((call) => typeof call.args === "object" && call.args.cluster);
+      const cluster = named && typeof named.args === "object" ? String(named.args.cluster) : "it";
+      return { ...reads, text: `Let me look.\nChecking \`${cluster}\` first.\n` };
+    }
+    return reads;
   }
   return writeAnswer(question, results, fault);
 }
@@ -319,7 +343,10 @@ function answerOpenAi(res: ServerResponse, body: Record<string, unknown>, step: 
     });
   chunk({ role: "assistant", content: "" });
   if (step.kind === "text") for (const piece of pieces(step.text)) chunk({ content: piece });
-  else chunk({ tool_calls: toolCalls });
+  else {
+    for (const piece of pieces(step.text ?? "")) chunk({ content: piece });
+    chunk({ tool_calls: toolCalls });
+  }
   chunk({}, finish);
   sse(res, undefined, {
     id: `chatcmpl-${id}`,

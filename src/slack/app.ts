@@ -24,7 +24,7 @@ import { registerListeners } from "./listeners/index.ts";
 import { createSlackPoster } from "./notify-poster.ts";
 import { openLaunchModal } from "./open-launch-modal.ts";
 import { notRetryingPosts, postsFailMarked } from "./posts-not-retried.ts";
-import { createRunCommand } from "./run-command.ts";
+import { assistantRoom, createRunCommand } from "./run-command.ts";
 import { describeSlackError } from "./slack-errors.ts";
 import type { SlackAppDeps, SlackEdge, SlackHooks } from "./types.ts";
 import { userTimeZone } from "./user-time-zone.ts";
@@ -307,6 +307,12 @@ export function createSlackApp(deps: SlackAppDeps): RunningSlackApp {
           );
         }),
       ),
+    assistantWork: assistantRoom({
+      inFlight,
+      answerGate,
+      maxConcurrent: deps.assistant?.maxConcurrent ?? 4,
+      logger,
+    }),
     runCommand: createRunCommand({
       commandDeps,
       dispatch,

@@ -44,15 +44,35 @@ export function seenByOthers(channel: string): boolean {
   return !channel.startsWith("D");
 }
 
+/**
+ * Streamed text is sent in pieces of at least this many characters (Slack's SDK buffers 256 in
+ * its ChatStreamer): appendStream is Tier 4 and chat.update Tier 3, so not one call per line;
+ * what is left at the end goes with chat.stopStream.
+ */
+export const STREAM_BATCH_CHARS = 256;
+/** chat.stopStream takes at most this much markdown_text */
+const STOP_MARKDOWN_MAX = 12_000;
+
+/** runs an answer's work in the assistant's room (src/slack/run-command.ts assistantRoom) */
+export type AnswerRoom = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** the first status, shown before the answer may wait for its turn in the room */
+const FIRST_STATUS = "reading Palette…";
+
 export async function answerInSlack(
   assistant: Assistant,
   question: SlackQuestion,
   logger: Logger,
+  room: AnswerRoom = (work) => work(),
 ): Promise<Answer> {
-  if (seenByOthers(question.channel)) return answerToAskerAlone(assistant, question, logger);
+  if (seenByOthers(question.channel)) {
+    return answerToAskerAlone(assistant, question, logger, room);
+  }
   const { client, channel, threadTs } = question;
   let mode: Mode = { kind: "idle" };
   let streamed = "";
+  /** in a message edited as the answer grows (a DM): the text it shows */
+  let edited = "";
   let lastStatus = "";
   const warn = (error: unknown, what: string) =>
     logger.warn({ slackError: describeSlackError(error).code }, what);
@@ -98,7 +118,7 @@ export async function answerInSlack(
     try {
       if (mode.kind === "stream") {
         const delta = shown.slice(streamed.length);
-        if (delta === "") return;
+        if (delta.length < STREAM_BATCH_CHARS) return;
         await client.chat.appendStream({ channel, ts: mode.ts, markdown_text: delta });
         streamed = shown;
         return;
@@ -123,58 +143,80 @@ export async function answerInSlack(
           return;
         }
       }
+      // an edited message: the first lines at once, then an edit per batch, not per line
+      if (
+        mode.kind === "edit" &&
+        edited !== "" &&
+        shown.length - edited.length < STREAM_BATCH_CHARS
+      )
+        return;
       await postOrEdit(shown);
+      edited = shown;
     } catch (error) {
       warn(error, "partial answer not shown");
     }
   };
 
-  const answer = await assistant.ask(
-    {
-      text: question.text,
-      requester: question.requester,
-      conversation: `${channel}:${threadTs ?? "dm"}`,
-      surface: question.surface,
-      ...(threadTs ? {} : { quietMs: DM_QUIET_MS }),
-    },
-    { status, progress },
-  );
+  // the person sees at once that the question is being worked on, even while it waits its turn
+  // behind ASSISTANT_MAX_CONCURRENT answers (the model's first status is the same line)
+  await status(FIRST_STATUS);
+  return room(async () => {
+    const answer = await assistant.ask(
+      {
+        text: question.text,
+        requester: question.requester,
+        conversation: `${channel}:${threadTs ?? "dm"}`,
+        surface: question.surface,
+        ...(threadTs ? {} : { quietMs: DM_QUIET_MS }),
+      },
+      { status, progress },
+    );
 
-  const fallback = assistantAnswerText(answer);
-  // set by the callbacks above while the answer was worked out
-  const ended = mode as Mode;
-  try {
-    if (ended.kind === "stream") {
-      const ts = ended.ts;
-      const tail = assistantAnswerBlocks({ ...answer, withText: false });
-      await client.chat.stopStream({
-        channel,
-        ts,
-        ...(answer.kind === "answered" ? { blocks: tail } : {}),
-      });
-      // the streamed lines were grounded one by one; an answer that failed as a whole is replaced
-      if (answer.kind !== "answered") {
-        await client.chat.update({
+    const fallback = assistantAnswerText(answer);
+    // set by the callbacks above while the answer was worked out
+    const ended = mode as Mode;
+    try {
+      if (ended.kind === "stream") {
+        const ts = ended.ts;
+        const tail = assistantAnswerBlocks({ ...answer, withText: false });
+        // the rest of the answer (held lines that passed at the end, the last line, the batch not
+        // yet sent) goes with stopStream; when what was streamed is not the start of the final
+        // text (a link a later read grounded), the message is edited whole instead
+        const final = answer.kind === "answered" ? streamedText(answer.text) : "";
+        const rest = final.startsWith(streamed) ? final.slice(streamed.length) : undefined;
+        const appendable = rest !== undefined && rest.length <= STOP_MARKDOWN_MAX;
+        await client.chat.stopStream({
           channel,
           ts,
-          text: fallback,
-          blocks: assistantAnswerBlocks(answer),
+          ...(answer.kind === "answered" && appendable && rest !== ""
+            ? { markdown_text: rest }
+            : {}),
+          ...(answer.kind === "answered" ? { blocks: tail } : {}),
         });
+        // the streamed lines were grounded one by one; an answer that failed as a whole is replaced
+        if (answer.kind !== "answered" || !appendable) {
+          await client.chat.update({
+            channel,
+            ts,
+            text: fallback,
+            blocks: assistantAnswerBlocks(answer),
+          });
+        }
+      } else {
+        await postOrEdit(fallback, assistantAnswerBlocks(answer));
       }
-    } else {
-      await postOrEdit(fallback, assistantAnswerBlocks(answer));
+    } catch (error) {
+      warn(error, "assistant answer not delivered");
     }
-  } catch (error) {
-    warn(error, "assistant answer not delivered");
-  }
-  // an empty status clears the line
-  if (question.setStatus) await question.setStatus("").catch(() => undefined);
-  else if (threadTs && lastStatus !== "") {
-    await client.assistant.threads
-      .setStatus({ channel_id: channel, thread_ts: threadTs, status: "" })
-      .catch(() => undefined);
-  }
-  return answer;
+    // an empty status clears the line
+    if (question.setStatus) await question.setStatus("").catch(() => undefined);
+    else if (threadTs && lastStatus !== "") {
+      await client.assistant.threads
+        .setStatus({ channel_id: channel, thread_ts: threadTs, status: "" })
+        .catch(() => undefined);
+    }
+    return answer;
+  });
 }
 
 /**
@@ -188,38 +230,44 @@ async function answerToAskerAlone(
   assistant: Assistant,
   question: SlackQuestion,
   logger: Logger,
+  room: AnswerRoom,
 ): Promise<Answer> {
   const { client, channel, threadTs } = question;
-  const answer = await assistant.ask(
-    {
-      text: question.text,
-      requester: question.requester,
-      conversation: `${channel}:${threadTs ?? "dm"}`,
-      surface: question.surface,
-    },
-    { status: () => undefined },
-  );
-  const blocks = assistantAnswerBlocks(answer);
-  if (answer.kind === "answered" && answer.turnId !== undefined) {
-    blocks.push(
-      shareRow({
-        turnId: answer.turnId,
+  return room(async () => {
+    const answer = await assistant.ask(
+      {
+        text: question.text,
+        requester: question.requester,
+        conversation: `${channel}:${threadTs ?? "dm"}`,
+        surface: question.surface,
+      },
+      { status: () => undefined },
+    );
+    const blocks = assistantAnswerBlocks(answer);
+    if (answer.kind === "answered" && answer.turnId !== undefined) {
+      blocks.push(
+        shareRow({
+          turnId: answer.turnId,
+          channel,
+          ...(threadTs ? { threadTs } : {}),
+          sources: answer.sources.map((source) => source.command),
+        }),
+      );
+    }
+    await client.chat
+      .postEphemeral({
         channel,
-        ...(threadTs ? { threadTs } : {}),
-        sources: answer.sources.map((source) => source.command),
-      }),
-    );
-  }
-  await client.chat
-    .postEphemeral({
-      channel,
-      user: question.requester.userId,
-      text: assistantAnswerText(answer),
-      blocks,
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-    })
-    .catch((error: unknown) =>
-      logger.warn({ slackError: describeSlackError(error).code }, "assistant answer not delivered"),
-    );
-  return answer;
+        user: question.requester.userId,
+        text: assistantAnswerText(answer),
+        blocks,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+      })
+      .catch((error: unknown) =>
+        logger.warn(
+          { slackError: describeSlackError(error).code },
+          "assistant answer not delivered",
+        ),
+      );
+    return answer;
+  });
 }

@@ -34,6 +34,28 @@ export function concurrencyLimit(max: number) {
 }
 
 /**
+ * The assistant's answers (issue 36 item 7): at most `maxConcurrent` worked out at once, in a room
+ * of their own, so an answer (up to ASSISTANT_TIMEOUT_MS of model steps and reads) takes none of
+ * the commands' slots; each waits its turn behind the acks of a burst, as a command does, and is
+ * tracked so a shutdown drains it. A failure is the caller's, as the answer is.
+ */
+export function assistantRoom(deps: {
+  inFlight: InFlight;
+  answerGate?: AnswerGate;
+  maxConcurrent: number;
+  logger: Logger;
+}): SlackEdge["assistantWork"] {
+  const limit = concurrencyLimit(deps.maxConcurrent);
+  return <T>(work: () => Promise<T>) =>
+    deps.inFlight.track(
+      limit(async () => {
+        await (deps.answerGate?.turn() ?? Promise.resolve());
+        return work();
+      }),
+    );
+}
+
+/**
  * The slow half of every command: run it, deliver the reply. Called after the ack, so Slack's
  * 3-second window is never at stake. Never throws: a failure becomes an ephemeral answer.
  */
@@ -57,9 +79,9 @@ export function createRunCommand(deps: {
   const run = async (
     text: string,
     target: CommandTarget,
-    handOff?: (reply: Reply) => Promise<boolean>,
+    handOff?: (reply: Reply) => (() => Promise<void>) | undefined,
     leaveCommandSlot?: () => void,
-  ) => {
+  ): Promise<(() => Promise<void>) | undefined> => {
     await turn();
     const started = performance.now();
     const verb = text.trim().split(/\s+/)[0]?.toLowerCase() || "help";
@@ -83,7 +105,10 @@ export function createRunCommand(deps: {
         `:warning: ${code(verb)} failed on our side; the details are in the bot's log.`,
       );
     }
-    if (handOff && (await handOff(reply))) return;
+    // the other answer runs once this command's slot is given back: an assistant's answer may
+    // take a minute, and has a room of its own
+    const instead = handOff?.(reply);
+    if (instead) return instead;
     await turn();
     await deliverReply(reply, target, {
       logger: deps.logger,
@@ -100,6 +125,7 @@ export function createRunCommand(deps: {
       },
       "command answered",
     );
+    return undefined;
   };
   return (text, target, handOff) => {
     // a modal must open within 3 s of the trigger_id: `launch` and the change verbs (which
@@ -113,9 +139,11 @@ export function createRunCommand(deps: {
     // its refusals and usage answers take a slot like any other verb's
     const task = (
       urgent ? run(text, target, handOff) : limit((leave) => run(text, target, handOff, leave))
-    ).catch((error: unknown) => {
-      deps.logger.error({ err: String(error) }, "command delivery failed");
-    });
+    )
+      .then((instead) => instead?.())
+      .catch((error: unknown) => {
+        deps.logger.error({ err: String(error) }, "command delivery failed");
+      });
     return deps.inFlight.track(task);
   };
 }

@@ -108,13 +108,20 @@ export interface SlackEdge extends SlackAppDeps {
   /** runs a change's slow part after the ack: tracked for shutdown, failures logged */
   changeWork(work: () => Promise<void>): Promise<void>;
   /**
+   * works out an assistant's answer in the assistant's room: at most ASSISTANT_MAX_CONCURRENT at
+   * once beside (not in) the commands' slots, after the acks of a burst (the answer gate), tracked
+   * for shutdown to drain; never throws
+   */
+  assistantWork<T>(work: () => Promise<T>): Promise<T>;
+  /**
    * runs `text` for the requester and delivers the reply; never throws. With `handOff`, a reply it
-   * takes (returns true for) is not delivered: it answered the message another way
+   * takes (returns the work that answers instead) is not delivered: that work answers the message
+   * another way, run after the command's slot is given back
    */
   runCommand(
     text: string,
     target: CommandTarget,
-    handOff?: (reply: Reply) => Promise<boolean>,
+    handOff?: (reply: Reply) => (() => Promise<void>) | undefined,
   ): Promise<void>;
 }
 

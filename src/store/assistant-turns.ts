@@ -8,6 +8,11 @@ export interface AssistantTurn {
   answer: string;
   /** the text of the reads the answer was grounded in, as the model saw them (bounded) */
   readText: string;
+  /**
+   * the tokens and links of the data those reads returned, one a line: the only grounds a
+   * follow-up takes from this turn (the text above also holds the model's own arguments)
+   */
+  readGrounds: string;
 }
 
 /** a follow-up sees at most this many earlier turns of its conversation */
@@ -46,7 +51,8 @@ export class AssistantTurnStore {
     const now = this.clock.now();
     const since = now - this.retentionMs;
     const rows = await this.db.all<AssistantTurn & { createdAt: number }>(
-      `SELECT id, question, answer, read_text AS "readText", created_at AS "createdAt"
+      `SELECT id, question, answer, read_text AS "readText", read_grounds AS "readGrounds",
+              created_at AS "createdAt"
        FROM assistant_turns
        WHERE conversation = ? AND user_id = ? AND created_at >= ? ORDER BY id DESC LIMIT ?`,
       [conversation.slice(0, 200), userId.slice(0, 64), since, HISTORY_TURNS],
@@ -57,14 +63,21 @@ export class AssistantTurnStore {
       options.quietMs,
     );
     return kept
-      .map(({ id, question, answer, readText }) => ({ id: Number(id), question, answer, readText }))
+      .map(({ id, question, answer, readText, readGrounds }) => ({
+        id: Number(id),
+        question,
+        answer,
+        readText,
+        readGrounds,
+      }))
       .reverse();
   }
 
   /** one stored turn, for sharing its answer; only the asker's own */
   async turnOf(turnId: number, userId: string): Promise<AssistantTurn | undefined> {
     const row = await this.db.get<AssistantTurn>(
-      `SELECT id, question, answer, read_text AS "readText" FROM assistant_turns
+      `SELECT id, question, answer, read_text AS "readText", read_grounds AS "readGrounds"
+       FROM assistant_turns
        WHERE id = ? AND user_id = ? AND created_at >= ?`,
       [turnId, userId.slice(0, 64), this.clock.now() - this.retentionMs],
     );
@@ -77,17 +90,21 @@ export class AssistantTurnStore {
     question: string;
     answer: string;
     readText: string;
+    /** the grounds of the turn's reads' data, one a line ({@link AssistantTurn.readGrounds}) */
+    readGrounds?: string;
   }): Promise<number> {
     const now = this.clock.now();
     const row = await this.db.get<{ id: number }>(
-      `INSERT INTO assistant_turns (conversation, user_id, question, answer, read_text, created_at)
-       VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+      `INSERT INTO assistant_turns
+         (conversation, user_id, question, answer, read_text, read_grounds, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       [
         turn.conversation.slice(0, 200),
         turn.userId.slice(0, 64),
         turn.question.slice(0, MAX_FIELD),
         turn.answer.slice(0, MAX_FIELD),
         turn.readText.slice(-MAX_FIELD),
+        wholeLines(turn.readGrounds ?? "", MAX_FIELD),
         now,
       ],
     );
@@ -136,4 +153,11 @@ function sinceLastPause<T extends { createdAt: number }>(
     after = turn.createdAt;
   }
   return kept;
+}
+
+/** at most `max` characters of whole lines: a token cut in half would ground another name */
+function wholeLines(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.lastIndexOf("\n", max);
+  return cut > 0 ? text.slice(0, cut) : "";
 }

@@ -64,7 +64,8 @@ export async function resolveCluster(
   // else one per project); only a miss walks the scopes, for names that differ in case and for
   // the "did you mean" hint.
   let found = (await namedInTenant(ref, scopes, ctx)) ?? (await namedLike(ref, scopes, ctx, ref));
-  if (found.exact.length === 0) found = await namedLike(ref, scopes, ctx, undefined);
+  if (found.exact.length === 0 && !ctx.noFleetWalk)
+    found = await namedLike(ref, scopes, ctx, undefined);
   const { exact, folded, names } = found;
   const matches = exact.length > 0 ? exact : folded;
   const scope: Scope = scopes.length === 1 ? scopes[0]! : {};
@@ -95,7 +96,10 @@ export async function resolveCluster(
     return {
       kind: "reply",
       reason: "unknown",
-      reply: messageReply(notice(`:mag: ${text}`), `No cluster named ${ref}`),
+      reply: {
+        ...messageReply(notice(`:mag: ${text}`), `No cluster named ${ref}`),
+        miss: "unknown-cluster",
+      },
     };
   }
   return { kind: "reply", reason: "ambiguous", reply: choices(ref, matches, scope, replay) };

@@ -97,6 +97,12 @@ export interface CommandContext extends CommandDeps {
    * the dispatcher), so a verb tells Palette's refusal in their name, not the bot's
    */
   actingAs?: IdentityLink;
+  /**
+   * set for the assistant's reads (issue 36): a name that is not found is told from the name
+   * search alone, with no walk of every cluster for a case-folded match or a "did you mean" (an
+   * invented name would otherwise read the whole fleet, page by page)
+   */
+  noFleetWalk?: true;
 }
 
 export type Visibility = "ephemeral" | "in_channel";
@@ -109,6 +115,11 @@ export interface MessageReply {
   /** what to show, as data; views/reply.ts turns it into Block Kit */
   view: ReplyView;
   visibility: Visibility;
+  /**
+   * set when the reply says the thing asked for is not there ("No cluster named …"): a typed
+   * refusal, so the assistant never takes its words (or its "did you mean") for data
+   */
+  miss?: "unknown-cluster";
 }
 
 /**

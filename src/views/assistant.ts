@@ -18,7 +18,8 @@ export interface AssistantAnswerView {
   /** the answer's plain text, unescaped */
   text: string;
   sources: ReadonlyArray<{ command: string; cluster?: string }>;
-  proposals: ReadonlyArray<{ command: string; verb: string; cluster: string }>;
+  /** `label`: the command with the cluster's name, when `command` names it by UID */
+  proposals: ReadonlyArray<{ command: string; verb: string; cluster: string; label?: string }>;
   /** failed or limited: the typed commands that answer it */
   typed: readonly string[];
   /** the stored turn, for 👍/👎; absent: no feedback buttons */
@@ -76,7 +77,11 @@ export function assistantAnswerBlocks(view: AssistantAnswerView): KnownBlock[] {
     blocks.push(
       ...buttonRows(
         view.proposals.map((proposal, index) =>
-          commandButton(`Review: ${proposal.command}`, proposal.command, `assistant-${index}`),
+          commandButton(
+            `Review: ${proposal.label ?? proposal.command}`,
+            proposal.command,
+            `assistant-${index}`,
+          ),
         ),
         1,
       ),

@@ -261,9 +261,12 @@ describe("the assistant in a mention's thread", () => {
     });
     const before = model.requests.length;
     const { all } = await ask(`what happened to ${other.name} lately?`);
-    // the naive model asked to delete and to read a project outside PALETTE_PROJECTS: code
-    // refused the proposal (the asker asked for no change; prod was never read), so no button
+    // the naive model asked to delete and to read a project outside PALETTE_PROJECTS, then
+    // echoed that read's refusal. Two guards, each enough alone: code refused the proposal (the
+    // asker asked for no change; prod was never read: issue 36 item 6), and a refusal grounds
+    // nothing, so the answer is not shown (item 3). Either way, no button
     expect(JSON.stringify(model.requests.slice(before))).toContain("did not ask to delete");
+    expect(all).toContain("could not ground this answer");
     expect(all).not.toContain("Review: delete");
     expect(all).not.toContain("palette_run:");
     expect(writes()).toEqual([]);
@@ -277,8 +280,10 @@ describe("the assistant in a mention's thread", () => {
     // the Review button, like the whole answer in a channel, is the asker's alone
     const stop = calls.find((call) => call.method === "chat.postEphemeral");
     const blocks = JSON.stringify(stop?.body.blocks);
-    const command = `scale ${web.name} worker-pool 5`;
+    // the button runs the command on the cluster the read returned, pinned by its UID
+    const command = `scale ${web.uid} worker-pool 5`;
     expect(blocks).toContain(`"value":"${command}"`);
+    expect(blocks).toContain(`Review: scale ${web.name} worker-pool 5`);
     expect(writes()).toEqual([]);
     const actionId = /"action_id":"(palette_run:[^"]+)"/.exec(blocks)![1]!;
     const opened = fake.callsTo("views.open").length;
@@ -661,7 +666,7 @@ describe("the console", () => {
     expect(out).toContain(`(reading Palette… (nodes ${web.name}))`);
     expect(out).toContain(`Sources: \`nodes ${web.name}\``);
     // a proposal at a terminal is the command to type, which asks for confirmation itself
-    expect(out).toContain(`(to go ahead, type: scale ${web.name} worker-pool 5)`);
+    expect(out).toContain(`(to go ahead, type: scale ${web.uid} worker-pool 5)`);
     expect(writes()).toEqual([]);
   });
 

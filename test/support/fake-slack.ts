@@ -128,8 +128,30 @@ function refusalOf(call: RecordedCall): FakeAnswer {
   return undefined;
 }
 
+/**
+ * A message as a person would finally see it. Streams are modelled as Slack does them
+ * (chat.startStream / appendStream / stopStream): `markdown_text` of each call is appended in
+ * order, stopStream's `blocks` render after the text, and a stopped stream takes no more appends
+ * (`message_not_in_streaming_state`). chat.update replaces the text and blocks.
+ */
+export interface FakeMessage {
+  channel: string;
+  ts: string;
+  threadTs?: string;
+  /** a posted message's `text`, or a stream's markdown so far */
+  text: string;
+  blocks: unknown[];
+  /** a stream that has not been stopped yet */
+  streaming: boolean;
+  /** how the message was made; an ephemeral one is seen by `user` alone */
+  kind: "message" | "stream" | "ephemeral";
+  user?: string;
+}
+
 export interface FakeSlack {
   url: string;
+  /** every message the bot posted or streamed, by ts, as a person now sees it */
+  shown: Map<string, FakeMessage>;
   apiUrl: string;
   calls: RecordedCall[];
   /**
@@ -201,6 +223,32 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return `${Math.floor(lastMicros / 1e6)}.${String(lastMicros % 1e6).padStart(6, "0")}`;
   };
   let url = "";
+  const shown = new Map<string, FakeMessage>();
+  const blocksOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const markdownOf = (value: unknown): string => (typeof value === "string" ? value : "");
+  /** a stream's later call: its message must exist and still stream, as Slack checks */
+  const streamOf = (body: Record<string, unknown>): FakeMessage | { ok: false; error: string } => {
+    const message = shown.get(String(body.ts));
+    if (!message || message.channel !== body.channel)
+      return { ok: false, error: "message_not_found" };
+    if (!message.streaming) return { ok: false, error: "message_not_in_streaming_state" };
+    return message;
+  };
+
+  /** a new message (posted) or stream (started), as Slack now shows it; its ts */
+  const keepShown = (body: Record<string, unknown>, ts: string, kind: FakeMessage["kind"]) => {
+    shown.set(ts, {
+      channel: String(body.channel),
+      ts,
+      ...(body.thread_ts ? { threadTs: String(body.thread_ts) } : {}),
+      text: markdownOf(kind === "stream" ? body.markdown_text : body.text),
+      blocks: kind === "stream" ? [] : blocksOf(body.blocks),
+      streaming: kind === "stream",
+      kind,
+      ...(kind === "ephemeral" ? { user: String(body.user) } : {}),
+    });
+    return ts;
+  };
 
   /** keeps a message Slack took, as conversations.history will show it */
   const keep = (body: Record<string, unknown>, ts: string) => {
@@ -309,22 +357,46 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       case "chat.postMessage": {
         const posted = ts();
         keep(body, posted);
+        keepShown(body, posted, "message");
         return { ok: true, channel: body.channel, ts: posted, message: { text: body.text } };
       }
       case "conversations.history":
       case "conversations.replies":
         return readHistory(call.method, body);
-      case "chat.update":
+      case "chat.update": {
+        const message = shown.get(String(body.ts));
+        // an ephemeral message is not chat.update's to edit
+        if (message && message.channel === body.channel && message.kind !== "ephemeral") {
+          message.text = markdownOf(body.text);
+          message.blocks = blocksOf(body.blocks);
+        }
         return { ok: true, channel: body.channel, ts: body.ts, text: body.text };
+      }
       // streamed answers (the assistant): the stream is a message whose ts the later calls name
-      case "chat.startStream":
-        return { ok: true, channel: body.channel, ts: ts() };
-      case "chat.appendStream":
+      case "chat.startStream": {
+        const started = keepShown(body, ts(), "stream");
+        return { ok: true, channel: body.channel, ts: started };
+      }
+      case "chat.appendStream": {
+        const message = streamOf(body);
+        if ("ok" in message) return message;
+        message.text += markdownOf(body.markdown_text);
         return { ok: true, channel: body.channel, ts: body.ts };
-      case "chat.stopStream":
+      }
+      case "chat.stopStream": {
+        const message = streamOf(body);
+        if ("ok" in message) return message;
+        message.text += markdownOf(body.markdown_text);
+        // stopStream's blocks render at the bottom of the finalized message
+        message.blocks = blocksOf(body.blocks);
+        message.streaming = false;
         return { ok: true, channel: body.channel, ts: body.ts, message: { ts: body.ts } };
-      case "chat.postEphemeral":
-        return { ok: true, message_ts: ts() };
+      }
+      case "chat.postEphemeral": {
+        // shown to `user` alone, never in the channel's history
+        const posted = keepShown(body, ts(), "ephemeral");
+        return { ok: true, message_ts: posted };
+      }
       case "conversations.open":
         return {
           ok: true,
@@ -466,6 +538,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     url,
     apiUrl: `${url}/api/`,
     calls,
+    shown,
     callsTo,
     uploads,
     on(method, handler) {
@@ -500,6 +573,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       rateLimited.length = 0;
       tiers.reset();
       uploads.clear();
+      shown.clear();
       handlers.clear();
     },
     async close() {

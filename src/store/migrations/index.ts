@@ -27,6 +27,8 @@ import { edgeHosts } from "./026_edge_hosts.ts";
 import { edgeRadarMarks } from "./027_edge_radar_marks.ts";
 import { changeCardLeases } from "./028_change_card_leases.ts";
 import { edgeRadarNotices } from "./029_edge_radar_notices.ts";
+import { assistantQuestions } from "./030_assistant_questions.ts";
+import { assistantTurnGrounds } from "./031_assistant_turn_grounds.ts";
 import type { Migration } from "./migration.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -59,4 +61,6 @@ export const MIGRATIONS: Migration[] = [
   edgeRadarMarks,
   changeCardLeases,
   edgeRadarNotices,
+  assistantQuestions,
+  assistantTurnGrounds,
 ];

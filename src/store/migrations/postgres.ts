@@ -701,4 +701,28 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 115,
+    name: "assistant_questions",
+    // src/store/migrations/030_assistant_questions.ts: the hourly limit, shared by the replicas
+    up: `
+      CREATE TABLE assistant_question_users (
+        user_id TEXT PRIMARY KEY,
+        asked_at BIGINT NOT NULL
+      );
+      CREATE TABLE assistant_questions (
+        user_id TEXT NOT NULL,
+        asked_at BIGINT NOT NULL
+      );
+      CREATE INDEX assistant_questions_user ON assistant_questions (user_id, asked_at);
+    `,
+  },
+  {
+    id: 116,
+    name: "assistant_turn_grounds",
+    // src/store/migrations/031_assistant_turn_grounds.ts: a follow-up grounded by data, not text
+    up: `
+      ALTER TABLE assistant_turns ADD COLUMN read_grounds TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];

@@ -15,6 +15,12 @@ describe("changeVerbsAsked", () => {
       "upgrade",
     ]);
     expect(changeVerbsAsked("what happened to web-prod lately?").size).toBe(0);
+    // only the imperative asks: a question about a change made, or what a verb does, does not
+    expect(changeVerbsAsked("why was web-prod scaled down yesterday?").size).toBe(0);
+    expect(changeVerbsAsked("who deleted web-prod-2 and when?").size).toBe(0);
+    expect(changeVerbsAsked("what does a scale do to the pods?").size).toBe(0);
+    expect([...changeVerbsAsked("Can you please scale web-prod to 3")]).toEqual(["scale"]);
+    expect([...changeVerbsAsked("web-prod is slow. Cordon node-3")]).toEqual(["cordon"]);
     // words that merely contain a verb do not ask for it
     expect(changeVerbsAsked("which clusters are scaleable or deleted-ish?").size).toBe(0);
   });

@@ -65,3 +65,15 @@ describe("redactReply", () => {
     expect(redactReply(reply, { emails: true, names: false })).toBe(reply);
   });
 });
+
+describe("redactText: secrets", () => {
+  const none = { emails: false, names: false };
+  it("always takes out token-shaped strings, keeping UIDs, names and the label", () => {
+    expect(redactText("token: xoxb-1234567890-abcdefghijkl", none)).toBe("token: [secret hidden]");
+    expect(redactText("auth Bearer abc.def.ghijklmnop now", none)).toBe("auth [secret hidden] now");
+    expect(redactText(`sha ${"ab12".repeat(10)}`, none)).toBe("sha [secret hidden]");
+    const uid = "549606dc8118d97419414d55";
+    const name = "catalog-prod-azure-worker-pool-2c1a0-and-some-more-words-here";
+    expect(redactText(`${uid} ${name} 1.29.3`, none)).toBe(`${uid} ${name} 1.29.3`);
+  });
+});

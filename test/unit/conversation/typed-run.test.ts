@@ -19,6 +19,12 @@ describe("readsAsSentence", () => {
     expect(sentence("clusters env team:core")).toBe(false);
     expect(sentence("nodes web-prod")).toBe(false);
     expect(sentence("mute 1d the deploy is noisy")).toBe(false);
+    expect(sentence("mute web-prod 1d deploy noisy?! see #ops")).toBe(false);
+  });
+
+  it("a mute or freeze whose reason ends in a question mark is a question, not a reason", () => {
+    expect(sentence("mute web-prod 1d is that wise?")).toBe(true);
+    expect(sentence("freeze web-prod 2h, should I?")).toBe(true);
   });
 });
 

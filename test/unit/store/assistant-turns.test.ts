@@ -6,6 +6,26 @@ import { openSqlite } from "../../../src/store/sqlite.ts";
 const DAY = 86_400_000;
 
 describe("AssistantTurnStore", () => {
+  it("keeps a turn's read grounds apart from its read text, cut only at whole lines", async () => {
+    const db = await openSqlite(":memory:");
+    const turns = new AssistantTurnStore(db, new ManualClock(), 7 * DAY);
+    const long = Array.from({ length: 2_000 }, (_, i) => `web-prod-${i}`).join("\n");
+    const id = await turns.add({
+      conversation: "C1:1.1",
+      userId: "U1",
+      question: "q",
+      answer: "a",
+      readText: "[clusters tag:ghost-prod-9]\nNo cluster carries that tag.",
+      readGrounds: long,
+    });
+    const [turn] = await turns.history("C1:1.1", "U1");
+    expect(turn!.readText).toContain("ghost-prod-9");
+    const lines = turn!.readGrounds.split("\n");
+    expect(lines.length).toBeGreaterThan(100);
+    expect(long.split("\n").slice(0, lines.length)).toEqual(lines);
+    expect((await turns.turnOf(id, "U1"))!.readGrounds).toBe(turn!.readGrounds);
+  });
+
   it("keeps the last turns of a conversation, oldest first, within the retention", async () => {
     const db = await openSqlite(":memory:");
     const clock = new ManualClock();

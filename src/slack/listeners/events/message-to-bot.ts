@@ -142,6 +142,8 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
         ...(view ? { setStatus: view.setStatus } : {}),
       },
       edge.logger,
+      // in the assistant's room: ASSISTANT_MAX_CONCURRENT, the answer gate, the shutdown drain
+      edge.assistantWork,
     );
   };
   if (plan.kind === "ask") {
@@ -161,11 +163,10 @@ async function handleMessage(edge: SlackEdge, args: MessageArgs): Promise<Conver
   // unhealthy?": usage, or no cluster named `is`) are a question for it; a verb that runs stays
   // a verb, answered as typed
   const handOff = assistant
-    ? async (reply: Reply) => {
-        if (!typedRunMissed(reply)) return false;
-        await ask(commandFromMessage(message.text, args.botUserId), assistant);
-        return true;
-      }
+    ? (reply: Reply) =>
+        typedRunMissed(reply)
+          ? () => ask(commandFromMessage(message.text, args.botUserId), assistant)
+          : undefined
     : undefined;
   await edge.runCommand(plan.text, target, handOff);
   return "answered";
