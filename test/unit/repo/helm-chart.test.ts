@@ -361,6 +361,8 @@ describe.skipIf(noHelm)("the Helm chart, rendered by Helm", () => {
       proposeDangerous: false,
       redact: [],
       showEmail: false,
+      maxPaletteRequests: 40,
+      maxConcurrent: 4,
     });
     // the operator's own Secret carries the key: the chart sets the rest
     const own = render(
