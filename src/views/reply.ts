@@ -13,6 +13,7 @@ import {
   clusterGroupsBlocks,
   clusterListBlocks,
 } from "./cluster-list.ts";
+import { type EdgeHostCardData, edgeHostCardBlocks } from "./edge-host-card.ts";
 import { type HelpEntry, type HelpGroup, helpBlocks, helpOverviewBlocks } from "./help.ts";
 import { type HoldEntry, holdListBlocks } from "./holds.ts";
 import { errorBlocks, noticeBlocks, usageBlocks } from "./message.ts";
@@ -35,6 +36,7 @@ const SCREENS = {
     clusterCardBlocks(data.card, data.env),
   clusterChoice: (data: ClusterChoiceData) => clusterChoiceBlocks(data),
   nodeTable: (data: NodeTableData) => nodeTableBlocks(data),
+  edgeHostCard: (data: EdgeHostCardData) => edgeHostCardBlocks(data),
   workloads: (data: WorkloadsData) => workloadsBlocks(data),
   alerts: (data: AlertsData & AlertsPaging) => alertsBlocks(data),
   alertGroups: (data: { projects: readonly AlertsData[] } & AlertsPaging) =>
