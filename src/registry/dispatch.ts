@@ -71,7 +71,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   clusters: ["share", "page"],
   cluster: ["share"],
   nodes: ["page"],
-  edge: [],
+  edge: ["page"],
   workloads: [],
   kubeconfig: [],
   alerts: ["page"],

@@ -110,4 +110,41 @@ describe("/palette edge host", () => {
     expect(refused).toContain("Palette does not allow Sol One-Project");
     expect(refused).not.toContain("Remote shell");
   });
+
+  it("edge hosts: a site's 25 hosts a page of 20 with a More button, and its next page; filters asked of Palette", async () => {
+    const h = await start();
+    const hosts = h.sim.control.edge.addSite("store-big", h.project, 25);
+    h.sim.control.edge.setHealth(hosts[3]!.uid, "unhealthy", "link down <!here>");
+    h.sim.control.clearRequests();
+
+    const first = await ask(h, "edge hosts tag:site:store-big");
+    const names = (text: string) => hosts.filter((host) => text.includes(`\`${host.name}\``));
+    expect(names(first)).toHaveLength(20);
+    const more = `edge hosts tag:site:store-big project:${h.project} --page=2`;
+    expect(first).toContain(`"value":"${more}"`);
+    const second = await ask(h, more);
+    expect(names(second)).toHaveLength(5);
+    expect(second).not.toContain('"text":"More"');
+    expect(new Set([...names(first), ...names(second)]).size).toBe(25);
+
+    h.sim.control.clearRequests();
+    const dark = await ask(h, "edge hosts unhealthy tag:site:store-big");
+    expect(names(dark).map((host) => host.uid)).toEqual([hosts[3]!.uid]);
+    expect(dark).toContain("🔴");
+    const searches = calls(h, "/v1/dashboard/edgehosts/search");
+    expect(searches).toHaveLength(1);
+    expect(searches[0]!.status).toBe(200);
+
+    expect(await ask(h, "edge hosts broken")).toContain("is not a filter of");
+  });
+
+  it("edge hosts: a Palette 500 gives a clear line", async () => {
+    const h = await start();
+    h.sim.control.addFault({
+      pathPrefix: "/v1/dashboard/edgehosts/search",
+      kind: "status",
+      status: 500,
+    });
+    expect(await ask(h, "edge hosts unpaired")).toMatch(/could not be listed: [^"]*Palette/);
+  });
 });

@@ -4,6 +4,7 @@ import {
   edgeHostCardBlocks,
   edgeHostCardText,
 } from "../../../src/views/edge-host-card.ts";
+import { edgeHostListBlocks, edgeHostRowText } from "../../../src/views/edge-host-list.ts";
 import { checkSlackLimits } from "../../../src/views/limits.ts";
 
 /** `/palette edge host`'s card (issue 39, item 3): Slack's limits, escaping, the dark line. */
@@ -70,5 +71,27 @@ describe("edge host card", () => {
     const mrkdwn = JSON.stringify(blocks.slice(1));
     expect(mrkdwn).toContain("&lt;!channel&gt;");
     expect(mrkdwn).not.toContain("<!channel>");
+  });
+});
+
+describe("edge host list", () => {
+  it("twenty rows of huge escaped names in three projects stay under Slack's limits", () => {
+    const long = "<!channel> *x* ".repeat(300);
+    const groups = ["p1", "p2", "p3"].map((projectUid) => ({
+      scope: { projectUid, projectName: long },
+      page: 2,
+      next: `edge hosts unhealthy project:${projectUid} --page=3`,
+      hosts: Array.from({ length: 20 }, () => ({
+        name: long,
+        state: long,
+        health: "unhealthy",
+        clusterName: long,
+      })),
+    }));
+    const blocks = edgeHostListBlocks({ groups, filter: long });
+    expect(checkSlackLimits(blocks)).toEqual([]);
+    const text = JSON.stringify(blocks);
+    expect(text).not.toContain("<!channel>");
+    expect(edgeHostRowText({ name: "a`b", health: "healthy", state: "in-use" })).toContain("🟢");
   });
 });
