@@ -21,6 +21,7 @@ export const HELP_GROUPS: readonly HelpGroupSpec[] = [
       kubeconfig: "its kubeconfig, to your DMs",
       why: "what changed before its trouble, and who did it",
       risks: "what is about to break: certificates, repaves, backups",
+      edge: "edge hosts: one host's card, or the list (unhealthy, unpaired, unused)",
     },
   },
   {

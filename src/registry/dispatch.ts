@@ -4,6 +4,7 @@ import { auditVerb } from "../commands/audit.ts";
 import { clusterVerb } from "../commands/cluster.ts";
 import { clustersVerb } from "../commands/clusters.ts";
 import { digestVerb } from "../commands/digest.ts";
+import { edgeVerb } from "../commands/edge.ts";
 import { helpVerb } from "../commands/help.ts";
 import { kubeconfigVerb } from "../commands/kubeconfig.ts";
 import { muteVerbs } from "../commands/mute.ts";
@@ -36,6 +37,7 @@ export const VERBS: VerbSpec[] = [
   clustersVerb,
   clusterVerb,
   nodesVerb,
+  edgeVerb,
   workloadsVerb,
   kubeconfigVerb,
   alertsVerb,
@@ -69,6 +71,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   clusters: ["share", "page"],
   cluster: ["share"],
   nodes: ["page"],
+  edge: ["page"],
   workloads: [],
   kubeconfig: [],
   alerts: ["page"],
@@ -150,6 +153,7 @@ const STRICT_READS = new Set([
   "clusters",
   "cluster",
   "nodes",
+  "edge",
   "workloads",
   "alerts",
   "why",

@@ -13,6 +13,8 @@ import {
   clusterGroupsBlocks,
   clusterListBlocks,
 } from "./cluster-list.ts";
+import { type EdgeHostCardData, edgeHostCardBlocks } from "./edge-host-card.ts";
+import { type EdgeHostGroup, edgeHostListBlocks } from "./edge-host-list.ts";
 import { type HelpEntry, type HelpGroup, helpBlocks, helpOverviewBlocks } from "./help.ts";
 import { type HoldEntry, holdListBlocks } from "./holds.ts";
 import { errorBlocks, noticeBlocks, usageBlocks } from "./message.ts";
@@ -35,6 +37,9 @@ const SCREENS = {
     clusterCardBlocks(data.card, data.env),
   clusterChoice: (data: ClusterChoiceData) => clusterChoiceBlocks(data),
   nodeTable: (data: NodeTableData) => nodeTableBlocks(data),
+  edgeHostCard: (data: EdgeHostCardData) => edgeHostCardBlocks(data),
+  edgeHostList: (data: { groups: readonly EdgeHostGroup[]; filter: string }) =>
+    edgeHostListBlocks(data),
   workloads: (data: WorkloadsData) => workloadsBlocks(data),
   alerts: (data: AlertsData & AlertsPaging) => alertsBlocks(data),
   alertGroups: (data: { projects: readonly AlertsData[] } & AlertsPaging) =>

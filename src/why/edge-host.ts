@@ -1,11 +1,15 @@
 import { edgeHostCause, edgeRecordEntries } from "../model/edge-host-cause.ts";
-import type { PaletteApi, Scope } from "../palette/api.ts";
-import type { PaletteEdgeApi } from "../palette/edge-api.ts";
 import type { EdgeHostSummary } from "../palette/edge-reads.ts";
-import { describeForUser, PaletteError } from "../palette/errors.ts";
+import { describeForUser } from "../palette/errors.ts";
 import { EdgeHostStore } from "../store/edge-hosts.ts";
+import {
+  type EdgeReads,
+  edgeReadsOf,
+  type Found,
+  findEdgeHost,
+  sameNameReply,
+} from "../verb-kit/edge-host-lookup.ts";
 import { messageReply, notice, readScopes, shareVisibility } from "../verb-kit/reply.ts";
-import { isPaletteUid, looksLikeUid } from "../verb-kit/resolve.ts";
 import type { CommandContext, ParsedCommand, Reply } from "../verb-kit/types.ts";
 import { code, escapeMrkdwn } from "../views/mrkdwn.ts";
 import { scopeArg, scopeText } from "../views/scope.ts";
@@ -24,18 +28,6 @@ import { mergeTimeline, type TimelineEntry, warningsFirst } from "./timeline.ts"
  * run as the person under IDENTITY=strict, because `ctx.palette` is theirs then.
  */
 
-type EdgeReads = Pick<PaletteEdgeApi, "searchEdgeHosts" | "getEdgeHost" | "edgeHostEventsPage">;
-
-/** The bot's Palette client reads edge hosts; a read-only fake of PaletteApi may not. */
-function edgeReadsOf(palette: PaletteApi): EdgeReads | undefined {
-  const edge = palette as PaletteApi & Partial<EdgeReads>;
-  return typeof edge.searchEdgeHosts === "function" &&
-    typeof edge.getEdgeHost === "function" &&
-    typeof edge.edgeHostEventsPage === "function"
-    ? (edge as EdgeReads)
-    : undefined;
-}
-
 export interface EdgeWhyOptions {
   since: { sinceMs: number; label: string };
   untilMs: number;
@@ -44,45 +36,6 @@ export interface EdgeWhyOptions {
   eventLimit: number;
   /** IDENTITY=strict: a refusal of the person's key in their words, for `action` */
   refusal?: (action: string, projectUid: string | undefined) => WhyReads["refusal"] | undefined;
-}
-
-type Found =
-  | { kind: "found"; host: EdgeHostSummary }
-  | { kind: "none" }
-  | { kind: "many"; hosts: EdgeHostSummary[] };
-
-async function findEdgeHost(
-  ref: string,
-  scopes: readonly Scope[],
-  edge: EdgeReads,
-): Promise<Found> {
-  if (isPaletteUid(ref) || looksLikeUid(ref)) {
-    for (const scope of scopes) {
-      try {
-        const host = await edge.getEdgeHost(ref, scope);
-        return {
-          kind: "found",
-          host: { ...host, projectUid: host.projectUid ?? scope.projectUid },
-        };
-      } catch (error) {
-        if (!(error instanceof PaletteError && error.status === 404)) throw error;
-      }
-    }
-  }
-  const hosts: EdgeHostSummary[] = [];
-  for (const scope of scopes) {
-    const page = await edge.searchEdgeHosts({
-      ...(scope.projectUid ? { projectUid: scope.projectUid } : {}),
-      name: ref,
-      limit: 50,
-    });
-    hosts.push(
-      ...page.items.map((host) => ({ ...host, projectUid: host.projectUid ?? scope.projectUid })),
-    );
-  }
-  const unique = [...new Map(hosts.map((host) => [host.uid, host])).values()];
-  if (unique.length === 1) return { kind: "found", host: unique[0]! };
-  return unique.length === 0 ? { kind: "none" } : { kind: "many", hosts: unique };
 }
 
 /**
@@ -120,21 +73,7 @@ export async function whyEdgeHost(
       `No cluster or edge host named ${ref}`,
     );
   }
-  if (found.kind === "many") {
-    const listed = found.hosts
-      .slice(0, 10)
-      .map(
-        (host) =>
-          `• ${code(host.name)} · UID ${code(host.uid)}${host.projectUid ? ` · project ${code(host.projectUid)}` : ""}`,
-      )
-      .join("\n");
-    return messageReply(
-      notice(
-        `:mag: ${found.hosts.length} edge hosts are named ${code(ref)}; ask again with one UID:\n${listed}`,
-      ),
-      `${found.hosts.length} edge hosts are named ${ref}`,
-    );
-  }
+  if (found.kind === "many") return sameNameReply(ref, found.hosts);
   return tellStory(found.host, edge, command, ctx, options);
 }
 

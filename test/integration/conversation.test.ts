@@ -142,6 +142,24 @@ describe("@Palette in a channel", () => {
     expect(await own(1)).toEqual([{ event: "app_mention", outcome: "answered" }]);
   });
 
+  it("answers `@Palette edge host <name>` with the host's card, through the same verb table", async () => {
+    const own = mark();
+    const [host] = sim.control.edge.addSite("store-mention", watched, 1);
+    const ts = nextTs();
+    await send(
+      delivery("app_mention.json", {
+        text: `<@UBOT> edge host ${host!.name}`,
+        ts,
+        channel: "CEDGE1",
+      }),
+    );
+    const [answer] = await answerIn("CEDGE1");
+    expect(answer!.body.thread_ts).toBe(ts);
+    expect(textOf(answer!)).toContain(`"value":"why ${host!.uid} project:${watched}"`);
+    expect(textOf(answer!)).toContain("*Remote shell*");
+    expect(await own(1)).toEqual([{ event: "app_mention", outcome: "answered" }]);
+  });
+
   it("acks in HTTP mode within Slack's 3 s while Palette takes 4 s to answer", async () => {
     const own = mark();
     sim.control.addFault({ pathPrefix: "/v1/", kind: "latency", latencyMs: 4_000 });

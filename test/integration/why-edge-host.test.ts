@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { runEdgeCycle } from "../../src/edge/cycle.ts";
 import {
   closeChangesHarnesses,
   type ChangesHarness as Harness,
@@ -7,6 +6,7 @@ import {
   startChangesHarness,
   strictIdentity,
 } from "../support/changes-harness.ts";
+import { requestsTo as calls, edgeCycle as cycle, siteHost } from "../support/edge-host-steps.ts";
 
 /**
  * `why <edge host>` end to end (issue 39, item 4): signed Slack requests into the bot, the real
@@ -38,18 +38,6 @@ async function ask(h: Harness, text: string): Promise<string> {
   return JSON.stringify(reply!.body);
 }
 
-/** the edge poll's step for one project, into the bot's own store */
-const cycle = (h: Harness, project = h.project) =>
-  runEdgeCycle({
-    palette: h.palette,
-    db: h.bot.db,
-    scope: project,
-    now: h.clock.now(),
-    siteTag: "site",
-    graceMs: 2 * MINUTE,
-    reconcile: false,
-  });
-
 async function addHostAudit(h: Harness, hostUid: string, body: object): Promise<void> {
   const response = await fetch(`${h.sim.url}/__sim/edge/hosts/${hostUid}/audits`, {
     method: "POST",
@@ -58,18 +46,6 @@ async function addHostAudit(h: Harness, hostUid: string, body: object): Promise<
   });
   expect(response.status).toBe(201);
 }
-
-/** one host of a new site, in use by an edge-native cluster of the project */
-function siteHost(h: Harness, site: string, project = h.project) {
-  const [host] = h.sim.control.edge.addSite(site, project, 1);
-  const clusterUid = host!.inUseClusterUid;
-  expect(clusterUid).toBeDefined();
-  const cluster = h.sim.control.clusters(project).find((one) => one.uid === clusterUid);
-  return { host: host!, cluster: { uid: clusterUid!, name: cluster!.name } };
-}
-
-const calls = (h: Harness, prefix: string) =>
-  h.sim.control.requests().filter((request) => request.path.startsWith(prefix));
 
 describe("why <edge host>", () => {
   it("tells the host's story: the bot's 'unhealthy since', its last event, a write before it and its cluster's trouble", async () => {

@@ -86,8 +86,8 @@ describe(".github/", () => {
     expect(Object.keys(ci.on).sort()).toEqual(["pull_request", "push"]);
     expect(ci.on.push).toEqual({ branches: ["**"] });
     // a push and its pull request share one group (the branch), so the branch runs once
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the workflow's expression, verbatim
     expect(ci.concurrency).toEqual({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the workflow's expression, verbatim
       group: "ci-${{ github.head_ref || github.ref_name }}",
       "cancel-in-progress": true,
     });
