@@ -195,6 +195,42 @@ describe("edge hosts told in the channel", () => {
     expect(textOf(updates[0]!)).toContain(`Edge host ${host.name} was deleted from Palette`);
   });
 
+  it("a host told alone whose site then rolls up: the site's recovery closes its own notice too", async () => {
+    await setup([{ channel: "C1", text: "subscribe edge" }]);
+    const project = h!.sim.control.projects()[0]!;
+    await control("POST", "/sites", { site: "store-7000", projectUid: project, hosts: 6 });
+    await h!.cycle();
+    const site = await hosts("?site=store-7000");
+    const lone = site[0]!;
+    await control("POST", `/hosts/${lone.uid}`, { health: "unhealthy" });
+    for (let i = 0; i < 6; i++) await h!.cycle();
+    const own = edgePosts("C1");
+    expect(own).toHaveLength(1);
+    expect(textOf(own[0]!)).toContain(`Edge host ${lone.name} is unhealthy`);
+    // the rest of the site goes dark together: a roll-up; then the whole site recovers
+    for (const host of site.slice(1)) {
+      await control("POST", `/hosts/${host.uid}`, { health: "unhealthy" });
+    }
+    for (let i = 0; i < 6; i++) await h!.cycle();
+    await control("POST", "/sites/store-7000/recover", { projectUid: project });
+    for (let i = 0; i < 2; i++) await h!.cycle();
+    // the lone host's own message is edited to say it is back
+    const closedOwn = h!
+      .updates("C1")
+      .filter((update) => textOf(update).includes(`Edge host ${lone.name}`));
+    expect(closedOwn).toHaveLength(1);
+    expect(textOf(closedOwn[0]!)).toMatch(/healthy again/);
+    // an hour later it goes dark again: a new message, not an edit of the old one
+    const postsBefore = edgePosts("C1").length;
+    const updatesBefore = h!.updates("C1").length;
+    h!.clock.advance(60 * MINUTE);
+    await control("POST", `/hosts/${lone.uid}`, { health: "unhealthy" });
+    for (let i = 0; i < 6; i++) await h!.cycle();
+    expect(edgePosts("C1")).toHaveLength(postsBefore + 1);
+    expect(textOf(edgePosts("C1").at(-1)!)).toContain(`Edge host ${lone.name} is unhealthy`);
+    expect(h!.updates("C1")).toHaveLength(updatesBefore);
+  });
+
   it("a channel hears only its project: and tag:, and project: outside PALETTE_PROJECTS is refused", async () => {
     // the poll watches only the first project: the second is outside PALETTE_PROJECTS
     const narrowed = await setup(
