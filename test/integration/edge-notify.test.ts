@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.ts";
+import { createLogger } from "../../src/log.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import { type NotifyHarness, startNotifyHarness } from "../support/notify-harness.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
@@ -61,6 +62,8 @@ async function seededProjects(): Promise<string[]> {
   }
 }
 
+const edgeWarnings: string[] = [];
+
 type Subscribing = Array<{ channel: string; text: string }>;
 
 async function setup(
@@ -68,10 +71,13 @@ async function setup(
   pollProjectsOf?: (projects: string[]) => string[],
 ) {
   const clock = new ManualClock(Date.UTC(2026, 0, 10, 2, 0));
+  edgeWarnings.length = 0;
+  // the edge watch's warnings, kept: a cycle that failed to read the hosts says so
+  const logger = createLogger("warn", { write: (line: string) => edgeWarnings.push(line) });
   h = await startNotifyHarness({
     ...FLEET,
     clock,
-    edge: { graceMs: GRACE },
+    edge: { graceMs: GRACE, logger },
     // the simulator is seeded: its projects are known before it starts, from a first look
     ...(pollProjectsOf ? { pollProjects: pollProjectsOf(await seededProjects()) } : {}),
   });
@@ -292,6 +298,8 @@ describe("edge hosts told in the channel", () => {
       };
     });
     for (let i = 0; i < 10; i++) await h!.cycle();
+    // Palette's 429s did fail edge cycles (the watch said so), and Slack's 429 was met once
+    expect(edgeWarnings.join("")).toContain("edge hosts not read this cycle");
     expect(limited).toBe(1);
     expect(h!.sender.metrics().rateLimited).toBe(1);
     // what reached the channel: the calls Slack accepted (the 429'd one posted nothing)
