@@ -88,17 +88,27 @@ export async function edgeDrafts(
     const own = subscriptions.filter((sub) => hearsEdge(sub) && sub.channel === channel);
     const rollups = new Map<string, { projectUid: string; site: string }>();
     const alone: EdgeNews[] = [...single];
+    // a host told on its own before its site rolled up keeps its own card: news that ends the
+    // host's darkness closes that card too, or its next outage would edit the stale message
+    const closeOwnCard = async (news: EdgeNews) => {
+      if (news.kind !== "recovered" && news.kind !== "gone") return;
+      if (await isOpen(channel, hostKey(news.host.uid))) drafts.push(hostDraft(channel, news, now));
+    };
     for (const group of sites) {
       // hosts coming back together whose darkness no roll-up told edit their own notices
       if (group.direction === "back" && !(await isOpen(channel, group.key))) {
         alone.push(...group.news);
-      } else rollups.set(group.key, group);
+      } else {
+        rollups.set(group.key, group);
+        for (const news of group.news) await closeOwnCard(news);
+      }
     }
     for (const news of alone) {
       const { site, projectUid } = news.host;
       const key = site ? siteKey(projectUid, site) : undefined;
       if (site && key && (rollups.has(key) || (await isOpen(channel, key)))) {
         rollups.set(key, { projectUid, site });
+        await closeOwnCard(news);
       } else drafts.push(hostDraft(channel, news, now));
     }
     for (const [key, { projectUid, site }] of rollups) {

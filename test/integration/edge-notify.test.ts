@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.ts";
+import { createLogger } from "../../src/log.ts";
 import { startSimulator } from "../../src/simulator/server.ts";
 import { type NotifyHarness, startNotifyHarness } from "../support/notify-harness.ts";
 import { type BotHarness, startBot } from "../support/slack-harness.ts";
@@ -61,6 +62,8 @@ async function seededProjects(): Promise<string[]> {
   }
 }
 
+const edgeWarnings: string[] = [];
+
 type Subscribing = Array<{ channel: string; text: string }>;
 
 async function setup(
@@ -68,10 +71,13 @@ async function setup(
   pollProjectsOf?: (projects: string[]) => string[],
 ) {
   const clock = new ManualClock(Date.UTC(2026, 0, 10, 2, 0));
+  edgeWarnings.length = 0;
+  // the edge watch's warnings, kept: a cycle that failed to read the hosts says so
+  const logger = createLogger("warn", { write: (line: string) => edgeWarnings.push(line) });
   h = await startNotifyHarness({
     ...FLEET,
     clock,
-    edge: { graceMs: GRACE },
+    edge: { graceMs: GRACE, logger },
     // the simulator is seeded: its projects are known before it starts, from a first look
     ...(pollProjectsOf ? { pollProjects: pollProjectsOf(await seededProjects()) } : {}),
   });
@@ -195,6 +201,42 @@ describe("edge hosts told in the channel", () => {
     expect(textOf(updates[0]!)).toContain(`Edge host ${host.name} was deleted from Palette`);
   });
 
+  it("a host told alone whose site then rolls up: the site's recovery closes its own notice too", async () => {
+    await setup([{ channel: "C1", text: "subscribe edge" }]);
+    const project = h!.sim.control.projects()[0]!;
+    await control("POST", "/sites", { site: "store-7000", projectUid: project, hosts: 6 });
+    await h!.cycle();
+    const site = await hosts("?site=store-7000");
+    const lone = site[0]!;
+    await control("POST", `/hosts/${lone.uid}`, { health: "unhealthy" });
+    for (let i = 0; i < 6; i++) await h!.cycle();
+    const own = edgePosts("C1");
+    expect(own).toHaveLength(1);
+    expect(textOf(own[0]!)).toContain(`Edge host ${lone.name} is unhealthy`);
+    // the rest of the site goes dark together: a roll-up; then the whole site recovers
+    for (const host of site.slice(1)) {
+      await control("POST", `/hosts/${host.uid}`, { health: "unhealthy" });
+    }
+    for (let i = 0; i < 6; i++) await h!.cycle();
+    await control("POST", "/sites/store-7000/recover", { projectUid: project });
+    for (let i = 0; i < 2; i++) await h!.cycle();
+    // the lone host's own message is edited to say it is back
+    const closedOwn = h!
+      .updates("C1")
+      .filter((update) => textOf(update).includes(`Edge host ${lone.name}`));
+    expect(closedOwn).toHaveLength(1);
+    expect(textOf(closedOwn[0]!)).toMatch(/healthy again/);
+    // an hour later it goes dark again: a new message, not an edit of the old one
+    const postsBefore = edgePosts("C1").length;
+    const updatesBefore = h!.updates("C1").length;
+    h!.clock.advance(60 * MINUTE);
+    await control("POST", `/hosts/${lone.uid}`, { health: "unhealthy" });
+    for (let i = 0; i < 6; i++) await h!.cycle();
+    expect(edgePosts("C1")).toHaveLength(postsBefore + 1);
+    expect(textOf(edgePosts("C1").at(-1)!)).toContain(`Edge host ${lone.name} is unhealthy`);
+    expect(h!.updates("C1")).toHaveLength(updatesBefore);
+  });
+
   it("a channel hears only its project: and tag:, and project: outside PALETTE_PROJECTS is refused", async () => {
     // the poll watches only the first project: the second is outside PALETTE_PROJECTS
     const narrowed = await setup(
@@ -256,6 +298,8 @@ describe("edge hosts told in the channel", () => {
       };
     });
     for (let i = 0; i < 10; i++) await h!.cycle();
+    // Palette's 429s did fail edge cycles (the watch said so), and Slack's 429 was met once
+    expect(edgeWarnings.join("")).toContain("edge hosts not read this cycle");
     expect(limited).toBe(1);
     expect(h!.sender.metrics().rateLimited).toBe(1);
     // what reached the channel: the calls Slack accepted (the 429'd one posted nothing)

@@ -1,6 +1,6 @@
 import { ManualClock } from "../../src/clock.ts";
 import { createEdgeWatch } from "../../src/edge/watch.ts";
-import { silentLogger } from "../../src/log.ts";
+import { type Logger, silentLogger } from "../../src/log.ts";
 import {
   createSender,
   type Sender,
@@ -56,7 +56,7 @@ export async function startNotifyHarness(
     /** WHY_SHOW_EMAIL for the likely-cause lines */
     causeEmails?: boolean;
     /** the edge fleet watched too (issue 39): EDGE_UNHEALTHY_GRACE in ms and EDGE_SITE_TAG */
-    edge?: { graceMs: number; siteTag?: string };
+    edge?: { graceMs: number; siteTag?: string; logger?: Logger };
   } = {},
 ): Promise<NotifyHarness> {
   const {
@@ -101,7 +101,7 @@ export async function startNotifyHarness(
             palette,
             db,
             clock,
-            logger: silentLogger,
+            logger: edge.logger ?? silentLogger,
             scopes: projects.length > 0 ? projects : [""],
             siteTag: edge.siteTag ?? "site",
             graceMs: edge.graceMs,
